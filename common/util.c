@@ -1,0 +1,343 @@
+/* util.c: allocation that never fails, messages, files, the arena, struct args */
+#include "common/util.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+const char *progname = "mpcc";
+
+void *
+xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		die("out of memory");
+	return p;
+}
+
+void *
+xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+	if (!p)
+		die("out of memory");
+	return p;
+}
+
+void *
+xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		die("out of memory");
+	return p;
+}
+
+char *
+xstrndup(const char *s, size_t n)
+{
+	char *p = xmalloc(n + 1);
+	memcpy(p, s, n);
+	p[n] = 0;
+	return p;
+}
+
+char *
+xstrdup(const char *s)
+{
+	return xstrndup(s, strlen(s));
+}
+
+static char *
+vfmt(const char *f, va_list ap)
+{
+	va_list aq;
+	va_copy(aq, ap);
+	int n = vsnprintf(NULL, 0, f, aq);
+	va_end(aq);
+	char *s = xmalloc(n + 1);
+	vsnprintf(s, n + 1, f, ap);
+	return s;
+}
+
+char *
+fmt(const char *f, ...)
+{
+	va_list ap;
+	va_start(ap, f);
+	char *s = vfmt(f, ap);
+	va_end(ap);
+	return s;
+}
+
+static void
+vmsg(const char *kind, const char *f, va_list ap)
+{
+	fprintf(stderr, "%s: %s", progname, kind);
+	vfprintf(stderr, f, ap);
+	fputc('\n', stderr);
+}
+
+void
+die(const char *f, ...)
+{
+	va_list ap;
+	va_start(ap, f);
+	vmsg("error: ", f, ap);
+	va_end(ap);
+	exit(1);
+}
+
+void
+bug_at(const char *file, int line, const char *f, ...)
+{
+	va_list ap;
+	fprintf(stderr, "%s: BUG at %s:%d: ", progname, file, line);
+	va_start(ap, f);
+	vfprintf(stderr, f, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	abort();
+}
+
+#define MSG(name, kind) \
+	void name(const char *f, ...) \
+	{ \
+		va_list ap; \
+		va_start(ap, f); \
+		vmsg(kind, f, ap); \
+		va_end(ap); \
+	}
+MSG(error, "error: ")
+MSG(warn, "warning: ")
+MSG(note, "note: ")
+
+int
+startswith(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+int
+endswith(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+	return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+char *
+readfile(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	size_t n = 0, cap = 1 << 16;
+	char *buf = xmalloc(cap);
+	for (;;) {
+		n += fread(buf + n, 1, cap - n - 1, f);
+		if (n < cap - 1)
+			break;
+		cap *= 2;
+		buf = xrealloc(buf, cap);
+	}
+	int bad = ferror(f);
+	fclose(f);
+	if (bad) {
+		free(buf);
+		errno = EIO;
+		return NULL;
+	}
+	buf[n] = 0;
+	if (len)
+		*len = n;
+	return buf;
+}
+
+/* write next to the target and rename, so a reader never sees half a file */
+int
+writefile(const char *path, const char *buf, size_t len)
+{
+	char *tmp = fmt("%s.mpcc-%ld.tmp", path, (long)getpid());
+	FILE *f = fopen(tmp, "wb");
+	if (!f) {
+		free(tmp);
+		return -1;
+	}
+	int ok = fwrite(buf, 1, len, f) == len;
+	ok &= fclose(f) == 0;
+	if (!ok || rename(tmp, path) != 0) {
+		int e = errno;
+		unlink(tmp);
+		free(tmp);
+		errno = e;
+		return -1;
+	}
+	free(tmp);
+	return 0;
+}
+
+/* arena */
+
+typedef struct Chunk Chunk;
+struct Chunk {
+	Chunk *next;
+	size_t used, size;
+	_Alignas(16) unsigned char mem[];
+};
+
+struct Arena {
+	Chunk *head;
+};
+
+Arena *
+arena_new(void)
+{
+	return xcalloc(1, sizeof(Arena));
+}
+
+void *
+arena_alloc(Arena *a, size_t n)
+{
+	n = (n + 15) & ~(size_t)15;
+	Chunk *c = a->head;
+	if (!c || c->size - c->used < n) {
+		size_t size = n > (1 << 20) ? n : (1 << 20);
+		c = xmalloc(sizeof(Chunk) + size);
+		c->used = 0;
+		c->size = size;
+		c->next = a->head;
+		a->head = c;
+	}
+	void *p = c->mem + c->used;
+	c->used += n;
+	memset(p, 0, n);
+	return p;
+}
+
+char *
+arena_strndup(Arena *a, const char *s, size_t n)
+{
+	char *p = arena_alloc(a, n + 1);
+	memcpy(p, s, n);
+	return p;
+}
+
+char *
+arena_strdup(Arena *a, const char *s)
+{
+	return arena_strndup(a, s, strlen(s));
+}
+
+void
+arena_free(Arena *a)
+{
+	if (!a)
+		return;
+	for (Chunk *c = a->head, *next; c; c = next) {
+		next = c->next;
+		free(c);
+	}
+	free(a);
+}
+
+/* struct args */
+
+void
+args_insert(struct args *a, int at, const char *s)
+{
+	if (a->n + 2 > a->cap) {
+		a->cap = a->cap ? 2 * a->cap : 16;
+		a->v = xrealloc(a->v, a->cap * sizeof *a->v);
+	}
+	memmove(a->v + at + 1, a->v + at, (a->n - at) * sizeof *a->v);
+	a->v[at] = xstrdup(s);
+	a->v[++a->n] = NULL;
+}
+
+void
+args_push(struct args *a, const char *s)
+{
+	args_insert(a, a->n, s);
+}
+
+void
+args_pushf(struct args *a, const char *f, ...)
+{
+	va_list ap;
+	va_start(ap, f);
+	char *s = vfmt(f, ap);
+	va_end(ap);
+	args_push(a, s);
+	free(s);
+}
+
+void
+args_pushv(struct args *a, char *const *v, int n)
+{
+	for (int i = 0; i < n; i++)
+		args_push(a, v[i]);
+}
+
+void
+args_remove(struct args *a, int at)
+{
+	free(a->v[at]);
+	memmove(a->v + at, a->v + at + 1, (a->n - at) * sizeof *a->v);
+	a->n--;
+}
+
+void
+args_release(struct args *a)
+{
+	for (int i = 0; i < a->n; i++)
+		free(a->v[i]);
+	free(a->v);
+	a->v = NULL;
+	a->n = a->cap = 0;
+}
+
+static int
+needsquote(const char *s)
+{
+	if (!*s)
+		return 1;
+	for (; *s; s++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		            "0123456789-_./=:,+%@", *s))
+			return 1;
+	return 0;
+}
+
+char *
+args_join(const struct args *a)
+{
+	size_t cap = 64, n = 0;
+	char *s = xmalloc(cap);
+	for (int i = 0; i < a->n; i++) {
+		const char *w = a->v[i];
+		size_t need = n + 4 * strlen(w) + 4;
+		if (need > cap) {
+			cap = 2 * need;
+			s = xrealloc(s, cap);
+		}
+		if (i)
+			s[n++] = ' ';
+		int q = needsquote(w);
+		if (q)
+			s[n++] = '\'';
+		for (; *w; w++) {
+			if (q && *w == '\'') {
+				memcpy(s + n, "'\\''", 4);
+				n += 4;
+			} else
+				s[n++] = *w;
+		}
+		if (q)
+			s[n++] = '\'';
+	}
+	s[n] = 0;
+	return s;
+}

@@ -1,0 +1,65 @@
+/* util.h: what every part of mpcc shares.
+ * Memory: xmalloc and friends die on failure, so callers never check for NULL.
+ * IR and policy objects come from an arena dropped all at once (STYLE.md, Memory).
+ * struct args is git's strvec: it owns copies of the strings pushed into it. */
+#ifndef MPCC_UTIL_H
+#define MPCC_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+
+typedef unsigned char uchar;
+typedef unsigned short ushort;
+typedef unsigned int uint;
+typedef unsigned long ulong;
+
+#define countof(a) (sizeof(a) / sizeof((a)[0]))
+#define BUG(...) bug_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* util.c */
+extern const char *progname;    /* "mpcc", "mpcc-opt": prefixes every message */
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));  /* malloc'd */
+_Noreturn void die(const char *f, ...) __attribute__((format(printf, 1, 2)));
+_Noreturn void bug_at(const char *file, int line, const char *f, ...)
+	__attribute__((format(printf, 3, 4)));
+void error(const char *f, ...) __attribute__((format(printf, 1, 2)));
+void warn(const char *f, ...) __attribute__((format(printf, 1, 2)));
+void note(const char *f, ...) __attribute__((format(printf, 1, 2)));
+int startswith(const char *s, const char *prefix);
+int endswith(const char *s, const char *suffix);
+char *readfile(const char *path, size_t *len);    /* NULL and errno on failure */
+int writefile(const char *path, const char *buf, size_t len);  /* via rename */
+
+/* arena: bump allocator; arena_free drops everything it handed out */
+typedef struct Arena Arena;
+Arena *arena_new(void);
+void *arena_alloc(Arena *a, size_t n);    /* zeroed, 16-byte aligned */
+char *arena_strndup(Arena *a, const char *s, size_t n);
+char *arena_strdup(Arena *a, const char *s);
+void arena_free(Arena *a);
+
+/* growable arrays: vgrow(a, n, cap) makes room for element a[n] */
+#define vgrow(a, n, cap) \
+	((n) >= (cap) ? ((cap) = (cap) ? 2 * (cap) : 8, \
+	                 (a) = xrealloc((a), (cap) * sizeof *(a))) : (a))
+
+struct args {
+	char **v;    /* NULL-terminated when nonempty */
+	int n, cap;
+};
+#define ARGS_INIT { 0, 0, 0 }
+void args_push(struct args *a, const char *s);
+void args_pushf(struct args *a, const char *f, ...) __attribute__((format(printf, 2, 3)));
+void args_pushv(struct args *a, char *const *v, int n);
+void args_insert(struct args *a, int at, const char *s);
+void args_remove(struct args *a, int at);
+void args_release(struct args *a);
+char *args_join(const struct args *a);    /* shell-quoted where needed, malloc'd */
+
+#endif

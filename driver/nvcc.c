@@ -1,0 +1,2 @@
+/* placeholder until the driver lands */
+#include "common/util.h"

@@ -1,0 +1,2 @@
+/* placeholder until the PTX library lands */
+#include "ptx/ptx.h"

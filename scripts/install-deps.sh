@@ -1,0 +1,19 @@
+#!/bin/sh
+# Install what building and testing mpcc needs, from Debian's packages.
+# CUDA itself (nvcc 13 in /usr/local/cuda) is not a Debian package: it must be
+# on the machine already; the driver and PTX tests skip without it.
+set -e
+pkgs="cmake make gcc g++ clang libyaml-dev llvm-14-tools python3 ccache libclang-rt-14-dev"
+missing=
+for p in $pkgs; do
+	dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+	sudo=
+	[ "$(id -u)" = 0 ] || sudo=sudo
+	$sudo apt-get update -q
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q $missing
+fi
+if ! command -v nvcc >/dev/null 2>&1 && [ ! -x /usr/local/cuda/bin/nvcc ]; then
+	echo "install-deps: note: no nvcc found (CUDA 13 expected in /usr/local/cuda); tests that need it will be skipped" >&2
+fi

@@ -1,0 +1,11 @@
+#!/bin/sh
+# Build mpcc with AddressSanitizer and UBSan and run the whole test suite.
+# Usage: scripts/test.sh [ctest options]
+set -e
+top=$(cd "$(dirname "$0")/.." && pwd)
+build="$top/build-asan"
+cmake -S "$top" -B "$build" -DMPCC_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug >/dev/null
+cmake --build "$build" -j"$(nproc)"
+cd "$build"
+export ASAN_OPTIONS=detect_leaks=0
+ctest --output-on-failure -j"$(nproc)" "$@"

@@ -1,0 +1,66 @@
+/* unit tests for common/util.c */
+#include "common/util.h"
+#include "tests/unit/test.h"
+
+#include <stdlib.h>
+
+TEST(args_own_their_strings)
+{
+	struct args a = ARGS_INIT;
+	char buf[8] = "abc";
+	args_push(&a, buf);
+	buf[0] = 'x';
+	CHECK_STR(a.v[0], "abc");
+	CHECK(a.v[1] == NULL);
+	args_release(&a);
+	CHECK(a.n == 0);
+}
+
+TEST(args_insert_and_remove_keep_order)
+{
+	struct args a = ARGS_INIT;
+	args_push(&a, "a");
+	args_push(&a, "c");
+	args_insert(&a, 1, "b");
+	CHECK_STR(a.v[1], "b");
+	args_remove(&a, 0);
+	CHECK_STR(a.v[0], "b");
+	CHECK(a.n == 2 && a.v[2] == NULL);
+	args_release(&a);
+}
+
+TEST(args_join_quotes_for_the_shell)
+{
+	struct args a = ARGS_INIT;
+	args_push(&a, "nvcc");
+	args_push(&a, "-DX=a b");
+	args_push(&a, "it's");
+	char *s = args_join(&a);
+	CHECK_STR(s, "nvcc '-DX=a b' 'it'\\''s'");
+	free(s);
+	args_release(&a);
+}
+
+TEST(arena_memory_is_zeroed_and_aligned)
+{
+	Arena *a = arena_new();
+	for (int i = 1; i < 1000; i++) {
+		char *p = arena_alloc(a, i * 37);
+		CHECK(((unsigned long)p & 15) == 0);
+		CHECK(p[0] == 0 && p[i * 37 - 1] == 0);
+		p[0] = 1;
+	}
+	char *big = arena_alloc(a, 3 << 20);
+	CHECK(big[(3 << 20) - 1] == 0);
+	arena_free(a);
+}
+
+int
+main(void)
+{
+	RUN(args_own_their_strings);
+	RUN(args_insert_and_remove_keep_order);
+	RUN(args_join_quotes_for_the_shell);
+	RUN(arena_memory_is_zeroed_and_aligned);
+	return DONE();
+}
