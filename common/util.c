@@ -179,6 +179,17 @@ writefile(const char *path, const char *buf, size_t len)
 	return 0;
 }
 
+/* libstdc++'s demangler (extern "C"); every executable links libstdc++ */
+extern char *__cxa_demangle(const char *name, char *buf, size_t *len, int *status);
+
+char *
+demangle(const char *mangled)
+{
+	int status = -1;
+	char *d = startswith(mangled, "_Z") ? __cxa_demangle(mangled, NULL, NULL, &status) : NULL;
+	return status == 0 && d ? d : xstrdup(mangled);
+}
+
 /* arena */
 
 typedef struct Chunk Chunk;

@@ -34,6 +34,7 @@ void note(const char *f, ...) __attribute__((format(printf, 1, 2)));
 int startswith(const char *s, const char *prefix);
 int endswith(const char *s, const char *suffix);
 char *readfile(const char *path, size_t *len);    /* NULL and errno on failure */
+char *demangle(const char *mangled);  /* malloc'd; a copy of mangled if not C++ */
 int writefile(const char *path, const char *buf, size_t len);  /* via rename */
 
 /* arena: bump allocator; arena_free drops everything it handed out */

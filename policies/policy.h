@@ -79,4 +79,23 @@ void profile_match(const struct profile *p, const char *cu, const char *mangled,
 /* a hash of mpcc's version and the effective policies of cu, for ccache */
 char *policy_hash(const char *cu, const char *policy_opt, const char *profile_opt);
 
+/* report.c */
+struct report {
+	const char *src, *arch, *mangled, *demangled;
+	const char *transform;  /* transform_name[] */
+	const char *params;     /* JSON object text, e.g. {"lambda":32,"approx":[...]} */
+	int applied;
+	const char *reason;     /* why it was not applied, or NULL */
+	const char *stats;      /* JSON object text of the transform's statistics, or NULL */
+};
+/* append one JSON line to path; one write(2) on an O_APPEND descriptor under
+ * flock, so concurrent compiles (make -j) never interleave */
+int report_append(const char *path, const struct report *r);
+
+/* explain.c */
+/* print, for one kernel of cu, which policy file, profile and rule apply and
+ * what each transform would do with which parameters (--mpcc-explain) */
+void explain_kernel(FILE *out, const struct profile *p, const char *cu,
+                    const char *mangled, const char *demangled);
+
 #endif

@@ -20,6 +20,7 @@ struct hook {
 	void *drv;
 	const char *report;    /* --mpcc-report file or NULL: one JSON line per kernel and transform */
 	int dryrun;            /* --mpcc-dryrun: say what would run, change nothing */
+	FILE *explain;         /* --mpcc-explain: print explain_kernel() per entry here, change nothing */
 };
 
 /* pipeline.c */

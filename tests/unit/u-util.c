@@ -55,9 +55,20 @@ TEST(arena_memory_is_zeroed_and_aligned)
 	arena_free(a);
 }
 
+TEST(demangle_reads_cxx_names_and_keeps_c_names)
+{
+	char *d = demangle("_Z6kernelPfi");
+	CHECK_STR(d, "kernel(float*, int)");
+	free(d);
+	d = demangle("plain");
+	CHECK_STR(d, "plain");
+	free(d);
+}
+
 int
 main(void)
 {
+	RUN(demangle_reads_cxx_names_and_keeps_c_names);
 	RUN(args_own_their_strings);
 	RUN(args_insert_and_remove_keep_order);
 	RUN(args_join_quotes_for_the_shell);
