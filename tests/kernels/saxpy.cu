@@ -1,0 +1,7 @@
+// float: the simplest element-wise kernel
+__global__ void saxpy(int n, float a, const float *x, float *y)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n)
+		y[i] = a * x[i] + y[i];
+}
