@@ -1,3 +1,56 @@
-/* placeholder until the driver lands */
-#include "common/util.h"
-int main(void) { die("not built yet"); }
+/* main.c: mpcc, an nvcc drop-in.
+ * When no policy applies to any CUDA input (and no --mpcc-force-pipeline),
+ * mpcc execs the real nvcc with the line minus its own options; otherwise it
+ * replays nvcc's pipeline with the PTX hook (run.c). */
+#include "driver/mpcc.h"
+
+#include <stdlib.h>
+
+static int
+printhash(const struct cmd *c)
+{
+	int n = c->cu.n ? c->cu.n : 1;
+	for (int i = 0; i < n; i++) {
+		char *h = policy_hash(c->cu.n ? c->cu.v[i] : NULL, c->policy, c->profile);
+		printf("%s\n", h);
+		free(h);
+	}
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct cmd c;
+	progname = "mpcc";
+	if (parse_args(&c, argc, argv) < 0)
+		return 1;
+	if (c.version) {
+		printf("mpcc %s\n", MPCC_VERSION);
+		return 0;
+	}
+	analyze(&c);
+	if (c.hash)
+		return printhash(&c);
+	char *nvcc = find_nvcc();
+	if (c.info || c.nvdryrun)
+		passthrough(nvcc, &c.nv, 0);
+	struct profile **prof = xcalloc(c.cu.n, sizeof *prof);
+	int need = c.force || c.explain;
+	for (int i = 0; i < c.cu.n; i++) {
+		if (policy_profile(c.cu.v[i], c.policy, c.profile, &prof[i]) < 0)
+			return 1;
+		need |= prof[i] && profile_may_apply(prof[i], c.cu.v[i]);
+	}
+	if (!need)
+		passthrough(nvcc, &c.nv, c.dryrun);
+	if (c.unsup) {
+		note("running nvcc unchanged: %s", c.unsup);
+		passthrough(nvcc, &c.nv, c.dryrun);
+	}
+	int st = run_pipeline(&c, nvcc, prof);
+	free(prof);
+	free(nvcc);
+	cmd_release(&c);
+	return st;
+}

@@ -1,0 +1,105 @@
+/* mpcc.h: the driver, laid out in pipeline order.
+ * argv -> struct cmd (options.c) -> real nvcc (nvcc.c) -> nvcc -dryrun ->
+ * steps (dryrun.c) -> run them, calling the PTX hook after each cicc (run.c),
+ * with a second cicc run for the fast-math variant on demand (fast.c) and
+ * nvcc's dependency filter redone from the preprocessed file (deps.c). */
+#ifndef MPCC_DRIVER_H
+#define MPCC_DRIVER_H
+
+#include "common/util.h"
+#include "policies/policy.h"
+
+#include <string.h>
+
+/* strchrnul without _GNU_SOURCE */
+static inline const char *
+until(const char *s, int c)
+{
+	const char *p = strchr(s, c);
+	return p ? p : s + strlen(s);
+}
+
+/* options.c */
+enum {                 /* nvcc option flags */
+	ARG = 1 << 0,      /* takes a value: "-o x", "-o=x" */
+	THREADS = 1 << 1,  /* -t: nvcc refuses it with -dryrun, mpcc runs the steps itself */
+	VERBOSE = 1 << 2,  /* -v: mpcc prints the #$ lines as nvcc would */
+	DRYRUN = 1 << 3,
+	INFO = 1 << 4,     /* --help, --version...: nothing to compile */
+	UNSUP = 1 << 5,    /* the pipeline cannot follow it: nvcc runs unchanged */
+	LANG = 1 << 6,     /* -x */
+	OUT = 1 << 7,
+	OPTF = 1 << 8,
+	KEEP = 1 << 9,
+	KEEPDIR = 1 << 10,
+	DEPTARGET = 1 << 11,
+	COMPILE = 1 << 12,
+	DEPSONLY = 1 << 13, /* -M, -MM: dependencies instead of a compile */
+	NONSYS = 1 << 14,   /* -MM, -MMD: without system headers */
+};
+
+struct opt {
+	const char *name;
+	uint flags;
+};
+
+extern const struct opt nvopts[];
+extern const int nnvopts;
+struct mpopt {
+	const char *name;
+	int value;         /* 1: --mpcc-x=VALUE, 0: a flag */
+	const char *env;   /* the MPCC_* variable that sets it too */
+};
+extern const struct mpopt mpopts[];
+extern const int nmpopts;
+
+struct cmd {
+	struct args nv;    /* nvcc's arguments: argv[1..] minus --mpcc-* */
+	struct args inputs;/* every input file nvcc will see */
+	struct args cu;    /* the inputs compiled as CUDA */
+	const char *policy, *profile, *report;
+	int force, explain, dryrun, version, hash;
+	int verbose, keep, info, threads, nvdryrun, depsonly, nonsys;
+	const char *keepdir, *out, *deptarget;
+	char *unsup;       /* why the pipeline cannot take this line, or NULL */
+};
+
+const struct opt *nvopt(const char *arg, const char **val);
+const struct mpopt *mpopt(const char *name);
+int parse_args(struct cmd *c, int argc, char **argv);
+void analyze(struct cmd *c);
+void dryrun_args(const struct cmd *c, struct args *out, int explain);
+void cmd_release(struct cmd *c);
+
+/* nvcc.c */
+char *find_nvcc(void);
+_Noreturn void passthrough(const char *nvcc, const struct args *nv, int dryrun);
+
+/* dryrun.c */
+enum { S_VAR, S_CMD, S_DEPS, S_TEXT };
+struct step {
+	int kind;
+	char *line;        /* what follows "#$ ", or the whole line for S_TEXT */
+	char *name, *value;/* S_VAR */
+	char *depsout;     /* S_DEPS: "> file", or NULL for stdout */
+};
+int dryrun_parse(const char *text, struct step **out);
+void steps_release(struct step *s, int n);
+/* sh's word splitting for nvcc's lines: quotes, backslashes, $NAME and
+ * ${NAME} through lookup (NULL: no expansion); -1 on an unclosed quote */
+int shsplit(struct args *out, const char *s, const char *(*lookup)(const char *));
+const char *optval(const struct args *a, const char *name);
+int optindex(const struct args *a, const char *name);
+
+/* fast.c */
+void fast_args(struct args *out, const struct args *cicc, uint mask, const char *prefix);
+
+/* deps.c */
+/* target NULL: the first file's name with its suffix replaced by .o */
+int filterdeps(FILE *out, const char *ii, const char *target, int nonsystem);
+
+/* run.c */
+int run_pipeline(struct cmd *c, const char *nvcc, struct profile **prof);
+void rmtree(const char *dir);
+
+#endif

@@ -1,0 +1,490 @@
+/* run.c: the pipeline with the PTX hook.
+ * nvcc -dryrun runs with TMPDIR set to a private directory, so its
+ * temporaries never meet another compile's; then mpcc replays the steps as
+ * nvcc would: variables exported, each command through "sh -c". After every
+ * cicc step that writes a .ptx, the hook (transforms/pipeline.c) rewrites it
+ * in place, a copy of nvcc's PTX kept aside; if ptxas rejects the rewritten
+ * PTX, nvcc's PTX is put back and ptxas runs again. */
+#include "driver/mpcc.h"
+#include "transforms/pass.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static char *tmpdir;          /* removed at exit and on SIGINT/SIGTERM/SIGHUP */
+static volatile pid_t child;
+
+void
+rmtree(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char path[PATH_MAX];
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+		struct stat st;
+		if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
+			rmtree(path);
+		else
+			unlink(path);
+	}
+	closedir(d);
+	rmdir(dir);
+}
+
+static void
+cleanup(void)
+{
+	if (tmpdir)
+		rmtree(tmpdir);
+	tmpdir = NULL;
+}
+
+static void
+onsignal(int sig)
+{
+	if (child > 0)
+		kill(child, sig);
+	cleanup();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void
+mktmp(void)
+{
+	const char *t = getenv("TMPDIR");
+	char *templ = fmt("%s/mpcc-XXXXXX", t && *t ? t : "/tmp");
+	if (!mkdtemp(templ))
+		die("cannot create a temporary directory '%s': %s", templ, strerror(errno));
+	tmpdir = templ;
+	atexit(cleanup);
+	struct sigaction sa = {.sa_handler = onsignal};
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+/* argv, its stdout and stderr to files when given; the exit status as sh
+ * gives it (128 + signal) */
+static int
+spawn(char *const *argv, const char *out, const char *err, const char *tmp)
+{
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0)
+		die("cannot fork: %s", strerror(errno));
+	if (pid == 0) {
+		if (out && (close(1), open(out, O_WRONLY | O_CREAT | O_TRUNC, 0666)) != 1)
+			_exit(127);
+		if (err && (close(2), open(err, O_WRONLY | O_CREAT | O_TRUNC, 0666)) != 2)
+			_exit(127);
+		if (tmp)
+			setenv("TMPDIR", tmp, 1);
+		execv(argv[0], argv);
+		fprintf(stderr, "mpcc: error: cannot run '%s': %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	child = pid;
+	int st;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			die("waitpid: %s", strerror(errno));
+	child = 0;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static int
+sh(const char *line, const char *err)
+{
+	char *argv[] = {"/bin/sh", "-c", (char *)line, NULL};
+	return spawn(argv, NULL, err, NULL);
+}
+
+static const char *
+env(const char *name)
+{
+	return getenv(name);
+}
+
+static void
+catfile(const char *path, FILE *to)
+{
+	size_t n;
+	char *s = readfile(path, &n);
+	if (s)
+		fwrite(s, 1, n, to);
+	free(s);
+}
+
+static int
+copyfile(const char *from, const char *to)
+{
+	size_t n;
+	char *s = readfile(from, &n);
+	int r = s ? writefile(to, s, n) : -1;
+	free(s);
+	return r;
+}
+
+static int
+samefile(const char *a, const char *b)
+{
+	size_t na, nb;
+	char *x = readfile(a, &na), *y = readfile(b, &nb);
+	int same = x && y && na == nb && !memcmp(x, y, na);
+	free(x);
+	free(y);
+	return same;
+}
+
+/* "dir/x.ptx" -> "dir/x" */
+static char *
+stem(const char *ptx)
+{
+	return xstrndup(ptx, strlen(ptx) - (endswith(ptx, ".ptx") ? 4 : 0));
+}
+
+struct ptx {                  /* a PTX file cicc wrote and the hook saw */
+	char *path, *orig;        /* orig: nvcc's PTX, kept aside */
+	const char *src;
+	const struct profile *prof;
+	int changed;
+};
+
+struct run {
+	struct cmd *c;
+	struct profile **prof;    /* of each c->cu */
+	struct ptx *ptx;
+	int nptx, cap;
+	int nfile;                /* numbers mpcc's own temporaries */
+	int warned;
+	char *lastout;            /* -o of the last command: the deps filter reads it */
+};
+
+struct fast {                 /* hook.drv: the cicc step for fastptx() */
+	struct run *r;
+	const struct args *cicc;
+	char *prefix;
+	char *path[AX_ALL + 1];
+	uchar tried[AX_ALL + 1];
+};
+
+/* private names: beside nvcc's kept files under --keep, else in tmpdir */
+static char *
+privname(struct run *r, const char *ptx, const char *what)
+{
+	if (r->c->keep) {
+		char *s = stem(ptx), *p = fmt("%s.%s", s, what);
+		free(s);
+		return p;
+	}
+	return fmt("%s/%d.%s", tmpdir, r->nfile++, what);
+}
+
+static const char *
+fastptx(void *drv, uint mask)
+{
+	struct fast *f = drv;
+	mask &= AX_ALL;
+	if (f->tried[mask])
+		return f->path[mask];
+	f->tried[mask] = 1;
+	char *prefix = fmt("%s.fast%u", f->prefix, mask);
+	char *err = fmt("%s/%d.fast.err", tmpdir, f->r->nfile++);
+	struct args a = ARGS_INIT;
+	fast_args(&a, f->cicc, mask, prefix);
+	char *line = args_join(&a);
+	if (sh(line, err) == 0)
+		f->path[mask] = fmt("%s.ptx", prefix);
+	free(line);
+	free(err);
+	free(prefix);
+	args_release(&a);
+	return f->path[mask];
+}
+
+/* the .cu input that cicc compiles, by the real path nvcc passes it */
+static int
+whichcu(struct run *r, const struct args *cicc)
+{
+	const char *src = optval(cicc, "--orig_src_path_name");
+	char want[PATH_MAX], have[PATH_MAX];
+	if (!src || !realpath(src, want))
+		return -1;
+	for (int i = 0; i < r->c->cu.n; i++)
+		if (realpath(r->c->cu.v[i], have) && !strcmp(want, have))
+			return i;
+	return -1;
+}
+
+static void
+hook(struct run *r, const struct args *cicc)
+{
+	const char *path = optval(cicc, "-o");
+	if (!path || !endswith(path, ".ptx"))
+		return;
+	int k = whichcu(r, cicc);
+	vgrow(r->ptx, r->nptx, r->cap);
+	struct ptx *p = &r->ptx[r->nptx++];
+	p->path = xstrdup(path);
+	p->orig = privname(r, path, "orig.ptx");
+	p->src = k >= 0 ? r->c->cu.v[k] : optval(cicc, "--orig_src_file_name");
+	p->prof = k >= 0 ? r->prof[k] : NULL;
+	p->changed = 0;
+	if (copyfile(path, p->orig) != 0) {
+		warn("cannot copy '%s' to '%s': %s; leaving it as nvcc made it", path, p->orig,
+		     strerror(errno));
+		return;
+	}
+	struct fast f = {r, cicc, privname(r, path, "mpcc"), {0}, {0}};
+	struct hook h = {
+		.src = p->src,
+		.arch = optval(cicc, "-arch"),
+		.prof = p->prof,
+		.fastptx = fastptx,
+		.drv = &f,
+		.report = r->c->report,
+		.explain = r->c->explain ? stdout : NULL,
+	};
+	if (pipeline(path, &h) != 0 && !samefile(path, p->orig))
+		copyfile(p->orig, path);
+	p->changed = !samefile(path, p->orig);
+	for (int i = 0; i <= AX_ALL; i++)
+		free(f.path[i]);
+	free(f.prefix);
+}
+
+static struct ptx *
+changedinput(struct run *r, const struct args *a)
+{
+	for (int i = 0; i < r->nptx; i++)
+		if (r->ptx[i].changed)
+			for (int j = 1; j < a->n; j++)
+				if (!strcmp(a->v[j], r->ptx[i].path))
+					return &r->ptx[i];
+	return NULL;
+}
+
+/* ptxas on PTX that the hook changed: on failure put nvcc's PTX back */
+static int
+ptxas(struct run *r, const char *line, struct ptx *p)
+{
+	char *err = fmt("%s/%d.ptxas.err", tmpdir, r->nfile++);
+	int st = sh(line, err);
+	int unsup = p->prof ? p->prof->on_unsupported : UNSUP_WARN;
+	if (st == 0 || unsup == UNSUP_ERROR)
+		catfile(err, stderr);
+	free(err);
+	if (st == 0)
+		return 0;
+	if (unsup == UNSUP_ERROR) {
+		error("ptxas rejected the PTX that mpcc transformed from '%s'", p->src);
+		return 1;
+	}
+	if (unsup == UNSUP_WARN && !r->warned++)
+		warn("ptxas rejected the PTX that mpcc transformed from '%s': using nvcc's PTX",
+		     p->src);
+	for (int i = 0; i < r->nptx; i++)
+		if (r->ptx[i].changed && !strcmp(r->ptx[i].path, p->path)) {
+			copyfile(r->ptx[i].orig, r->ptx[i].path);
+			r->ptx[i].changed = 0;
+		}
+	return -1;
+}
+
+static const char *
+progname_of(const struct args *a)
+{
+	if (!a->n)
+		return "";
+	const char *s = strrchr(a->v[0], '/');
+	return s ? s + 1 : a->v[0];
+}
+
+/* --mpcc-explain builds nothing: cicc writes into tmpdir, not to -o */
+static char *
+explainline(struct run *r, struct args *a, const char *line)
+{
+	int i = optindex(a, "-o");
+	if (i < 0 || startswith(a->v[i], tmpdir))
+		return xstrdup(line);
+	free(a->v[i]);
+	a->v[i] = fmt("%s/%d.explain.ptx", tmpdir, r->nfile++);
+	return args_join(a);
+}
+
+static int
+command(struct run *r, const struct step *s)
+{
+	struct args a = ARGS_INIT;
+	int st;
+	if (shsplit(&a, s->line, env) < 0)
+		args_release(&a);
+	const char *prog = progname_of(&a);
+	char *line = r->c->explain && !strcmp(prog, "cicc") ? explainline(r, &a, s->line)
+	                                                   : xstrdup(s->line);
+	if (!strcmp(prog, "rm")) {
+		/* nvcc removes its temporaries itself, quietly if one was never made */
+		for (int i = 1; i < a.n; i++)
+			unlink(a.v[i]);
+		args_release(&a);
+		free(line);
+		return 0;
+	}
+	struct ptx *p = !strcmp(prog, "ptxas") ? changedinput(r, &a) : NULL;
+	while (p && (st = ptxas(r, line, p)) < 0)
+		p = changedinput(r, &a);
+	if (!p)
+		st = sh(line, NULL);
+	free(line);
+	if (st == 0 && !strcmp(prog, "cicc"))
+		hook(r, &a);
+	free(r->lastout);
+	r->lastout = optval(&a, "-o") ? xstrdup(optval(&a, "-o")) : NULL;
+	args_release(&a);
+	return st;
+}
+
+static int
+deps(struct run *r, const struct step *s)
+{
+	const struct cmd *c = r->c;
+	const char *target = c->deptarget;
+	if (!target && !c->depsonly && c->inputs.n == 1)
+		target = c->out;
+	FILE *f = s->depsout ? fopen(s->depsout, "w") : stdout;
+	if (!f) {
+		error("cannot open '%s': %s", s->depsout, strerror(errno));
+		return 1;
+	}
+	int bad = !r->lastout || filterdeps(f, r->lastout, target, c->nonsys) < 0;
+	bad |= s->depsout ? fclose(f) != 0 : fflush(f) != 0;
+	if (bad)
+		error("cannot write the dependencies of '%s'", r->lastout ? r->lastout : "?");
+	return bad;
+}
+
+static int
+step(struct run *r, const struct step *s)
+{
+	int echo = r->c->verbose && !r->c->explain;
+	switch (s->kind) {
+	case S_TEXT:
+		fprintf(stderr, "%s\n", s->line);
+		return 0;
+	case S_VAR:
+		if (echo)
+			fprintf(stderr, "#$ %s\n", s->line);
+		if (strcmp(s->name, "NVCC_PREPEND_FLAGS") && strcmp(s->name, "NVCC_APPEND_FLAGS"))
+			setenv(s->name, s->value, 1);
+		return 0;
+	case S_DEPS:
+		if (echo)
+			fprintf(stderr, "#$ %s\n", s->line);
+		return r->c->explain ? 0 : deps(r, s);
+	default:
+		if (echo)
+			fprintf(stderr, "#$ %s\n", s->line);
+		return command(r, s);
+	}
+}
+
+static int
+iscicc(const struct step *s)
+{
+	struct args a = ARGS_INIT;
+	int yes = s->kind == S_CMD && shsplit(&a, s->line, env) == 0 &&
+	          !strcmp(progname_of(&a), "cicc") && optval(&a, "-o") &&
+	          endswith(optval(&a, "-o"), ".ptx");
+	args_release(&a);
+	return yes;
+}
+
+/* --mpcc-dryrun: nvcc's steps with mpcc's own after each cicc */
+static int
+printsteps(struct run *r, struct step *s, int n)
+{
+	for (int i = 0; i < n; i++) {
+		fprintf(stderr, s[i].kind == S_TEXT ? "%s\n" : "#$ %s\n", s[i].line);
+		if (s[i].kind == S_VAR && strcmp(s[i].name, "NVCC_PREPEND_FLAGS") &&
+		    strcmp(s[i].name, "NVCC_APPEND_FLAGS"))
+			setenv(s[i].name, s[i].value, 1);
+		if (!iscicc(&s[i]))
+			continue;
+		struct args a = ARGS_INIT;
+		shsplit(&a, s[i].line, env);
+		int k = whichcu(r, &a);
+		const struct profile *p = k >= 0 ? r->prof[k] : NULL;
+		fprintf(stderr, "#$ mpcc-pipeline --src \"%s\" --arch %s --profile %s \"%s\"\n",
+		        k >= 0 ? r->c->cu.v[k] : optval(&a, "--orig_src_file_name"),
+		        optval(&a, "-arch") ? optval(&a, "-arch") : "?",
+		        p && p->name ? p->name : "(none)", optval(&a, "-o"));
+		args_release(&a);
+	}
+	return 0;
+}
+
+static int
+lastcicc(struct step *s, int n)
+{
+	int last = -1;
+	for (int i = 0; i < n; i++)
+		if (iscicc(&s[i]))
+			last = i;
+	return last;
+}
+
+/* the dryrun's steps, or NULL when nvcc refused the line */
+static struct step *
+dryrun(struct cmd *c, const char *nvcc, int *n)
+{
+	struct args a = ARGS_INIT;
+	args_push(&a, nvcc);
+	dryrun_args(c, &a, c->explain);
+	char *out = fmt("%s/dryrun.out", tmpdir), *err = fmt("%s/dryrun.err", tmpdir);
+	int st = spawn(a.v, out, err, tmpdir);
+	char *text = st == 0 ? readfile(err, NULL) : NULL;
+	struct step *s = NULL;
+	if (text) {
+		catfile(out, stdout);
+		*n = dryrun_parse(text, &s);
+	}
+	free(text);
+	free(out);
+	free(err);
+	args_release(&a);
+	return s;
+}
+
+int
+run_pipeline(struct cmd *c, const char *nvcc, struct profile **prof)
+{
+	struct run r = {.c = c, .prof = prof};
+	int n = 0, st = 0;
+	mktmp();
+	struct step *s = dryrun(c, nvcc, &n);
+	if (!s) {
+		cleanup();
+		passthrough(nvcc, &c->nv, 0);
+	}
+	if (c->dryrun)
+		return printsteps(&r, s, n);
+	int last = c->explain ? lastcicc(s, n) : n - 1;
+	for (int i = 0; i <= last && st == 0; i++)
+		st = step(&r, &s[i]);
+	steps_release(s, n);
+	return st;
+}
