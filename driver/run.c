@@ -171,7 +171,8 @@ struct run {
 	int nptx, cap;
 	int nfile;                /* numbers mpcc's own temporaries */
 	int warned;
-	char *lastout;            /* -o of the last command: the deps filter reads it */
+	char *ppout;              /* -o of the first preprocessing (-E) step of the
+	                           * current input: nvcc's deps filter reads it */
 };
 
 struct fast {                 /* hook.drv: the cicc step for fastptx() */
@@ -305,6 +306,15 @@ ptxas(struct run *r, const char *line, struct ptx *p)
 	return -1;
 }
 
+static int
+count(const struct args *a, const char *s)
+{
+	int n = 0;
+	for (int i = 1; i < a->n; i++)
+		n += !strcmp(a->v[i], s);
+	return n;
+}
+
 static const char *
 progname_of(const struct args *a)
 {
@@ -352,8 +362,11 @@ command(struct run *r, const struct step *s)
 	free(line);
 	if (st == 0 && !strcmp(prog, "cicc"))
 		hook(r, &a);
-	free(r->lastout);
-	r->lastout = optval(&a, "-o") ? xstrdup(optval(&a, "-o")) : NULL;
+	if (count(&a, "-E") == 0) {
+		free(r->ppout);
+		r->ppout = NULL;
+	} else if (!r->ppout && optval(&a, "-o"))
+		r->ppout = xstrdup(optval(&a, "-o"));
 	args_release(&a);
 	return st;
 }
@@ -370,10 +383,12 @@ deps(struct run *r, const struct step *s)
 		error("cannot open '%s': %s", s->depsout, strerror(errno));
 		return 1;
 	}
-	int bad = !r->lastout || filterdeps(f, r->lastout, target, c->nonsys) < 0;
+	int bad = !r->ppout || filterdeps(f, r->ppout, target, c->nonsys) < 0;
 	bad |= s->depsout ? fclose(f) != 0 : fflush(f) != 0;
 	if (bad)
-		error("cannot write the dependencies of '%s'", r->lastout ? r->lastout : "?");
+		error("cannot write the dependencies of '%s'", r->ppout ? r->ppout : "?");
+	free(r->ppout);
+	r->ppout = NULL;
 	return bad;
 }
 
