@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static char *tmpdir;          /* removed at exit and on SIGINT/SIGTERM/SIGHUP */
@@ -52,11 +53,19 @@ cleanup(void)
 	tmpdir = NULL;
 }
 
+/* each step runs in its own process group, so that a signal reaches the
+ * whole step (sh, cicc and what they run) before the directory goes */
 static void
 onsignal(int sig)
 {
-	if (child > 0)
-		kill(child, sig);
+	pid_t pid = child;
+	if (pid > 0) {
+		kill(-pid, sig);
+		waitpid(pid, NULL, 0);
+		struct timespec ts = {0, 10 * 1000 * 1000};
+		for (int i = 0; i < 300 && kill(-pid, 0) == 0; i++)
+			nanosleep(&ts, NULL);
+	}
 	cleanup();
 	signal(sig, SIG_DFL);
 	raise(sig);
@@ -71,10 +80,13 @@ mktmp(void)
 		die("cannot create a temporary directory '%s': %s", templ, strerror(errno));
 	tmpdir = templ;
 	atexit(cleanup);
-	struct sigaction sa = {.sa_handler = onsignal};
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+	for (size_t i = 0; i < countof(sigs); i++) {
+		struct sigaction sa = {.sa_handler = onsignal}, old;
+		sigaction(sigs[i], NULL, &old);
+		if (old.sa_handler != SIG_IGN)  /* nohup and background jobs stay immune */
+			sigaction(sigs[i], &sa, NULL);
+	}
 }
 
 /* argv, its stdout and stderr to files when given; the exit status as sh
@@ -87,6 +99,7 @@ spawn(char *const *argv, const char *out, const char *err, const char *tmp)
 	if (pid < 0)
 		die("cannot fork: %s", strerror(errno));
 	if (pid == 0) {
+		setpgid(0, 0);
 		if (out && (close(1), open(out, O_WRONLY | O_CREAT | O_TRUNC, 0666)) != 1)
 			_exit(127);
 		if (err && (close(2), open(err, O_WRONLY | O_CREAT | O_TRUNC, 0666)) != 2)
@@ -97,6 +110,7 @@ spawn(char *const *argv, const char *out, const char *err, const char *tmp)
 		fprintf(stderr, "mpcc: error: cannot run '%s': %s\n", argv[0], strerror(errno));
 		_exit(127);
 	}
+	setpgid(pid, pid);
 	child = pid;
 	int st;
 	while (waitpid(pid, &st, 0) < 0)
@@ -161,7 +175,8 @@ struct ptx {                  /* a PTX file cicc wrote and the hook saw */
 	char *path, *orig;        /* orig: nvcc's PTX, kept aside */
 	const char *src;
 	const struct profile *prof;
-	int changed;
+	const char *arch;         /* compute_NN */
+	int changed, assembled;   /* assembled: a ptxas step has read it */
 };
 
 struct run {
@@ -231,6 +246,18 @@ whichcu(struct run *r, const struct args *cicc)
 	return -1;
 }
 
+/* MPCC_DEBUG_BREAK_PTX: make the hook's output something ptxas rejects, to
+ * exercise the fallback to nvcc's PTX */
+static void
+breakptx(const char *path)
+{
+	FILE *f = fopen(path, "a");
+	if (f) {
+		fputs("\n.mpcc_broken_on_purpose\n", f);
+		fclose(f);
+	}
+}
+
 static void
 hook(struct run *r, const struct args *cicc)
 {
@@ -244,7 +271,8 @@ hook(struct run *r, const struct args *cicc)
 	p->orig = privname(r, path, "orig.ptx");
 	p->src = k >= 0 ? r->c->cu.v[k] : optval(cicc, "--orig_src_file_name");
 	p->prof = k >= 0 ? r->prof[k] : NULL;
-	p->changed = 0;
+	p->arch = optval(cicc, "-arch") ? xstrdup(optval(cicc, "-arch")) : NULL;
+	p->changed = p->assembled = 0;
 	if (copyfile(path, p->orig) != 0) {
 		warn("cannot copy '%s' to '%s': %s; leaving it as nvcc made it", path, p->orig,
 		     strerror(errno));
@@ -262,10 +290,21 @@ hook(struct run *r, const struct args *cicc)
 	};
 	if (pipeline(path, &h) != 0 && !samefile(path, p->orig))
 		copyfile(p->orig, path);
+	if (getenv("MPCC_DEBUG_BREAK_PTX"))
+		breakptx(path);
 	p->changed = !samefile(path, p->orig);
 	for (int i = 0; i <= AX_ALL; i++)
 		free(f.path[i]);
 	free(f.prefix);
+}
+
+static void
+assembled(struct run *r, const struct args *a)
+{
+	for (int i = 0; i < r->nptx; i++)
+		for (int j = 1; j < a->n; j++)
+			if (!strcmp(a->v[j], r->ptx[i].path))
+				r->ptx[i].assembled = 1;
 }
 
 static struct ptx *
@@ -304,6 +343,27 @@ ptxas(struct run *r, const char *line, struct ptx *p)
 			r->ptx[i].changed = 0;
 		}
 	return -1;
+}
+
+/* -ptx ships the hook's PTX without ptxas: assemble it once to check it */
+static int
+checkptx(struct run *r, struct ptx *p)
+{
+	if (!p->changed || p->assembled || !p->arch || !startswith(p->arch, "compute_"))
+		return 0;
+	struct args a = ARGS_INIT;
+	args_push(&a, "ptxas");
+	args_pushf(&a, "-arch=sm_%s", p->arch + strlen("compute_"));
+	args_push(&a, p->path);
+	args_push(&a, "-o");
+	args_pushf(&a, "%s/%d.check.cubin", tmpdir, r->nfile++);
+	char *line = args_join(&a);
+	int st;
+	while ((st = ptxas(r, line, p)) < 0 && p->changed)
+		;
+	free(line);
+	args_release(&a);
+	return st > 0 ? st : 0;
 }
 
 static int
@@ -359,6 +419,8 @@ command(struct run *r, const struct step *s)
 		p = changedinput(r, &a);
 	if (!p)
 		st = sh(line, NULL);
+	if (!strcmp(prog, "ptxas"))
+		assembled(r, &a);
 	free(line);
 	if (st == 0 && !strcmp(prog, "cicc"))
 		hook(r, &a);
@@ -500,6 +562,8 @@ run_pipeline(struct cmd *c, const char *nvcc, struct profile **prof)
 	int last = c->explain ? lastcicc(s, n) : n - 1;
 	for (int i = 0; i <= last && st == 0; i++)
 		st = step(&r, &s[i]);
+	for (int i = 0; i < r.nptx && st == 0 && !c->explain; i++)
+		st = checkptx(&r, &r.ptx[i]);
 	steps_release(s, n);
 	return st;
 }

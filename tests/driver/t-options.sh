@@ -1,0 +1,79 @@
+#!/bin/sh
+# mpcc's own options and variables, the note for what it cannot follow, and
+# the fallback to nvcc's PTX when ptxas rejects the hook's
+. "$MPCC_SRC/tests/driver/lib.sh"
+
+cd "$T"
+cp "$KERNELS/saxpy.cu" a.cu
+nvcc -c a.cu -o n.o
+
+testing mpcc-version
+out=$("$MPCC" --mpcc-version) && case $out in "mpcc "[0-9]*) passed ;; *) fail "$out" ;; esac
+
+testing version-is-nvccs
+"$MPCC" --version >m.txt && nvcc --version >n.txt && cmp -s m.txt n.txt && passed || fail "differs"
+
+testing unknown-mpcc-option
+if "$MPCC" --mpcc-frobnicate -c a.cu 2>err.txt; then fail "exit 0"
+elif grep -q "mpcc: error: unknown option '--mpcc-frobnicate'" err.txt && [ ! -e a.o ]; then passed
+else fail "$(cat err.txt)"; fi
+
+testing mpcc-option-needs-value
+"$MPCC" --mpcc-profile -c a.cu 2>err.txt && fail "exit 0" ||
+	{ grep -q "needs a value" err.txt && passed || fail "$(cat err.txt)"; }
+
+testing policy-hash
+out=$("$MPCC" --mpcc-policy-hash) && [ -n "$out" ] && [ "$(echo "$out" | wc -l)" = 1 ] && passed || fail "'$out'"
+
+testing mpcc-dryrun-shows-the-hook
+"$MPCC" --mpcc-force-pipeline --mpcc-dryrun -c -gencode arch=compute_80,code=sm_80 \
+	-gencode arch=compute_90,code=sm_90 a.cu -o d.o 2>err.txt
+if [ -e d.o ]; then fail "built d.o"
+elif [ "$(grep -c '^#\$ mpcc-pipeline --src "a.cu" --arch compute_[89]0' err.txt)" = 2 ] &&
+	grep -B1 '^#\$ mpcc-pipeline' err.txt | grep -q 'cicc'; then passed
+else fail "$(grep -c mpcc-pipeline err.txt) hook lines"; fi
+
+testing mpcc-dryrun-without-policy-is-nvccs
+"$MPCC" --mpcc-dryrun -c a.cu 2>err.txt && grep -q '^#\$ .*cicc' err.txt &&
+	! grep -q mpcc-pipeline err.txt && passed || fail "$(head -3 err.txt)"
+
+testing explain-builds-nothing
+"$MPCC" --mpcc-explain -c a.cu -o e.o >out.txt 2>err.txt && [ ! -e e.o ] && [ ! -e a.ptx ] &&
+	"$MPCC" --mpcc-explain -ptx a.cu -o e.ptx >>out.txt 2>>err.txt && [ ! -e e.ptx ] &&
+	passed || fail "$(cat err.txt)"
+
+testing force-pipeline-variable
+MPCC_FORCE_PIPELINE=1 MPCC_DEBUG_BREAK_PTX=1 "$MPCC" -c a.cu -o v.o 2>err.txt
+# the broken PTX proves the pipeline ran; the object proves the fallback
+grep -q "ptxas rejected" err.txt && same n.o v.o && passed || fail "$(cat err.txt)"
+
+testing ptxas-fallback-warns-once
+MPCC_DEBUG_BREAK_PTX=1 "$MPCC" --mpcc-force-pipeline -c -gencode arch=compute_80,code=sm_80 \
+	-gencode arch=compute_90,code=sm_90 a.cu -o f.o 2>err.txt
+nvcc -c -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 a.cu -o n2.o
+[ "$(wc -l <err.txt)" = 1 ] && grep -q "^mpcc: warning: ptxas rejected" err.txt && same n2.o f.o &&
+	passed || fail "$(cat err.txt)"
+
+testing ptxas-fallback-for-ptx-output
+MPCC_DEBUG_BREAK_PTX=1 "$MPCC" --mpcc-force-pipeline -ptx a.cu -o f.ptx 2>err.txt
+nvcc -ptx a.cu -o n.ptx
+cmp -s n.ptx f.ptx && grep -q "ptxas rejected" err.txt && passed || fail "$(cat err.txt)"
+
+testing unsupported-goes-to-nvcc-with-one-note
+"$MPCC" --mpcc-force-pipeline -MD -MP -c a.cu -o u.o 2>err.txt && mv u.d m.d && mv u.o m.o &&
+nvcc -MD -MP -c a.cu -o u.o && mv u.d n.d
+if [ "$(cat err.txt)" = "mpcc: note: running nvcc unchanged: unsupported option '-MP'" ] &&
+	cmp -s m.d n.d && same u.o m.o; then passed; else fail "$(cat err.txt)"; fi
+
+testing no-note-without-pipeline
+"$MPCC" -MD -MP -c a.cu -o u3.o 2>err.txt && [ ! -s err.txt ] && passed || fail "$(cat err.txt)"
+
+testing report-option-accepted
+"$MPCC" --mpcc-force-pipeline --mpcc-report="$T/r.json" -c a.cu -o r.o && same n.o r.o &&
+	passed || fail "status $?"
+
+testing nvcc-dryrun-passes-through
+"$MPCC" --mpcc-force-pipeline -dryrun -c a.cu 2>m.txt; nvcc -dryrun -c a.cu 2>n.txt
+mask m.txt | sed 's/tmpxft_[^ "]*//g' >m2.txt; mask n.txt | sed 's/tmpxft_[^ "]*//g' >n2.txt
+cmp -s m2.txt n2.txt && passed || fail "$(diff m2.txt n2.txt | head -3)"
+finish
