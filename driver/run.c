@@ -1,6 +1,6 @@
 /* run.c: the pipeline with the PTX hook.
- * nvcc -dryrun runs with TMPDIR set to a private directory, so its
- * temporaries never meet another compile's; then mpcc replays the steps as
+ * nvcc -dryrun and every step run with TMPDIR set to a private directory,
+ * so their temporaries never meet another compile's; then mpcc replays the steps as
  * nvcc would: variables exported, each command through "sh -c". After every
  * cicc step that writes a .ptx, the hook (transforms/pipeline.c) rewrites it
  * in place, a copy of nvcc's PTX kept aside; if ptxas rejects the rewritten
@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 static char *tmpdir;          /* removed at exit and on SIGINT/SIGTERM/SIGHUP */
+static char *usertmp;         /* TMPDIR as mpcc found it, or NULL */
 static volatile pid_t child;
 
 void
@@ -75,11 +76,15 @@ static void
 mktmp(void)
 {
 	const char *t = getenv("TMPDIR");
+	usertmp = t ? xstrdup(t) : NULL;
 	char *templ = fmt("%s/mpcc-XXXXXX", t && *t ? t : "/tmp");
 	if (!mkdtemp(templ))
 		die("cannot create a temporary directory '%s': %s", templ, strerror(errno));
 	tmpdir = templ;
 	atexit(cleanup);
+	/* the steps' own scratch files (cicc's lgenfe.bc, gcc's) go there too,
+	 * so that nothing is left behind when a step is killed */
+	setenv("TMPDIR", tmpdir, 1);
 	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
 	for (size_t i = 0; i < countof(sigs); i++) {
 		struct sigaction sa = {.sa_handler = onsignal}, old;
@@ -92,7 +97,7 @@ mktmp(void)
 /* argv, its stdout and stderr to files when given; the exit status as sh
  * gives it (128 + signal) */
 static int
-spawn(char *const *argv, const char *out, const char *err, const char *tmp)
+spawn(char *const *argv, const char *out, const char *err)
 {
 	fflush(NULL);
 	pid_t pid = fork();
@@ -104,8 +109,6 @@ spawn(char *const *argv, const char *out, const char *err, const char *tmp)
 			_exit(127);
 		if (err && (close(2), open(err, O_WRONLY | O_CREAT | O_TRUNC, 0666)) != 2)
 			_exit(127);
-		if (tmp)
-			setenv("TMPDIR", tmp, 1);
 		execv(argv[0], argv);
 		fprintf(stderr, "mpcc: error: cannot run '%s': %s\n", argv[0], strerror(errno));
 		_exit(127);
@@ -124,7 +127,7 @@ static int
 sh(const char *line, const char *err)
 {
 	char *argv[] = {"/bin/sh", "-c", (char *)line, NULL};
-	return spawn(argv, NULL, err, NULL);
+	return spawn(argv, NULL, err);
 }
 
 static const char *
@@ -532,7 +535,7 @@ dryrun(struct cmd *c, const char *nvcc, int *n)
 	args_push(&a, nvcc);
 	dryrun_args(c, &a, c->explain);
 	char *out = fmt("%s/dryrun.out", tmpdir), *err = fmt("%s/dryrun.err", tmpdir);
-	int st = spawn(a.v, out, err, tmpdir);
+	int st = spawn(a.v, out, err);
 	char *text = st == 0 ? readfile(err, NULL) : NULL;
 	struct step *s = NULL;
 	if (text) {
@@ -555,6 +558,10 @@ run_pipeline(struct cmd *c, const char *nvcc, struct profile **prof)
 	struct step *s = dryrun(c, nvcc, &n);
 	if (!s) {
 		cleanup();
+		if (usertmp)
+			setenv("TMPDIR", usertmp, 1);
+		else
+			unsetenv("TMPDIR");
 		passthrough(nvcc, &c->nv, 0);
 	}
 	if (c->dryrun)

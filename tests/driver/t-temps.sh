@@ -8,7 +8,8 @@ cp "$KERNELS/dmath.cu" a.cu
 printf '__global__ void k() { int x = ; }\n' >bad.cu
 mkdir tmp
 export TMPDIR="$T/tmp"
-empty() { [ -z "$(ls -A "$T/tmp")" ]; }
+# empty: nothing left in TMPDIR (emptied for the next test either way)
+empty() { [ -z "$(ls -A "$T/tmp")" ] || { ls "$T/tmp"; rm -rf "$T/tmp"/*; false; }; }
 
 testing removed-on-success
 "$MPCC" --mpcc-force-pipeline -c a.cu -o a.o && empty && passed || fail "$(ls "$T/tmp")"
