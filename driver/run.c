@@ -295,6 +295,8 @@ hook(struct run *r, const struct args *cicc)
 		copyfile(p->orig, path);
 	if (getenv("MPCC_DEBUG_BREAK_PTX"))
 		breakptx(path);
+	if (getenv("MPCC_DEBUG_FASTPTX"))  /* run the fast cicc as a pass would */
+		fastptx(&f, strtoul(getenv("MPCC_DEBUG_FASTPTX"), NULL, 0));
 	p->changed = !samefile(path, p->orig);
 	for (int i = 0; i <= AX_ALL; i++)
 		free(f.path[i]);
@@ -460,7 +462,7 @@ deps(struct run *r, const struct step *s)
 static int
 step(struct run *r, const struct step *s)
 {
-	int echo = r->c->verbose && !r->c->explain;
+	int echo = r->c->verbose && !r->c->explain, st;
 	switch (s->kind) {
 	case S_TEXT:
 		fprintf(stderr, "%s\n", s->line);
@@ -478,7 +480,10 @@ step(struct run *r, const struct step *s)
 	default:
 		if (echo)
 			fprintf(stderr, "#$ %s\n", s->line);
-		return command(r, s);
+		st = command(r, s);
+		if (st && echo)
+			fprintf(stderr, "# --error 0x%x --\n", st);
+		return st;
 	}
 }
 

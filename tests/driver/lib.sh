@@ -52,8 +52,9 @@ compare() {
 	fi
 	while read -r f; do
 		case $f in
-		./stdout|./stderr)
-			# diagnostics name the temporaries, which live in mpcc's own directory
+		./stdout|./stderr|*.cpp.ii)
+			# diagnostics (and -cuda's output) name the temporaries, which
+			# live in mpcc's own directory
 			# and ptxas -v says how long it took
 			sed -E -e 's#/mpcc-[A-Za-z0-9]{6}/#/#g' -e 's/Compile time = [0-9.]+ ms/Compile time = T ms/' "$2/$f" >"$T/.c"
 			sed -E 's/Compile time = [0-9.]+ ms/Compile time = T ms/' "$1/$f" >"$T/.d"

@@ -72,6 +72,29 @@ testing report-option-accepted
 "$MPCC" --mpcc-force-pipeline --mpcc-report="$T/r.json" -c a.cu -o r.o && same n.o r.o &&
 	passed || fail "status $?"
 
+# the fast-math cicc run that sfu asks for (hook.fastptx), driven through
+# MPCC_DEBUG_FASTPTX as a pass would: all of AX_TRANS|AX_DIV|AX_SQRT|AX_FTZ (23)
+# must give exactly the PTX of -use_fast_math, AX_DIV (2) that of
+# -prec-div=false, and the build must stay nvcc's
+cp "$KERNELS/math.cu" m.cu
+nvcc -ptx -use_fast_math m.cu -o fast.ptx
+nvcc -ptx -prec-div=false m.cu -o div.ptx
+mkdir kn km
+nvcc --keep --keep-dir kn -c m.cu -o m.o && mv m.o mn.o
+
+testing fastptx-is-use_fast_math
+MPCC_DEBUG_FASTPTX=23 "$MPCC" --mpcc-force-pipeline --keep --keep-dir km -c m.cu -o m.o &&
+	cmp -s km/m.mpcc.fast23.ptx fast.ptx && cmp -s m.o mn.o && cmp -s km/m.ptx kn/m.ptx &&
+	passed || fail "$(ls km)"
+
+testing fastptx-div-only
+MPCC_DEBUG_FASTPTX=2 "$MPCC" --mpcc-force-pipeline --keep --keep-dir km -c m.cu -o m.o &&
+	cmp -s km/m.mpcc.fast2.ptx div.ptx && cmp -s m.o mn.o && passed || fail "$(ls km)"
+
+testing fastptx-for-ptx-output
+MPCC_DEBUG_FASTPTX=23 "$MPCC" --mpcc-force-pipeline -ptx m.cu -o mp.ptx && nvcc -ptx m.cu -o np.ptx &&
+	cmp -s mp.ptx np.ptx && passed || fail "status $?"
+
 testing nvcc-dryrun-passes-through
 "$MPCC" --mpcc-force-pipeline -dryrun -c a.cu 2>m.txt; nvcc -dryrun -c a.cu 2>n.txt
 mask m.txt | sed 's/tmpxft_[^ "]*//g' >m2.txt; mask n.txt | sed 's/tmpxft_[^ "]*//g' >n2.txt
