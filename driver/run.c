@@ -176,9 +176,8 @@ stem(const char *ptx)
 
 struct ptx {                  /* a PTX file cicc wrote and the hook saw */
 	char *path, *orig;        /* orig: nvcc's PTX, kept aside */
-	const char *src;
+	char *src, *arch;         /* arch: compute_NN */
 	const struct profile *prof;
-	const char *arch;         /* compute_NN */
 	int changed, assembled;   /* assembled: a ptxas step has read it */
 };
 
@@ -272,7 +271,7 @@ hook(struct run *r, const struct args *cicc)
 	struct ptx *p = &r->ptx[r->nptx++];
 	p->path = xstrdup(path);
 	p->orig = privname(r, path, "orig.ptx");
-	p->src = k >= 0 ? r->c->cu.v[k] : optval(cicc, "--orig_src_file_name");
+	p->src = xstrdup(k >= 0 ? r->c->cu.v[k] : optval(cicc, "--orig_src_file_name"));
 	p->prof = k >= 0 ? r->prof[k] : NULL;
 	p->arch = optval(cicc, "-arch") ? xstrdup(optval(cicc, "-arch")) : NULL;
 	p->changed = p->assembled = 0;
@@ -366,9 +365,24 @@ checkptx(struct run *r, struct ptx *p)
 	int st;
 	while ((st = ptxas(r, line, p)) < 0 && p->changed)
 		;
+	p->assembled = st == 0;
 	free(line);
 	args_release(&a);
 	return st > 0 ? st : 0;
+}
+
+/* a step other than ptxas reads a rewritten PTX that no ptxas has checked
+ * (fatbinary for -arch=compute_NN, which embeds PTX only): check it first */
+static int
+checkreaders(struct run *r, const char *line)
+{
+	for (int i = 0; i < r->nptx; i++) {
+		struct ptx *p = &r->ptx[i];
+		int st = p->changed && !p->assembled && strstr(line, p->path) ? checkptx(r, p) : 0;
+		if (st)
+			return st;
+	}
+	return 0;
 }
 
 static int
@@ -418,6 +432,11 @@ command(struct run *r, const struct step *s)
 		args_release(&a);
 		free(line);
 		return 0;
+	}
+	if (strcmp(prog, "ptxas") && (st = checkreaders(r, s->line)) != 0) {
+		args_release(&a);
+		free(line);
+		return st;
 	}
 	struct ptx *p = !strcmp(prog, "ptxas") ? changedinput(r, &a) : NULL;
 	while (p && (st = ptxas(r, line, p)) < 0)

@@ -59,6 +59,12 @@ MPCC_DEBUG_BREAK_PTX=1 "$MPCC" --mpcc-force-pipeline -ptx a.cu -o f.ptx 2>err.tx
 nvcc -ptx a.cu -o n.ptx
 cmp -s n.ptx f.ptx && grep -q "ptxas rejected" err.txt && passed || fail "$(cat err.txt)"
 
+testing ptxas-fallback-for-ptx-only-fatbin
+# -arch=compute_90: no ptxas step, fatbinary embeds the PTX as it is
+MPCC_DEBUG_BREAK_PTX=1 "$MPCC" --mpcc-force-pipeline -c -arch=compute_90 a.cu -o c.o 2>err.txt
+nvcc -c -arch=compute_90 a.cu -o n3.o
+same n3.o c.o && grep -q "ptxas rejected" err.txt && passed || fail "$(cat err.txt)"
+
 testing unsupported-goes-to-nvcc-with-one-note
 "$MPCC" --mpcc-force-pipeline -MD -MP -c a.cu -o u.o 2>err.txt && mv u.d m.d && mv u.o m.o &&
 nvcc -MD -MP -c a.cu -o u.o && mv u.d n.d
