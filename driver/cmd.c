@@ -156,6 +156,8 @@ option(struct cmd *c, struct scan *s, const char *arg, const struct opt *o, cons
 		c->depsonly = 1;
 	if (f & NONSYS)
 		c->nonsys = 1;
+	if (f & PHONY)
+		c->phony = 1;
 	if (f & KEEP)
 		c->keep = 1;
 	if ((f & KEEPDIR) && val)
@@ -176,11 +178,12 @@ scanv(struct cmd *c, struct scan *s, char **v, int n)
 			args_push(&c->inputs, v[i]);
 			continue;
 		}
-		if (!(o = nvopt(v[i], &val)))
+		const char *arg = v[i];
+		if (!(o = nvopt(arg, &val)))
 			continue;
 		if ((o->flags & ARG) && !val && i + 1 < n)
 			val = v[++i];
-		option(c, s, v[i], o, val);
+		option(c, s, arg, o, val);
 	}
 }
 

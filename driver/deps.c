@@ -2,7 +2,8 @@
  * nvcc does not ask the host compiler for dependencies: it reads the line
  * markers (# 1 "file" flags) of the preprocessed file and lists every file
  * once, in order of first appearance, after "target : ". -MM leaves out the
- * system headers (flag 3). The dryrun shows the step but not how it works,
+ * system headers (flag 3); -MP adds an empty rule for each file but the
+ * first. The dryrun shows the step but not how it works,
  * so mpcc does the same from the preceding step's output. */
 #include "driver/mpcc.h"
 
@@ -75,7 +76,7 @@ objname(const char *src)
 
 /* write the dependencies of the preprocessed file ii; -1 if unreadable */
 int
-filterdeps(FILE *out, const char *ii, const char *target, int nonsystem)
+filterdeps(FILE *out, const char *ii, const char *target, int nonsystem, int phony)
 {
 	char *text = readfile(ii, NULL);
 	if (!text)
@@ -85,11 +86,13 @@ filterdeps(FILE *out, const char *ii, const char *target, int nonsystem)
 	char *deftarget = d.n ? objname(d.v[0]) : xstrdup("-");
 	fprintf(out, "%s :", target ? target : deftarget);
 	free(deftarget);
-	for (int i = 0; i < d.n; i++) {
+	for (int i = 0; i < d.n; i++)
 		fprintf(out, i ? " \\\n    %s" : " %s", d.v[i]);
-		free(d.v[i]);
-	}
 	fputc('\n', out);
+	for (int i = 1; phony && i < d.n; i++)
+		fprintf(out, "\n%s:\n", d.v[i]);
+	for (int i = 0; i < d.n; i++)
+		free(d.v[i]);
 	free(d.v);
 	free(text);
 	return 0;

@@ -36,6 +36,7 @@ enum {                 /* nvcc option flags */
 	COMPILE = 1 << 12,
 	DEPSONLY = 1 << 13, /* -M, -MM: dependencies instead of a compile */
 	NONSYS = 1 << 14,   /* -MM, -MMD: without system headers */
+	PHONY = 1 << 15,    /* -MP: a phony target for each header */
 };
 
 struct opt {
@@ -59,7 +60,7 @@ struct cmd {
 	struct args cu;    /* the inputs compiled as CUDA */
 	const char *policy, *profile, *report;
 	int force, explain, dryrun, version, hash;
-	int verbose, keep, info, threads, nvdryrun, depsonly, nonsys;
+	int verbose, keep, info, threads, nvdryrun, depsonly, nonsys, phony;
 	const char *keepdir, *out, *deptarget;
 	char *unsup;       /* why the pipeline cannot take this line, or NULL */
 };
@@ -96,7 +97,7 @@ void fast_args(struct args *out, const struct args *cicc, uint mask, const char 
 
 /* deps.c */
 /* target NULL: the first file's name with its suffix replaced by .o */
-int filterdeps(FILE *out, const char *ii, const char *target, int nonsystem);
+int filterdeps(FILE *out, const char *ii, const char *target, int nonsystem, int phony);
 
 /* run.c */
 int run_pipeline(struct cmd *c, const char *nvcc, struct profile **prof);

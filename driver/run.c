@@ -469,7 +469,7 @@ deps(struct run *r, const struct step *s)
 		error("cannot open '%s': %s", s->depsout, strerror(errno));
 		return 1;
 	}
-	int bad = !r->ppout || filterdeps(f, r->ppout, target, c->nonsys) < 0;
+	int bad = !r->ppout || filterdeps(f, r->ppout, target, c->nonsys, c->phony) < 0;
 	bad |= s->depsout ? fclose(f) != 0 : fflush(f) != 0;
 	if (bad)
 		error("cannot write the dependencies of '%s'", r->ppout ? r->ppout : "?");

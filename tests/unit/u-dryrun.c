@@ -190,11 +190,13 @@ TEST(deps_follow_line_markers)
 	char *buf;
 	size_t len;
 	FILE *f = open_memstream(&buf, &len);
-	CHECK(filterdeps(f, ii, NULL, 0) == 0);
-	CHECK(filterdeps(f, ii, "t.o", 1) == 0);
+	CHECK(filterdeps(f, ii, NULL, 0, 0) == 0);
+	CHECK(filterdeps(f, ii, "t.o", 1, 0) == 0);
+	CHECK(filterdeps(f, ii, "p.o", 1, 1) == 0);
 	fclose(f);
 	CHECK_STR(buf, "k.o : src/k.cu \\\n    /usr/include/stdc-predef.h \\\n    inc/a.h\n"
-	               "t.o : src/k.cu \\\n    inc/a.h\n");
+	               "t.o : src/k.cu \\\n    inc/a.h\n"
+	               "p.o : src/k.cu \\\n    inc/a.h\n\ninc/a.h:\n");
 	free(buf);
 	unlink(ii);
 }

@@ -131,6 +131,11 @@ TEST(unsupported_options_are_named)
 	parse(&c, v);
 	CHECK_STR(c.unsup, "unsupported option '-run'");
 	cmd_release(&c);
+	const char *w[] = {"mpcc", "-time", "t.csv", "a.cu", NULL};
+	parse(&c, w);
+	CHECK_STR(c.unsup, "unsupported option '-time'");
+	CHECK(c.inputs.n == 1);
+	cmd_release(&c);
 }
 
 TEST(threads_in_appended_flags_are_unsupported)
