@@ -33,7 +33,7 @@ main(int argc, char **argv)
 	if (c.hash)
 		return printhash(&c);
 	char *nvcc = find_nvcc();
-	if (c.info || c.nvdryrun)
+	if (c.info)
 		passthrough(nvcc, &c.nv, 0);
 	struct profile **prof = xcalloc(c.cu.n, sizeof *prof);
 	int need = c.force || c.explain;
@@ -44,6 +44,7 @@ main(int argc, char **argv)
 	}
 	if (!need)
 		passthrough(nvcc, &c.nv, c.dryrun);
+	c.dryrun |= c.nvdryrun;  /* nvcc's -dryrun shows the pipeline mpcc runs */
 	if (c.unsup) {
 		note("running nvcc unchanged: %s", c.unsup);
 		passthrough(nvcc, &c.nv, c.dryrun);

@@ -100,8 +100,17 @@ testing fastptx-for-ptx-output
 MPCC_DEBUG_FASTPTX=23 "$MPCC" --mpcc-force-pipeline -ptx m.cu -o mp.ptx && nvcc -ptx m.cu -o np.ptx &&
 	cmp -s mp.ptx np.ptx && passed || fail "status $?"
 
-testing nvcc-dryrun-passes-through
+# -dryrun shows nvcc's steps as mpcc runs them: nvcc's lines (temporaries
+# in mpcc's directory) with mpcc's step after each cicc
+testing nvcc-dryrun-is-spliced-under-the-pipeline
 "$MPCC" --mpcc-force-pipeline -dryrun -c a.cu 2>m.txt; nvcc -dryrun -c a.cu 2>n.txt
-mask m.txt | sed 's/tmpxft_[^ "]*//g' >m2.txt; mask n.txt | sed 's/tmpxft_[^ "]*//g' >n2.txt
+grep -v '^#\$ mpcc-pipeline' m.txt | sed -E 's#/mpcc-[A-Za-z0-9]{6}/#/#g; s/tmpxft_[^ "]*//g' >m2.txt
+sed 's/tmpxft_[^ "]*//g' n.txt >n2.txt
+cmp -s m2.txt n2.txt && [ "$(grep -c '^#\$ mpcc-pipeline' m.txt)" = 1 ] && [ ! -e a.o ] && passed ||
+	fail "$(diff m2.txt n2.txt | head -3)"
+
+testing nvcc-dryrun-without-pipeline-is-nvccs
+"$MPCC" -dryrun -c a.cu 2>m.txt
+sed 's/tmpxft_[^ "]*//g' m.txt >m2.txt
 cmp -s m2.txt n2.txt && passed || fail "$(diff m2.txt n2.txt | head -3)"
 finish
