@@ -158,8 +158,9 @@ static struct profile *
 choose(struct policy **chain, int n, const char *profile_opt)
 {
 	const char *name = profile_opt, *why = "--mpcc-profile";
-	const char *at = chain[0]->path;
-	if (!name && (name = env("MPCC_PROFILE")))
+	const char *at = chain[0]->path, *e = env("MPCC_PROFILE");
+	/* a driver may pass MPCC_PROFILE's value as the option: say where it came from */
+	if (!name ? (name = e) != NULL : e && !strcmp(e, name))
 		why = "MPCC_PROFILE";
 	for (int i = 0; !name && i < n; i++)
 		if (chain[i]->default_profile) {
@@ -200,7 +201,8 @@ policy_profile(const char *cu, const char *policy_opt, const char *profile_opt,
 	*out = NULL;
 	if (!profile_opt || !*profile_opt)
 		profile_opt = NULL;
-	if (!policy_opt && (policy_opt = env("MPCC_POLICY")))
+	const char *e = env("MPCC_POLICY");
+	if (!policy_opt ? (policy_opt = e) != NULL : e && !strcmp(e, policy_opt))
 		from = "MPCC_POLICY";
 	if (policy_opt) {
 		struct policy *p = policy_load(policy_opt);
