@@ -244,7 +244,8 @@ policy_check(const char *path)
 	}
 	struct policy **all = xcalloc(n + 1, sizeof *all);
 	all[0] = p;
-	memcpy(all + 1, chain, n * sizeof *chain);
+	if (n)
+		memcpy(all + 1, chain, n * sizeof *chain);
 	free(chain);
 	for (int i = 0; i <= n; i++)
 		if (all[i]->default_profile) {
