@@ -247,14 +247,23 @@ policy_check(const char *path)
 	if (n)
 		memcpy(all + 1, chain, n * sizeof *chain);
 	free(chain);
+	int r = 0;
 	for (int i = 0; i <= n; i++)
 		if (all[i]->default_profile) {
-			struct profile *prof = choose(all, n + 1, all[i]->default_profile);
-			free(all);
-			return prof ? 0 : -1;
+			int m, found = 0;
+			const char **names = known(all, n + 1, &m);
+			for (int j = 0; j < m && !found; j++)
+				found = !strcmp(names[j], all[i]->default_profile);
+			free(names);
+			if (!found) {
+				unknown_profile(all[i]->default_where, all[i]->default_profile,
+				                "in 'default_profile'", all, n + 1);
+				r = -1;
+			}
+			break;
 		}
 	free(all);
-	return 0;
+	return r;
 }
 
 /* Path globs, like .gitignore: a glob with no '/' matches the file name at

@@ -87,6 +87,40 @@ TEST(a_policy_of_just_the_version_is_valid)
 	CHECK(policy_check(SRCDIR "/tests/policy/good/minimal.yaml") == 0);
 }
 
+TEST(every_preset_is_valid_and_names_its_default)
+{
+	static const char *const presets[] = {"accurate", "sfu", "fiset", "half2"};
+	for (size_t i = 0; i < countof(presets); i++) {
+		char *path = fmt("%s/policies/presets/%s.yaml", SRCDIR, presets[i]);
+		struct profile *p;
+		CHECK(policy_check(path) == 0);
+		CHECK(policy_profile("k.cu", path, NULL, &p) == 0 && p && *p->name);
+		free(path);
+	}
+}
+
+TEST(check_sees_a_default_profile_defined_in_the_parent)
+{
+	put("chk/.mpcc.yaml", "version: 1\nroot: true\nprofiles: {fast: {}}\n");
+	char *child = put("chk/sub/.mpcc.yaml", "version: 1\ndefault_profile: fast\n");
+	CHECK(policy_check(child) == 0);
+	char *alone = put("chk/alone/.mpcc.yaml", "version: 1\ninherit: false\ndefault_profile: fast\n"), *msg;
+	FILE *tmp = tmpfile();
+	int saved = dup(2);
+	fflush(stderr);
+	dup2(fileno(tmp), 2);
+	CHECK(policy_check(alone) == -1);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	msg = xcalloc(1, 4096);
+	rewind(tmp);
+	CHECK(fread(msg, 1, 4095, tmp) > 0);
+	fclose(tmp);
+	char *want = fmt("%s:3:18: error: unknown profile 'fast' in 'default_profile'; known profiles: none\n", alone);
+	CHECK_STR(msg, want);
+}
+
 TEST(discovery_takes_the_nearest_policy_above_the_source)
 {
 	char *pol = put("near/.mpcc.yaml", "version: 1\nroot: true\ndefault_profile: p\nprofiles: {p: {}}\n");
@@ -470,6 +504,8 @@ main(void)
 	unsetenv("MPCC_PROFILE");
 	RUN(the_design_sketch_loads_with_every_value);
 	RUN(a_policy_of_just_the_version_is_valid);
+	RUN(every_preset_is_valid_and_names_its_default);
+	RUN(check_sees_a_default_profile_defined_in_the_parent);
 	RUN(discovery_takes_the_nearest_policy_above_the_source);
 	RUN(no_policy_file_means_no_profile);
 	RUN(inherit_merges_the_parent_first_so_the_child_wins);
