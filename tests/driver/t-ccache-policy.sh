@@ -38,8 +38,13 @@ ccache -C -z >/dev/null 2>&1
 count() { ccache --print-stats | awk -v k="$1" '$1 == k { print $2 }'; }
 hits() { echo $(($(count direct_cache_hit) + $(count preprocessed_cache_hit))); }
 
-# cwd, source as seen from cwd, object
+# cwd, source as seen from cwd, object; mpcc reports the lambda it compiled with
+# (when it writes reports): a second witness that the compile really ran
+export MPCC_REPORT="$tmp/report.jsonl"
 build() { (cd "$1" && ccache "$MPCC" -arch=sm_90 -c "$2" -o k.o) 2>"$tmp/err"; }
+lambdas() {
+	if [ -f "$MPCC_REPORT" ]; then grep -c "\"lambda\":$1[,}]" "$MPCC_REPORT" || true; else echo 0; fi
+}
 direct() { (cd "$1" && "$MPCC" -arch=sm_90 -c "$2" -o direct.o) 2>"$tmp/err"; }
 # objects differ run to run only in nvcc's temporary names
 same() {
@@ -57,6 +62,7 @@ policy 48
 h=$(hits)
 build "$top" k.cu || fail "naive rebuild: $(cat "$tmp/err")"
 [ "$(hits)" -gt "$h" ] || fail "the naive setting did not hit the cache: this test proves nothing"
+[ "$(lambdas 48)" -eq 0 ] || fail "naive: a cache hit cannot have compiled with lambda 48"
 policy 99   # broken, and still a hit
 build "$top" k.cu || fail "naive: expected the stale object despite the broken policy"
 direct "$top" k.cu && fail "mpcc accepted lambda 99"
@@ -72,6 +78,10 @@ policy 48
 m=$(count cache_miss)
 build "$top" k.cu || fail "build 48: $(cat "$tmp/err")"
 [ "$(count cache_miss)" -gt "$m" ] || fail "a policy edit must miss the cache"
+if [ -s "$MPCC_REPORT" ]; then
+	[ "$(lambdas 48)" -eq 1 ] || fail "the rebuild did not compile with lambda 48: $(cat "$MPCC_REPORT")"
+	reported=yes
+fi
 direct "$top" k.cu || fail "direct 48"
 same "$top/k.o" "$top/direct.o" || fail "ccache's object differs from mpcc's own under lambda 48"
 if ! same "$tmp/k16.o" "$top/direct.o"; then
@@ -106,4 +116,4 @@ else
 	cmake_layout="not checked: this mpcc has no --mpcc-policy-hash=DIR"
 fi
 
-echo "testing $name ... passed (transform visible in the object: ${transformed:-no}; cmake layout $cmake_layout)"
+echo "testing $name ... passed (report witness: ${reported:-no}; transform visible in the object: ${transformed:-no}; cmake layout $cmake_layout)"
