@@ -24,15 +24,24 @@ struct ctx {
 
 static Arena *arena;
 
+/* one line per message, even when it quotes a multi-line value */
 static void __attribute__((format(printf, 3, 4)))
 err(struct ctx *c, yaml_node_t *n, const char *f, ...)
 {
+	char msg[512];
 	va_list ap;
+	va_start(ap, f);
+	vsnprintf(msg, sizeof msg, f, ap);
+	va_end(ap);
 	fprintf(stderr, "%s:%lu:%lu: error: ", c->path,
 	        (ulong)n->start_mark.line + 1, (ulong)n->start_mark.column + 1);
-	va_start(ap, f);
-	vfprintf(stderr, f, ap);
-	va_end(ap);
+	for (uchar *p = (uchar *)msg; *p; p++)
+		if (*p == '\n')
+			fputs("\\n", stderr);
+		else if (*p < 0x20 || *p == 0x7f)
+			fprintf(stderr, "\\x%02x", *p);
+		else
+			fputc(*p, stderr);
 	fputc('\n', stderr);
 	c->nerr++;
 }
@@ -519,10 +528,11 @@ policy(struct ctx *c, yaml_node_t *n, struct policy *pol)
 	int bad = mapping(c, n, "a policy", "", keys, 6, v), version;
 	if (bad < 0)
 		return;
-	if (!v[0] && !bad)
-		err(c, n, "missing 'version: 1'");
-	else if (plain(v[0]) && *str(v[0]) && strspn(str(v[0]), "0123456789") == strlen(str(v[0]))
-	         && strcmp(str(v[0]), "1"))
+	if (!v[0]) {
+		if (!bad)
+			err(c, n, "missing 'version: 1'");
+	} else if (plain(v[0]) && *str(v[0]) && strspn(str(v[0]), "0123456789") == strlen(str(v[0]))
+	           && strtol(str(v[0]), NULL, 10) != 1)
 		err(c, v[0], "unsupported version %s; this mpcc reads version 1", str(v[0]));
 	else
 		toint(c, v[0], "version", 1, 1, &version);
