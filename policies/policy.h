@@ -59,7 +59,7 @@ struct profile {
 	int nrule;
 	int on_unsupported;   /* UNSUP_* */
 	const char *why;      /* how name was chosen: "--mpcc-profile", "MPCC_PROFILE",
-	                       * "default_profile at f:l:c" or "no default_profile" */
+	                       * "default_profile at f:l:c", or why there is none */
 	const char **chain;   /* the policy files merged, nearest first (chain[0] == policy) */
 	int nchain;
 	const char *from;     /* "--mpcc-policy" or "MPCC_POLICY"; NULL: found by discovery */
@@ -132,8 +132,8 @@ char *rule_params(const struct rule *r, int t);
 /* hash.c */
 /* A hash (32 hex digits, malloc'd) of mpcc's version, MPCC_POLICY/policy_opt
  * (its contents), MPCC_PROFILE/profile_opt and the policy files that can
- * affect cu: for a file, the discovered chain; for a directory (or NULL: the
- * current directory), every .mpcc.yaml below it and the chain above it. For
+ * affect cu: for a file, every .mpcc.yaml in its directory and above; for a
+ * directory (or NULL: the current directory), every .mpcc.yaml below it too. For
  * ccache's compiler_check (mpcc --mpcc-policy-hash[=DIR]), see mpcc.yaml(5). */
 char *policy_hash(const char *cu, const char *policy_opt, const char *profile_opt);
 

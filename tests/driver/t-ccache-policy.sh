@@ -95,6 +95,24 @@ policy 99
 build "$top" k.cu && fail "a broken policy must fail the cached build"
 grep -q "'lambda' must be between 0 and 64, not 99" "$tmp/err" || fail "no policy error: $(cat "$tmp/err")"
 
+# 2b. a policy named on the command line (--mpcc-policy=FILE) is not seen by
+# the hash, which ccache runs without the compile's arguments: it goes in
+# extra_files_to_hash (CCACHE_EXTRAFILES)
+printf 'version: 1\ndefault_profile: p\nprofiles:\n  p: {rules: [{kernels: ["*"], sfu: {lambda: 8}}]}\n' > "$tmp/named.yaml"
+pbuild() { (cd "$top" && ccache "$MPCC" --mpcc-policy="$tmp/named.yaml" -arch=sm_90 -c k.cu -o k.o) 2>"$tmp/err"; }
+pbuild || fail "--mpcc-policy build: $(cat "$tmp/err")"
+sed -i 's/lambda: 8/lambda: 9/' "$tmp/named.yaml"
+h=$(hits)
+pbuild || fail "--mpcc-policy rebuild: $(cat "$tmp/err")"
+[ "$(hits)" -gt "$h" ] || fail "compiler_check alone should not see a --mpcc-policy file"
+export CCACHE_EXTRAFILES="$tmp/named.yaml"
+pbuild || fail "--mpcc-policy with CCACHE_EXTRAFILES: $(cat "$tmp/err")"
+sed -i 's/lambda: 9/lambda: 10/' "$tmp/named.yaml"
+m=$(count cache_miss)
+pbuild || fail "--mpcc-policy rebuild with CCACHE_EXTRAFILES: $(cat "$tmp/err")"
+[ "$(count cache_miss)" -gt "$m" ] || fail "with CCACHE_EXTRAFILES an edit of the --mpcc-policy file must miss"
+unset CCACHE_EXTRAFILES
+
 # 3. CMake layout: compiles run in the build tree, which holds no policy,
 # so the hash must be told where the sources are
 b="$tmp/proj/build"
