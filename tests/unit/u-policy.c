@@ -248,7 +248,8 @@ static const char rules[] =
 	"      - kernels: ['BoxMullerExact']\n        sfu: off\n"
 	"      - kernels: ['ns::tmpl<*>']\n        half2: {type: bf16}\n"
 	"      - kernels: ['_Z4polyPfi']\n        half2: {}\n"
-	"      - kernels: ['scale(float*, int)']\n        fiset: {min_ratio: 3}\n";
+	"      - kernels: ['scale(float*, int)']\n        fiset: {min_ratio: 3}\n"
+	"      - kernels: ['*::anon']\n        fiset: {min_ratio: 4}\n";
 
 TEST(later_rules_win_for_each_transform)
 {
@@ -280,6 +281,9 @@ TEST(kernel_globs_see_mangled_demangled_and_short_names)
 	CHECK(c.rule[T_HALF2] && !c.rule[T_HALF2]->half2.bf16);
 	profile_match(p, cu, "_Z5scalePfi", NULL, &c);  /* full demangled glob */
 	CHECK(c.rule[T_FISET] && c.rule[T_FISET]->fiset.min_ratio == 3);
+	/* "(anonymous namespace)::anon(float*)": parentheses that are not parameters */
+	profile_match(p, cu, "_ZN12_GLOBAL__N_14anonEPf", NULL, &c);
+	CHECK(c.rule[T_FISET] && c.rule[T_FISET]->fiset.min_ratio == 4);
 	profile_match(p, cu, "bodyForce", "bodyForce", &c);  /* extern "C" */
 	CHECK(c.rule[T_SFU] && c.rule[T_SFU]->sfu.lambda == 16);
 }
