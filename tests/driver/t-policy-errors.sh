@@ -70,4 +70,17 @@ cmp -s "$tmp/err" "$tmp/want" || fail "unknown MPCC_PROFILE: $(cat "$tmp/err")"
 [ $? -eq 1 ] || fail "missing policy: status not 1"
 grep -q "cannot open policy '$tmp/none.yaml': No such file or directory" "$tmp/err" || fail "missing policy: $(cat "$tmp/err")"
 
-echo "testing $name ... passed ($n bad policies, 3 ways each)"
+# "before nvcc runs": an nvcc first on PATH that leaves a mark when run
+mkdir -p "$tmp/fake"
+printf '#!/bin/sh\ntouch "%s/ran"\nexit 1\n' "$tmp" > "$tmp/fake/nvcc"
+chmod +x "$tmp/fake/nvcc"
+(cd "$bad" && PATH="$tmp/fake:$PATH" "$MPCC" --mpcc-policy=lambda-out-of-range.yaml -c "$tmp/k.cu" -o "$tmp/k.o") 2>/dev/null
+[ -e "$tmp/ran" ] && fail "nvcc ran despite a broken policy"
+(cd "$tmp" && PATH="$tmp/fake:$PATH" "$MPCC" -c k.cu -o k.o) >/dev/null 2>&1
+if [ -e "$tmp/ran" ]; then
+	before="nvcc not run: checked"
+else
+	before="nvcc not run: not checked, this mpcc does not take nvcc from PATH"
+fi
+
+echo "testing $name ... passed ($n bad policies, 3 ways each; $before)"
