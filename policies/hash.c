@@ -8,7 +8,8 @@
  * conservative: every policy file that could apply to any source under a
  * directory, and every one above it. A file changes the hash through its
  * path and its bytes; nothing is parsed, so a broken policy hashes too (the
- * compile then reports it). The hash is 128-bit FNV-1a: not cryptographic,
+ * compile then reports it). mpcc's own size and mtime go in as well, since
+ * compiler_check takes the place of ccache's check of the compiler. The hash is 128-bit FNV-1a: not cryptographic,
  * but it only has to tell honest edits apart. */
 #include "policies/policy.h"
 
@@ -123,6 +124,16 @@ policy_hash(const char *cu, const char *policy_opt, const char *profile_opt)
 	struct hash h = {((u128)0x6c62272e07bb0142 << 64) | 0x62b821756295c58d};
 	const char *v = "mpcc " MPCC_VERSION " policy v1";
 	field(&h, "version", v, strlen(v));
+	/* compiler_check replaces ccache's mtime check of the compiler, so the
+	 * hash stands for mpcc itself too: a rebuilt mpcc of the same version
+	 * may transform differently */
+	struct stat self;
+	if (stat("/proc/self/exe", &self) == 0) {
+		char *id = fmt("%lld %lld.%09ld", (long long)self.st_size, (long long)self.st_mtim.tv_sec,
+		               self.st_mtim.tv_nsec);
+		field(&h, "self", id, strlen(id));
+		free(id);
+	}
 	if (!policy_opt || !*policy_opt)
 		policy_opt = getenv("MPCC_POLICY");
 	if (!profile_opt || !*profile_opt)

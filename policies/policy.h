@@ -130,7 +130,8 @@ int policy_check(const char *path);
 char *rule_params(const struct rule *r, int t);
 
 /* hash.c */
-/* A hash (32 hex digits, malloc'd) of mpcc's version, MPCC_POLICY/policy_opt
+/* A hash (32 hex digits, malloc'd) of mpcc's version and executable (size,
+ * mtime), MPCC_POLICY/policy_opt
  * (its contents), MPCC_PROFILE/profile_opt and the policy files that can
  * affect cu: for a file, every .mpcc.yaml in its directory and above; for a
  * directory (or NULL: the current directory), every .mpcc.yaml below it too. For
