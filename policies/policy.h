@@ -45,18 +45,24 @@ struct rule {
 	int nfiles;
 	const char *dir;  /* directory of the policy file that defined the rule */
 	const char *where;/* "path:line:col" of the rule, for explain and the report */
-	uint has;         /* 1 << T_SFU | ... */
+	uint has;         /* 1 << T_SFU | ...: blocks the rule carries */
+	uint off;         /* 1 << T_SFU | ...: "sfu: off": the rule switches it off */
 	struct sfu_params sfu;
 	struct fiset_params fiset;
 	struct half2_params half2;
 };
 
 struct profile {
-	const char *name;
+	const char *name;     /* "" when the policy chooses none: no rule, nothing applies */
 	const char *policy;   /* the nearest policy file, after inheritance */
 	struct rule *rule;    /* parents' rules first, then the child's */
 	int nrule;
 	int on_unsupported;   /* UNSUP_* */
+	const char *why;      /* how name was chosen: "--mpcc-profile", "MPCC_PROFILE",
+	                       * "default_profile at f:l:c", or why there is none */
+	const char **chain;   /* the policy files merged, nearest first (chain[0] == policy) */
+	int nchain;
+	const char *from;     /* "--mpcc-policy" or "MPCC_POLICY"; NULL: found by discovery */
 };
 
 /* the choice for one kernel: for each transform the rule that won, or NULL */
@@ -64,19 +70,72 @@ struct choice {
 	const struct rule *rule[NTRANSFORM];
 };
 
+/* load.c */
+/* one .mpcc.yaml as written, validated (the merge happens in policy.c) */
+struct pprofile {
+	const char *name, *where;
+	int line;
+	struct rule *rule;
+	int nrule;
+	int on_unsupported;   /* UNSUP_*, or -1: not set here */
+};
+struct policy {
+	const char *path;     /* as opened: absolute when found by discovery */
+	const char *dir;      /* absolute directory of the file: files globs start here */
+	int root, inherit;
+	const char *default_profile, *default_where;  /* NULL: not set here */
+	int on_unsupported;   /* -1: not set here */
+	struct pprofile *prof;
+	int nprof;
+};
+/* Load and validate one policy file; NULL after printing every problem as
+ * "file:line:col: error: ...". Loaded files are cached by path. */
+struct policy *policy_load(const char *path);
+/* for messages: the name in names closest to s (NULL if none is close), and
+ * names joined as "a, b, c" (malloc'd) */
+const char *policy_suggest(const char *s, const char *const *names, int n);
+char *policy_list(const char *const *names, int n);
+
 /* policy.c */
 /* The effective profile for the source file cu: --mpcc-policy (policy_opt) or
- * discovery, then --mpcc-profile (profile_opt) or default_profile. *out is
- * NULL when no policy file applies. 0 on success; -1 after printing
- * "file:line:col: error: ..." for a broken policy or an unknown profile. */
+ * discovery, then --mpcc-profile (profile_opt) or default_profile. When
+ * policy_opt is NULL, MPCC_POLICY is read; when profile_opt is NULL,
+ * MPCC_PROFILE is read (empty values count as unset). Discovery takes the
+ * nearest .mpcc.yaml at or above cu's directory and merges its parents first
+ * (inherit: true) up to a root: true file or /; policy_opt replaces it: that
+ * file alone applies. *out is NULL when no policy file applies. 0 on success;
+ * -1 after printing "file:line:col: error: ..." for a broken policy or an
+ * unknown profile (the error lists the known ones). */
 int policy_profile(const char *cu, const char *policy_opt, const char *profile_opt,
                    struct profile **out);
-/* can some rule of p apply to the source file cu (its files globs match)? */
+/* can some rule of p switch a transform on for the source file cu (its files
+ * globs match)? 0 for p NULL: the driver then passes the compile through */
 int profile_may_apply(const struct profile *p, const char *cu);
-/* which rule wins for kernel (mangled and demangled names) of file cu */
+/* Which rule wins for kernel (mangled and demangled names) of file cu: for
+ * each transform, the last rule whose files and kernels globs match and that
+ * carries that transform's block; a later "off" resets it to NULL. A kernels
+ * glob (fnmatch(3), no flags) matches if it matches the mangled name, the
+ * demangled name, or the demangled name without return type and parameter
+ * list ("BoxMuller*" matches "BoxMuller(float*, int)"; "ns::f<*>" matches
+ * "void ns::f<int>(float*)"). p NULL: no rule. */
 void profile_match(const struct profile *p, const char *cu, const char *mangled,
                    const char *demangled, struct choice *c);
-/* a hash of mpcc's version and the effective policies of cu, for ccache */
+/* does rule r select kernel (either name may be NULL) of file cu? */
+int rule_match(const struct rule *r, const char *cu, const char *mangled, const char *demangled);
+/* Validate the policy file path and the parents it inherits, as a compile
+ * would see them (mpcc --mpcc-check-policy FILE). 0 or -1 after errors. */
+int policy_check(const char *path);
+/* the parameters of transform t in rule r as a JSON object, for the report
+ * ({"lambda":48,"approx":["transcendental","div"],"newton":false}); malloc'd */
+char *rule_params(const struct rule *r, int t);
+
+/* hash.c */
+/* A hash (32 hex digits, malloc'd) of mpcc's version and executable (size,
+ * mtime), MPCC_POLICY/policy_opt
+ * (its contents), MPCC_PROFILE/profile_opt and the policy files that can
+ * affect cu: for a file, every .mpcc.yaml in its directory and above; for a
+ * directory (or NULL: the current directory), every .mpcc.yaml below it too. For
+ * ccache's compiler_check (mpcc --mpcc-policy-hash[=DIR]), see mpcc.yaml(5). */
 char *policy_hash(const char *cu, const char *policy_opt, const char *profile_opt);
 
 /* report.c */
@@ -87,14 +146,20 @@ struct report {
 	int applied;
 	const char *reason;     /* why it was not applied, or NULL */
 	const char *stats;      /* JSON object text of the transform's statistics, or NULL */
+	const char *profile;    /* optional: the profile name */
+	const char *rule;       /* optional: "path:line:col" of the rule (struct rule's where) */
 };
 /* append one JSON line to path; one write(2) on an O_APPEND descriptor under
- * flock, so concurrent compiles (make -j) never interleave */
+ * flock, so concurrent compiles (make -j) never interleave. NULL strings are
+ * written as null, NULL params/stats as {}. 0, or -1 after a warning. */
 int report_append(const char *path, const struct report *r);
+/* the JSON object report_append writes, without the newline; malloc'd */
+char *report_line(const struct report *r);
 
 /* explain.c */
 /* print, for one kernel of cu, which policy file, profile and rule apply and
- * what each transform would do with which parameters (--mpcc-explain) */
+ * what each transform would do with which parameters (--mpcc-explain);
+ * p NULL: says that no policy file applies */
 void explain_kernel(FILE *out, const struct profile *p, const char *cu,
                     const char *mangled, const char *demangled);
 

@@ -1,0 +1,1 @@
+void boxmuller(float *u, int n, int reference);

@@ -1,0 +1,1 @@
+void moments(const float *x, int n, double *mean, double *var);

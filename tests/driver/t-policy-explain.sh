@@ -1,0 +1,68 @@
+#!/bin/sh
+# mpcc --mpcc-explain FILE.cu [nvcc flags] prints, per kernel, the policy
+# files, the profile and how it was chosen, and for each transform the
+# winning rule with its parameters; it builds no output.
+name=policy-explain
+: "${MPCC:?}"
+export PATH="$PATH:/usr/local/cuda/bin"
+command -v nvcc >/dev/null || { echo "testing $name ... skipped (no nvcc)"; exit 77; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/t-policy-explain.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "testing $name ... FAILED: $*"; exit 1; }
+unset MPCC_POLICY MPCC_PROFILE MPCC_REPORT
+printf '__global__ void probe(float *x) { x[0] = 1; }\n' > "$tmp/probe.cu"
+(cd "$tmp" && "$MPCC" -c probe.cu -o probe.o) >/dev/null 2>&1 && "$MPCC" --mpcc-policy-hash >/dev/null 2>&1 ||
+	{ echo "testing $name ... skipped (this mpcc cannot compile with policies yet)"; exit 77; }
+rm -f "$tmp/probe.cu" "$tmp/probe.o"
+
+mkdir -p "$tmp/proj/rng"
+top=$(cd "$tmp/proj" && pwd -P)
+cat > "$top/.mpcc.yaml" <<'EOF'
+version: 1
+root: true
+default_profile: accurate
+profiles:
+  accurate: {}
+  fast:
+    rules:
+      - kernels: ["*"]
+        fiset: {min_ratio: 2}
+EOF
+cat > "$top/rng/.mpcc.yaml" <<'EOF'
+version: 1
+profiles:
+  fast:
+    rules:
+      - kernels: ["BoxMuller*"]
+        sfu: {lambda: 48, approx: [transcendental, div, sqrt]}
+      - kernels: ["exact"]
+        fiset: off
+EOF
+cat > "$top/rng/gen.cu" <<'EOF'
+__global__ void BoxMuller(float *x, int n) { int i = threadIdx.x; if (i < n) x[i] = sinf(x[i]); }
+extern "C" __global__ void exact(double *x) { x[0] = x[0] / 3.0; }
+EOF
+(cd "$top" && "$MPCC" --mpcc-explain --mpcc-profile=fast -arch=sm_90 -c rng/gen.cu -o gen.o) >"$tmp/out" 2>"$tmp/err" ||
+	fail "status $?: $(cat "$tmp/err")"
+grep -q "kernel '" "$tmp/out" || { echo "testing $name ... skipped (this mpcc does not explain yet)"; exit 77; }
+[ -e "$top/gen.o" ] && fail "--mpcc-explain wrote an output file"
+cat > "$tmp/want" <<EOF
+rng/gen.cu: kernel 'BoxMuller(float*, int)' (_Z9BoxMullerPfi)
+  policy:  $top/rng/.mpcc.yaml (inherits $top/.mpcc.yaml)
+  profile: fast (--mpcc-profile)
+  sfu:     rule at $top/rng/.mpcc.yaml:5:9: lambda=48 approx=[transcendental, div, sqrt] newton=false
+           warps with %warpid < 48 run the fast path (transcendental, div, sqrt), the others the accurate one
+  fiset:   rule at $top/.mpcc.yaml:8:9: min_ratio=2 sets=best
+           lowers the best set of f64 operations with r_ac >= 2 to f32
+rng/gen.cu: kernel 'exact'
+  policy:  $top/rng/.mpcc.yaml (inherits $top/.mpcc.yaml)
+  profile: fast (--mpcc-profile)
+  fiset:   off, by the rule at $top/rng/.mpcc.yaml:7:9
+EOF
+diff "$tmp/want" "$tmp/out" >"$tmp/diff" || fail "explain output differs:
+$(cat "$tmp/diff")"
+# the default profile has no rules
+(cd "$top/rng" && "$MPCC" --mpcc-explain -arch=sm_90 gen.cu) >"$tmp/out" 2>"$tmp/err" || fail "default profile: $(cat "$tmp/err")"
+[ "$(grep -c "no rule applies: nvcc's code is kept" "$tmp/out")" -eq 2 ] || fail "default profile: $(cat "$tmp/out")"
+grep -q "profile: accurate (default_profile at $top/.mpcc.yaml:3:18)" "$tmp/out" || fail "default profile: $(cat "$tmp/out")"
+echo "testing $name ... passed"
