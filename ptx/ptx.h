@@ -108,6 +108,7 @@ static inline int req(Ref a, Ref b) { return a.kind == b.kind && a.idx == b.idx;
 
 enum { /* Ins.flags */
 	INEGPRED = 1 << 0,  /* guard is @!%p */
+	IDIRTY = 1 << 1,    /* print from the fields even though src is known */
 };
 struct Ins {
 	ushort op;      /* O* */
@@ -121,7 +122,8 @@ struct Ins {
 	Str sep;        /* between name and operands as written, " \t" when created */
 	Str tail;       /* Ovar: text after the name up to ';' ("[28]", " = {1, 2}") */
 	Str lead;       /* whitespace and comments before the statement */
-	Str src;        /* the statement as written; NULL s: print from the fields */
+	Str src;        /* the statement as written; NULL s (created) or IDIRTY:
+	                 * print from the fields, keeping the line count of src */
 	uint line;      /* line of the statement in the source, 0 if created */
 	uint loc[3];    /* Oloc: file line col */
 };
@@ -223,6 +225,7 @@ struct Fn {
 	Mem *mem; uint nmem, capmem;
 	Vec *vec; uint nvec, capvec;
 	Names *regnames;    /* name -> register (and range prefix -> first register) */
+	Names *rangenames;  /* prefix of a .reg range -> its first register */
 	Names *lblnames;
 	/* analyses */
 	Blk *blk; uint nblk;
@@ -275,6 +278,11 @@ Module *parsefile(const char *path);   /* NULL with a message if unreadable or b
 void mod_free(Module *m);
 Fn *findfn(Module *m, const char *name);
 int opcode(const char *s, size_t n);   /* O*, or -1 */
+/* for the library's own files */
+uint names_get(const Names *t, const char *s, uint n);   /* ~0u if absent */
+void names_put(Arena *a, Names **t, const char *s, uint n, uint v);
+void *agrow(Arena *a, void *p, uint n, uint *cap, size_t size);  /* room for p[n] */
+uint lookreg(Fn *fn, const char *s, uint n);   /* register named s, ~0u if none */
 
 /* print.c */
 /* Print the module; returns 0, or -1 if the output could not be written. */
