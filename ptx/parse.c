@@ -677,11 +677,11 @@ ins(P *p, Fn *fn)
 	if (consume(p, '@')) {
 		if (consume(p, '!'))
 			flags |= INEGPRED;
-		if (p->tok.kind != TIDENT)
-			errat(p, p->tok.s, "expected a predicate before %s", tokdesc(p->tok));
-		pred = name(p, fn);
+		Tok pt = p->tok;
+		if (pt.kind == TIDENT)
+			pred = name(p, fn);
 		if (pred.kind != RReg)
-			errat(p, p->lastend - 1, "undeclared predicate");
+			errat(p, pt.s, "expected a predicate before %s", tokdesc(pt));
 	}
 	if (p->tok.kind != TIDENT)
 		errat(p, p->tok.s, "expected an instruction before %s", tokdesc(p->tok));
@@ -790,7 +790,7 @@ resolve(P *p, Fn *fn)
 			if (l != ~0u && fn->lbl[l].ins != ~0u)
 				r->kind = RLbl, r->idx = l;
 			else if (i->op == Obra)
-				errat(p, i->src.s + (i->src.n - 1), "undefined label '%.*s'",
+				errat(p, i->src.s, "undefined label '%.*s'",
 				      (int)p->m->sym[r->idx].name.n, p->m->sym[r->idx].name.s);
 		}
 	}

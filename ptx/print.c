@@ -198,13 +198,23 @@ clean(const Fn *fn, const Ins *i)
 
 /* an edited statement keeps the lines it spanned: -G and -lineinfo cubins
  * map code to PTX line numbers */
+static int
+nl(Str s)
+{
+	int n = 0;
+	for (uint k = 0; s.s && k < s.n; k++)
+		n += s.s[k] == '\n';
+	return n;
+}
+
 static void
 printdirty(FILE *f, const Fn *fn, const Ins *i)
 {
+	int pad = nl(i->src) - nl(i->name) - nl(i->sep) - nl(i->tail);
+
 	printins(f, fn, i);
-	for (uint k = 0; i->src.s && k < i->src.n; k++)
-		if (i->src.s[k] == '\n')
-			fputc('\n', f);
+	while (pad-- > 0)
+		fputc('\n', f);
 }
 
 static void

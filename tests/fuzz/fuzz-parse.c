@@ -1,0 +1,60 @@
+/* fuzz-parse.c: the libFuzzer target of the PTX library.
+ *   clang -g -O1 -fsanitize=fuzzer,address -I. tests/fuzz/fuzz-parse.c \
+  *       ptx/[a-z]*.c common/util.c -lstdc++ -o fuzz-parse
+ *   ./fuzz-parse -jobs=1 -max_total_time=600 -dict=tests/fuzz/ptx.dict tests/fuzz/corpus-work tests/fuzz/corpus
+ * Besides "never crash", it checks what must hold for every input the
+ * parser accepts: print(parse(x)) == x; the canonical printer's output parses
+ * again and is a fixed point; the analyses run on every function.
+ * tests/unit/u-ptx-fuzz.c replays tests/fuzz/corpus through this file in CI. */
+#include "ptx/ptx.h"
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void
+analyses(Module *m)
+{
+	for (uint k = 0; k < m->nfn; k++) {
+		Fn *fn = m->fn[k];
+		if (fn->flags & FDECL)
+			continue;
+		fillcfg(fn);
+		fillloops(fn);
+		filldefuse(fn);
+		for (uint i = 0; i < fn->nins; i++)
+			insline(fn, i, NULL);
+	}
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
+{
+	Module *m, *m2;
+	char *s, *s2, *s3;
+	size_t ns, ns2, ns3;
+
+	ptx_quiet = 1;
+	if (!(m = parse("fuzz.ptx", (const char *)data, n)))
+		return 0;
+	s = printstr(m, &ns);
+	if (ns != n || memcmp(s, data, n))
+		BUG("print(parse(x)) != x");
+	analyses(m);
+	reprint(m);
+	s2 = printstr(m, &ns2);
+	if (!(m2 = parse("reprint.ptx", s2, ns2))) {
+		ptx_quiet = 0;
+		parse("reprint.ptx", s2, ns2);
+		BUG("the canonical print does not parse:\n%.*s", (int)ns2, s2);
+	}
+	reprint(m2);
+	s3 = printstr(m2, &ns3);
+	if (ns3 != ns2 || memcmp(s2, s3, ns2))
+		BUG("the canonical print is not a fixed point");
+	mod_free(m);
+	mod_free(m2);
+	free(s);
+	free(s2);
+	free(s3);
+	return 0;
+}
