@@ -35,6 +35,7 @@ const char *const tyname[NTYPE] = {
 typedef struct P P;
 struct P {
 	Module *m;
+	const char *path;
 	Fn *fn;
 	Lexer lx;
 	Tok tok, nxt;
@@ -173,8 +174,8 @@ intern(Module *m, const char *s, size_t n)
 static _Noreturn void
 errat(P *p, const char *pos, const char *f, ...)
 {
-	const char *ls = pos, *le = pos, *q, *start = p->m->text.s;
-	const char *end = start + p->m->text.n;
+	const char *ls = pos, *le = pos, *q, *start = p->lx.start;
+	const char *end = p->lx.end;
 	uint line = 1;
 	va_list ap;
 
@@ -185,7 +186,7 @@ errat(P *p, const char *pos, const char *f, ...)
 			le++;
 		for (q = start; q < ls; q++)
 			line += *q == '\n';
-		fprintf(stderr, "%s:%u:%d: error: ", p->m->path, line, (int)(pos - ls) + 1);
+		fprintf(stderr, "%s:%u:%d: error: ", p->path, line, (int)(pos - ls) + 1);
 		va_start(ap, f);
 		vfprintf(stderr, f, ap);
 		va_end(ap);
@@ -1021,6 +1022,7 @@ parsein(Arena *a, const char *path, char *copy, size_t n)
 	m->path = arena_strdup(m->arena, path);
 	m->text = (Str){copy, n};
 	p->m = m;
+	p->path = m->path;
 	lex_init(&p->lx, copy, n);
 	p->prevend = copy;
 	if (!setjmp(p->jb)) {
@@ -1096,4 +1098,47 @@ findfn(Module *m, const char *name)
 		if (m->fn[i]->sym == s)
 			return m->fn[i];
 	return NULL;
+}
+
+/* mkins: one instruction from text, for passes (see ptx.h) */
+Ins *
+mkins(Fn *fn, const char *text)
+{
+	Module *m = fn->mod;
+	P *p = arena_alloc(m->arena, sizeof *p);
+	size_t n = strlen(text);
+	char *copy = arena_alloc(m->arena, n + 1);
+	Ins *i = NULL;
+	uint at = fn->nins;
+
+	memcpy(copy, text, n);
+	p->m = m;
+	p->path = "<mkins>";
+	lex_init(&p->lx, copy, n);
+	p->prevend = copy;
+	if (setjmp(p->jb)) {
+		fn->nins = at;
+		return NULL;
+	}
+	p->tok = lex(&p->lx);
+	p->lastend = copy;
+	if (p->lx.bad)
+		errat(p, p->lx.bad, "unterminated string");
+	ins(p, fn);
+	if (p->tok.kind != TEOF)
+		errat(p, p->tok.s, "expected the end of the instruction before %s", tokdesc(p->tok));
+	i = arena_alloc(m->arena, sizeof *i);
+	*i = fn->ins[at];
+	fn->nins = at;
+	for (uint j = 0; j < i->narg; j++) {
+		Ref *r = &i->arg[j];
+		uint l;
+		if (r->kind == RSym && (l = names_get(fn->lblnames, m->sym[r->idx].name.s,
+		                                      m->sym[r->idx].name.n)) != ~0u)
+			r->kind = RLbl, r->idx = l;
+	}
+	i->lead = (Str){0};
+	i->src = (Str){0};
+	i->line = 0;
+	return i;
 }
