@@ -198,10 +198,22 @@ placelbl(Fn *fn, uint at, uint l)
 void
 reg_rename(Fn *fn, uint r, const char *pfx)
 {
-	fn->reg[r].pfx = str(fn->mod, pfx);
-	fn->reg[r].flags |= RGRENAMED;
+	Str old = fn->reg[r].pfx, n = str(fn->mod, pfx);
+
 	fn->mod->nrenamed++;
-	namereg(fn, r);
+	if (fn->reg[r].num < 0) {
+		fn->reg[r].pfx = n;
+		fn->reg[r].flags |= RGRENAMED;
+		namereg(fn, r);
+		return;
+	}
+	for (uint k = 0; k < fn->nreg; k++)   /* the whole range */
+		if (fn->reg[k].pfx.s == old.s) {
+			fn->reg[k].pfx = n;
+			fn->reg[k].flags |= RGRENAMED;
+			if (fn->reg[k].num == 0)
+				names_put(fn->mod->arena, &fn->rangenames, n.s, n.n, k);
+		}
 }
 
 void

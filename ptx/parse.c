@@ -1139,6 +1139,7 @@ mkins(Fn *fn, const char *text)
 	}
 	i->lead = (Str){0};
 	i->src = (Str){0};
+	i->sep = (Str){0};   /* cicc's " \t" */
 	i->line = 0;
 	return i;
 }

@@ -297,14 +297,15 @@ void reprint(Module *m);    /* forget the source text: print everything from the
 /* Strings passed in are copied into the module's arena. */
 Str str(Module *m, const char *s);
 uint intern(Module *m, const char *s, size_t n);      /* mod->sym index, created if new */
-uint newreg(Fn *fn, int ty);        /* a fresh register %mpcc_<ty><n> with its .reg
+uint newreg(Fn *fn, int ty);        /* a fresh register %mpcc_<ty>_<n> with its .reg
                                      * declared after the function's other .reg */
 uint newlbl(Fn *fn, const char *name);   /* a label not yet placed; NULL name: fresh */
 uint findreg(const Fn *fn, const char *name);        /* ~0u if none */
 uint findlbl(const Fn *fn, const char *name);        /* ~0u if none */
 /* an instruction from text, e.g. "mov.u32 %r1, %warpid;" or "@%p1 bra $L1;",
- * resolved against fn (its registers, labels, the module's names); a label
- * may be named before it is placed. NULL with a message on a syntax error. */
+ * resolved against fn (its registers, labels, the module's names); create
+ * a label with newlbl() before naming it (it may be placed later). Not yet
+ * inserted: pass it to ins_insert(). NULL with a message on a syntax error. */
 Ins *mkins(Fn *fn, const char *text);
 /* insert at position `at` (0 = first statement of the body; fn->nins = at
  * the end); a copy of *i is stored, the address is returned */
@@ -312,7 +313,9 @@ Ins *ins_insert(Fn *fn, uint at, const Ins *i);
 void ins_remove(Fn *fn, uint at);
 void ins_touch(Ins *i);                  /* fields changed: print from the IR */
 void placelbl(Fn *fn, uint at, uint lbl);   /* insert "LBL:" at position at */
-void reg_rename(Fn *fn, uint r, const char *pfx);    /* keeps num */
+/* a register of a .reg range renames the whole range: %r<9> -> %q<9>
+ * with pfx "%q" (num is kept); other registers take pfx as their name */
+void reg_rename(Fn *fn, uint r, const char *pfx);
 void lbl_rename(Fn *fn, uint l, const char *name);
 void sym_rename(Module *m, uint sym, const char *name);
 /* rename a .func/.entry and every reference to it in the module */
