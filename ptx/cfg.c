@@ -4,6 +4,7 @@
  * algorithm of Cooper, Harvey and Kennedy over the reverse post-order;
  * a back edge goes to a block that dominates its source, and its natural
  * loop is what reaches the source backwards without passing the header.
+ * Only labels that a branch names start blocks.
  * Def-use is over registers, not values: PTX from cicc is nearly SSA, but a
  * register carried around a loop (%r54 = phi) is written at each mov that
  * feeds it, so a register may have several definitions (multidef()). */
@@ -81,16 +82,44 @@ succs(Fn *fn, uint b, struct edges *e)
 		edge(fn->mod, e, b + 1);
 }
 
+/* the labels that branches name: only those start blocks (not the labels
+ * of -G debug info, of .callprototype or of .branchtargets themselves) */
+static uchar *
+targets(Fn *fn)
+{
+	uchar *t = arena_alloc(fn->mod->arena, fn->nlbl + 1);
+
+	for (uint k = 0; k < fn->nins; k++) {
+		const Ins *i = &fn->ins[k];
+		if (i->op == Obra && i->narg && i->arg[i->narg - 1].kind == RLbl)
+			t[i->arg[i->narg - 1].idx] = 1;
+		if (i->op == Oraw) {
+			Lexer lx;
+			Tok tk;
+			uint l;
+			lex_init(&lx, i->src.s, i->src.n);
+			if (!tokis(tk = lex(&lx), ".branchtargets"))
+				continue;
+			for (tk = lex(&lx); tk.kind != TEOF; tk = lex(&lx))
+				if (tk.kind == TIDENT && (l = names_get(fn->lblnames, tk.s, tk.n)) != ~0u)
+					t[l] = 1;
+		}
+	}
+	return t;
+}
+
 static void
 blocks(Fn *fn)
 {
 	Module *m = fn->mod;
 	uint nb = 0, cap = 0, start = 0;
+	uchar *tgt = targets(fn);
 
 	fn->blk = NULL;
 	fn->insblk = arena_alloc(m->arena, (fn->nins + 1) * sizeof *fn->insblk);
 	for (uint k = 0; k <= fn->nins; k++) {
-		int cut = k == fn->nins || (k > start && fn->ins[k].op == Olabel)
+		int cut = k == fn->nins
+		          || (k > start && fn->ins[k].op == Olabel && tgt[fn->ins[k].arg[0].idx])
 		          || (k > start && isjump(&fn->ins[k - 1]));
 		if (!cut)
 			continue;

@@ -9,13 +9,11 @@ blkname(FILE *f, const Fn *fn, uint b)
 	const Blk *k = &fn->blk[b];
 
 	fprintf(f, "b%u", b);
-	for (uint j = k->first; j < k->end; j++)
-		if (fn->ins[j].op == Olabel) {
-			fputc('(', f);
-			printref(f, fn, fn->ins[j].arg[0]);
-			fputc(')', f);
-			break;
-		}
+	if (k->first < k->end && fn->ins[k->first].op == Olabel) {
+		fputc('(', f);
+		printref(f, fn, fn->ins[k->first].arg[0]);
+		fputc(')', f);
+	}
 }
 
 static void

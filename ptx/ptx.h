@@ -341,7 +341,7 @@ Fn *addfn(Module *m, const Fn *src, const char *name);
 int adddecl(Module *m, const char *text);
 
 /* cfg.c */
-/* blocks: a block starts at a label or after a jump; fills blk, succ, pred,
+/* blocks: a block starts at a label that a branch names, or after a jump; fills blk, succ, pred,
  * rpo, insblk. needs nothing; breaks nothing */
 void fillcfg(Fn *fn);
 /* def-use of registers; needs nothing (works on statements) */
