@@ -938,6 +938,10 @@ function(P *p)
 		fn->par = params(p, &fn->npar);
 	pb = p->tok.s;
 	while (!ispunct_(p->tok, '{') && !ispunct_(p->tok, ';')) {
+		if (tokis(p->tok, ".pragma")) {   /* entry-level: ends with its own ';' */
+			tosemi(p);
+			continue;
+		}
 		if (p->tok.kind == TEOF || (p->tok.kind != TDIR && p->tok.kind != TNUM
 		    && p->tok.kind != TSTR && !ispunct_(p->tok, ',') && !ispunct_(p->tok, '(')
 		    && !ispunct_(p->tok, ')') && p->tok.kind != TIDENT))
