@@ -43,6 +43,7 @@ struct P {
 	const char *prevend;    /* end of the previous statement */
 	const char *lastend;    /* end of the last token consumed */
 	jmp_buf jb;
+	Fn scratch;             /* a body's growing arrays, reused from body to body */
 };
 
 /* names: open addressing from a name to a number */
@@ -148,10 +149,10 @@ opcode(const char *s, size_t n)
 static int
 typeof_(const char *s, uint n)
 {
-	int i;
-
-	for (i = 1; i < NTYPE; i++)
-		if (strlen(tyname[i]) == n && memcmp(tyname[i], s, n) == 0)
+	if (n < 2 || n > 6 || !strchr("bfpstu", *s) || (!isdigit((uchar)s[n - 1]) && *s != 'p'))
+		return Tnone;
+	for (int i = 1; i < NTYPE; i++)
+		if (tyname[i][0] == *s && strlen(tyname[i]) == n && memcmp(tyname[i], s, n) == 0)
 			return i;
 	return Tnone;
 }
@@ -211,6 +212,12 @@ tokdesc(Tok t)
 
 /* tokens */
 
+static const uchar okpunct[256] = {
+	[','] = 1, [';'] = 1, [':'] = 1, ['('] = 1, [')'] = 1, ['['] = 1, [']'] = 1,
+	['{'] = 1, ['}'] = 1, ['<'] = 1, ['>'] = 1, ['+'] = 1, ['-'] = 1, ['@'] = 1,
+	['!'] = 1, ['|'] = 1, ['='] = 1,
+};
+
 static void
 next(P *p)
 {
@@ -222,7 +229,7 @@ next(P *p)
 		p->tok = lex(&p->lx);
 	if (p->lx.bad)
 		errat(p, p->lx.bad, *p->lx.bad == '"' ? "unterminated string" : "unterminated comment");
-	if (p->tok.kind == TPUNCT && !strchr(",;:()[]{}<>+-@!|=", *p->tok.s))
+	if (p->tok.kind == TPUNCT && !okpunct[(uchar)*p->tok.s])
 		errat(p, p->tok.s, "unexpected character %s", tokdesc(p->tok));
 }
 
@@ -440,21 +447,18 @@ splitnum(const char *s, uint n, uint *pfxlen)
 	return (int)v;
 }
 
+/* a member of a .reg range first: nearly every register cicc writes is one */
 uint
 lookreg(Fn *fn, const char *s, uint n)
 {
-	uint r = names_get(fn->regnames, s, n), k;
-	int num;
+	uint r, k;
+	int num = splitnum(s, n, &k);
 
-	if (r != ~0u)
-		return r;
-	num = splitnum(s, n, &k);
-	if (num < 0 || (r = names_get(fn->rangenames, s, k)) == ~0u)
-		return ~0u;
-	if (r + num < fn->nreg && fn->reg[r + num].num == num
+	if (num >= 0 && (r = names_get(fn->rangenames, s, k)) != ~0u
+	    && r + num < fn->nreg && fn->reg[r + num].num == num
 	    && fn->reg[r + num].pfx.s == fn->reg[r].pfx.s)
 		return r + num;
-	return ~0u;
+	return names_get(fn->regnames, s, n);
 }
 
 static void
@@ -819,8 +823,12 @@ body(P *p, Fn *fn)
 			Ins *i = newins(p, fn, Oclose);
 			next(p);
 			endstmt(p, i);
-		} else if (t.kind == TIDENT && ispunct_(peek(p), ':'))
-			label(p, fn);
+		} else if (t.kind == TIDENT || ispunct_(t, '@')) {
+			if (t.kind == TIDENT && ispunct_(peek(p), ':'))
+				label(p, fn);
+			else
+				ins(p, fn);
+		}
 		else if (tokis(t, ".reg"))
 			reg(p, fn);
 		else if (isspace_dir(t))
@@ -890,6 +898,39 @@ params(P *p, uint *n)
 	Param *r = arena_alloc(p->m->arena, (*n ? *n : 1) * sizeof *r);
 	memcpy(r, v, *n * sizeof *r);
 	return r;
+}
+
+/* A body grows its arrays in the parser's scratch arrays, which are then
+ * copied at their exact size: doubling in an arena would leave every old
+ * copy behind (half the memory on a large file). */
+#define BORROW(a, n, cap) (fn->a = p->scratch.a, fn->cap = p->scratch.cap, fn->n = 0)
+#define GIVEBACK(a, n, cap) do { \
+		p->scratch.a = fn->a, p->scratch.cap = fn->cap; \
+		fn->a = arena_alloc(p->m->arena, (fn->n + 1) * sizeof *fn->a); \
+		memcpy(fn->a, p->scratch.a, fn->n * sizeof *fn->a); \
+		fn->cap = fn->n; \
+	} while (0)
+
+static void
+borrow(P *p, Fn *fn)
+{
+	BORROW(ins, nins, cap);
+	BORROW(reg, nreg, capreg);
+	BORROW(lbl, nlbl, caplbl);
+	BORROW(imm, nimm, capimm);
+	BORROW(mem, nmem, capmem);
+	BORROW(vec, nvec, capvec);
+}
+
+static void
+giveback(P *p, Fn *fn)
+{
+	GIVEBACK(ins, nins, cap);
+	GIVEBACK(reg, nreg, capreg);
+	GIVEBACK(lbl, nlbl, caplbl);
+	GIVEBACK(imm, nimm, capimm);
+	GIVEBACK(mem, nmem, capmem);
+	GIVEBACK(vec, nvec, capvec);
 }
 
 // function = linkage* (".entry" | ".func") ("(" params ")")? name ("(" params ")")?
@@ -965,7 +1006,9 @@ function(P *p)
 	next(p);
 	p->prevend = p->lastend;
 	p->fn = fn;
+	borrow(p, fn);
 	body(p, fn);
+	giveback(p, fn);
 	p->fn = NULL;
 }
 

@@ -6,8 +6,36 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Output goes through one pending span: pieces of the source that follow
+ * each other (lead, statement, lead, ...) are joined and written at once,
+ * so printing an unchanged module is a handful of fwrite calls. */
+static const char *pend_s;
+static size_t pend_n;
+
+static void
+flush(FILE *f)
+{
+	if (pend_n)
+		fwrite(pend_s, 1, pend_n, f);
+	pend_n = 0;
+}
+
 static void
 put(FILE *f, Str s)
+{
+	if (!s.n)
+		return;
+	if (pend_n && pend_s + pend_n == s.s) {
+		pend_n += s.n;
+		return;
+	}
+	flush(f);
+	pend_s = s.s;
+	pend_n = s.n;
+}
+
+static void
+putd(FILE *f, Str s)
 {
 	if (s.n)
 		fwrite(s.s, 1, s.n, f);
@@ -40,13 +68,13 @@ printref(FILE *f, const Fn *fn, Ref r)
 		fputs(regname(fn, r.idx, buf, sizeof buf), f);
 		break;
 	case RImm:
-		put(f, fn->imm[r.idx].text);
+		putd(f, fn->imm[r.idx].text);
 		break;
 	case RSym:
-		put(f, m->sym[r.idx].name);
+		putd(f, m->sym[r.idx].name);
 		break;
 	case RLbl:
-		put(f, fn->lbl[r.idx].name);
+		putd(f, fn->lbl[r.idx].name);
 		break;
 	case RMem: {
 		const Mem *a = &fn->mem[r.idx];
@@ -57,7 +85,7 @@ printref(FILE *f, const Fn *fn, Ref r)
 				fputc('+', f);
 			else
 				fputc('+', f);
-			put(f, a->offs);
+			putd(f, a->offs);
 		}
 		if (a->vec.kind) {
 			fputs(", ", f);
@@ -126,8 +154,8 @@ printins(FILE *f, const Fn *fn, const Ins *i)
 		fputc('}', f);
 		return;
 	case Oreg:
-		put(f, i->name);
-		put(f, sepof(i));
+		putd(f, i->name);
+		putd(f, sepof(i));
 		if (i->narg == 2 && i->arg[1].kind == RNum) {
 			const Reg *g = &fn->reg[i->arg[0].idx];
 			fprintf(f, "%.*s<%u>", (int)g->pfx.n, g->pfx.s, i->arg[1].idx);
@@ -136,15 +164,15 @@ printins(FILE *f, const Fn *fn, const Ins *i)
 		fputc(';', f);
 		return;
 	case Ovar:
-		put(f, i->name);
-		put(f, sepof(i));
+		putd(f, i->name);
+		putd(f, sepof(i));
 		printref(f, fn, i->arg[0]);
-		put(f, i->tail);
+		putd(f, i->tail);
 		fputc(';', f);
 		return;
 	case Oloc:
 	case Oraw:
-		put(f, i->src);
+		putd(f, i->src);
 		return;
 	}
 	if (i->pred.kind) {
@@ -152,9 +180,9 @@ printins(FILE *f, const Fn *fn, const Ins *i)
 		fputs(regname(fn, i->pred.idx, buf, sizeof buf), f);
 		fputc(' ', f);
 	}
-	put(f, i->name);
+	putd(f, i->name);
 	if (i->narg) {
-		put(f, sepof(i));
+		putd(f, sepof(i));
 		printargs(f, fn, i->arg, i->narg);
 	}
 	fputc(';', f);
@@ -210,6 +238,7 @@ nl(Str s)
 static void
 printdirty(FILE *f, const Fn *fn, const Ins *i)
 {
+	flush(f);
 	int pad = nl(i->src) - nl(i->name) - nl(i->sep) - nl(i->tail);
 
 	printins(f, fn, i);
@@ -226,8 +255,9 @@ printhead(FILE *f, const Fn *fn)
 		put(f, fn->head);
 		return;
 	}
+	flush(f);
 	fwrite(fn->head.s, 1, fn->nameoff, f);
-	put(f, s->name);
+	putd(f, s->name);
 	fwrite(fn->head.s + fn->nameoff + fn->headname.n, 1,
 	       fn->head.n - fn->nameoff - fn->headname.n, f);
 }
@@ -248,7 +278,12 @@ printfn(FILE *f, const Fn *fn)
 			printdirty(f, fn, i);
 	}
 	put(f, fn->close);
-	fputc('}', f);
+	if (fn->close.s && fn->close.s[fn->close.n] == '}')
+		put(f, (Str){fn->close.s + fn->close.n, 1});   /* the source's own '}' */
+	else {
+		flush(f);
+		fputc('}', f);
+	}
 }
 
 int
@@ -269,6 +304,7 @@ print(FILE *f, const Module *m)
 			printdirty(f, &top, i);
 	}
 	put(f, m->tailtext);
+	flush(f);
 	fflush(f);
 	return ferror(f) ? -1 : 0;
 }

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct passctx {
 	const char *params;    /* "key=value,..." after ':' or "" */
@@ -95,6 +96,24 @@ dump(FILE *f, Module *m, const struct pass *p)
 	}
 }
 
+/* print straight into a temporary next to out, then rename: a large
+ * module is not held a second time as text, and out is never half written */
+static void
+output(Module *m, const char *out)
+{
+	char *tmp = fmt("%s.tmp%ld", out, (long)getpid());
+	FILE *f = fopen(tmp, "w");
+
+	if (!f)
+		die("cannot write '%s': %s", tmp, strerror(errno));
+	setvbuf(f, NULL, _IOFBF, 1 << 20);
+	if (print(f, m) < 0 || fclose(f) != 0 || rename(tmp, out) != 0) {
+		remove(tmp);
+		die("cannot write '%s': %s", out, strerror(errno));
+	}
+	free(tmp);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -157,13 +176,9 @@ main(int argc, char **argv)
 		}
 		return 0;
 	}
-	if (out) {
-		size_t n;
-		char *s = printstr(m, &n);
-		if (writefile(out, s, n) < 0)
-			die("cannot write '%s': %s", out, strerror(errno));
-		free(s);
-	} else if (print(stdout, m) < 0)
+	if (out)
+		output(m, out);
+	else if (setvbuf(stdout, NULL, _IOFBF, 1 << 20), print(stdout, m) < 0)
 		die("cannot write the output");
 	mod_free(m);
 	return 0;
