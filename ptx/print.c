@@ -337,3 +337,25 @@ reprint(Module *m)
 				i->flags |= IDIRTY;
 		}
 }
+
+char *
+itemtext(const Module *m, uint k)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&buf, &n);
+	Fn top = {.mod = (Module *)m};
+	const Ins *i = &m->top[k];
+
+	if (!f)
+		die("cannot print to memory");
+	if (i->op == Ofn)
+		printfn(f, m->fn[i->arg[0].idx]);
+	else if (clean(&top, i))
+		put(f, i->src);
+	else
+		printdirty(f, &top, i);
+	flush(f);
+	fclose(f);
+	return buf;
+}

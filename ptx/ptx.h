@@ -292,6 +292,9 @@ void printins(FILE *f, const Fn *fn, const Ins *i);   /* canonical form, no lead
 void printref(FILE *f, const Fn *fn, Ref r);
 char *regname(const Fn *fn, uint r, char *buf, size_t n);  /* "%f12" into buf */
 void reprint(Module *m);    /* forget the source text: print everything from the IR */
+/* the text of module item m->top[k] without its lead (malloc'd), e.g. to
+ * adddecl() a declaration of one module into another */
+char *itemtext(const Module *m, uint k);
 
 /* edit.c */
 /* Strings passed in are copied into the module's arena. */
