@@ -907,7 +907,8 @@ params(P *p, uint *n)
 #define GIVEBACK(a, n, cap) do { \
 		p->scratch.a = fn->a, p->scratch.cap = fn->cap; \
 		fn->a = arena_alloc(p->m->arena, (fn->n + 1) * sizeof *fn->a); \
-		memcpy(fn->a, p->scratch.a, fn->n * sizeof *fn->a); \
+		if (fn->n) \
+			memcpy(fn->a, p->scratch.a, fn->n * sizeof *fn->a); \
 		fn->cap = fn->n; \
 	} while (0)
 
