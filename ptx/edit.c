@@ -162,6 +162,33 @@ ins_insert(Fn *fn, uint at, const Ins *i)
 	return d;
 }
 
+Ins *
+ins_replace(Fn *fn, uint at, const Ins *i)
+{
+	Ins *d = &fn->ins[at];
+	Str lead = d->lead, src = d->src;
+	uint line = d->line;
+
+	if (at >= fn->nins || i->op == Olabel || d->op == Olabel)
+		BUG("ins_replace: %u of %u", at, fn->nins);
+	*d = *i;
+	d->lead = lead;
+	d->src = src;       /* only its line count matters now */
+	d->line = line;
+	d->flags |= IDIRTY;
+	return d;
+}
+
+uint
+bodystart(const Fn *fn)
+{
+	uint k = 0;
+
+	while (k < fn->nins && (fn->ins[k].op == Oreg || fn->ins[k].op == Ovar))
+		k++;
+	return k;
+}
+
 void
 ins_remove(Fn *fn, uint at)
 {

@@ -313,7 +313,11 @@ Ins *mkins(Fn *fn, const char *text);
 /* insert at position `at` (0 = first statement of the body; fn->nins = at
  * the end); a copy of *i is stored, the address is returned */
 Ins *ins_insert(Fn *fn, uint at, const Ins *i);
+/* put i in place of statement at, keeping its lead and line count (e.g.
+ * div.rn.f64 -> an rcp.approx sequence's first instruction) */
+Ins *ins_replace(Fn *fn, uint at, const Ins *i);
 void ins_remove(Fn *fn, uint at);
+uint bodystart(const Fn *fn);    /* first statement after the leading .reg/.local/... */
 void ins_touch(Ins *i);                  /* fields changed: print from the IR */
 void placelbl(Fn *fn, uint at, uint lbl);   /* insert "LBL:" at position at */
 /* a register of a .reg range renames the whole range: %r<9> -> %q<9>

@@ -284,8 +284,8 @@ TEST(clonebody_merges_two_copies_of_a_kernel)
 
 	regname(k, w, wn, sizeof wn);
 	regname(k, p, pn, sizeof pn);
-	while (at < k->nins && (k->ins[at].op == Oreg || k->ins[at].op == Ovar))
-		at++;
+	at = bodystart(k);
+	CHECK(k->ins[at].op == Old);   /* ld.param.u64, after the declarations */
 	ins_insert(k, at++, mkins(k, fmt("mov.u32 %s, %%warpid;", wn)));
 	ins_insert(k, at++, mkins(k, fmt("setp.ge.u32 %s, %s, 2;", pn, wn)));
 	ins_insert(k, at++, mkins(k, fmt("@%s bra $L__accurate;", pn)));
@@ -310,6 +310,22 @@ TEST(clonebody_merges_two_copies_of_a_kernel)
 	fillcfg(k);
 	fillloops(k);
 	CHECK(k->nloop == 2);
+	free(s);
+	mod_free(m);
+}
+
+TEST(ins_replace_keeps_the_place_and_lines)
+{
+	Module *m = mod();
+	Fn *k = findfn(m, "_Z3sumPfi");
+	uint at = bodystart(k) + 3;   /* mov.f32 %f4, 0f00000000 */
+	char *s;
+	CHECK(k->ins[at].op == Omov);
+	ins_replace(k, at, mkins(k, "mov.b32 %f4, 0x3F800000;"));
+	s = text(m);
+	CHECK(strstr(s, "%rd1;\n\tmov.b32 \t%f4, 0x3F800000;\n\tmov.u32 \t%r4, 0;") != NULL);
+	CHECK(stable(m));
+	CHECK(assembles(m));
 	free(s);
 	mod_free(m);
 }
@@ -405,6 +421,7 @@ main(void)
 	RUN(renamed_label_prints_at_label_and_branch);
 	RUN(fn_rename_changes_header_and_calls);
 	RUN(clonebody_merges_two_copies_of_a_kernel);
+	RUN(ins_replace_keeps_the_place_and_lines);
 	RUN(adddecl_adds_once_before_the_functions);
 	RUN(cfg_blocks_loops_and_rpo);
 	RUN(defuse_sees_loop_carried_registers);
