@@ -44,6 +44,7 @@ struct P {
 	const char *lastend;    /* end of the last token consumed */
 	jmp_buf jb;
 	Fn scratch;             /* a body's growing arrays, reused from body to body */
+	int depth;              /* nesting of operand lists */
 };
 
 /* names: open addressing from a name to a number */
@@ -581,6 +582,10 @@ list(P *p, Fn *fn, int kind, int c)
 	Ref buf[64], *el = buf;
 	uint n = 0, cap = countof(buf);
 
+	/* PTX nests two deep at most ([tex, {x, y}]); the bound keeps the
+	 * recursion off the end of the stack on hostile input */
+	if (++p->depth > 4)
+		errat(p, p->lastend - 1, "operands nested too deeply");
 	if (!ispunct_(p->tok, c))
 		for (;;) {
 			if (n == cap) {
@@ -596,6 +601,7 @@ list(P *p, Fn *fn, int kind, int c)
 				break;
 		}
 	expect(p, c);
+	p->depth--;
 	fn->vec = agrow(p->m->arena, fn->vec, fn->nvec, &fn->capvec, sizeof *fn->vec);
 	fn->vec[fn->nvec] = (Vec){args(p, el, n), n};
 	return REF(kind, fn->nvec++);
