@@ -1,7 +1,5 @@
-/* fuzz-parse.c: the libFuzzer target of the PTX library.
- *   clang -g -O1 -fsanitize=fuzzer,address -I. tests/fuzz/fuzz-parse.c \
-  *       ptx/[a-z]*.c common/util.c -lstdc++ -o fuzz-parse
- *   ./fuzz-parse -jobs=1 -max_total_time=600 -dict=tests/fuzz/ptx.dict tests/fuzz/corpus-work tests/fuzz/corpus
+/* fuzz-parse.c: the libFuzzer target of the PTX library; tests/fuzz/run.sh
+ * builds it with clang -fsanitize=fuzzer,address,undefined and runs it.
  * Besides "never crash", it checks what must hold for every input the
  * parser accepts: print(parse(x)) == x; the canonical printer's output parses
  * again and is a fixed point; the analyses run on every function.
