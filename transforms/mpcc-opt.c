@@ -15,23 +15,25 @@ struct passctx {
 };
 
 static int
-p_roundtrip(Module *m, const struct passctx *c)
+p_roundtrip(Module **mp, const struct passctx *c)
 {
-	(void)m, (void)c;
+	(void)mp, (void)c;
 	return 0;
 }
 
 static int
-p_reprint(Module *m, const struct passctx *c)
+p_reprint(Module **mp, const struct passctx *c)
 {
+	Module *m = *mp;
 	(void)c;
 	reprint(m);
 	return 0;
 }
 
 static int
-p_cfg(Module *m, const struct passctx *c)
+p_cfg(Module **mp, const struct passctx *c)
 {
+	Module *m = *mp;
 	(void)c;
 	for (uint k = 0; k < m->nfn; k++)
 		if (!(m->fn[k]->flags & FDECL)) {
@@ -42,8 +44,9 @@ p_cfg(Module *m, const struct passctx *c)
 }
 
 static int
-p_defuse(Module *m, const struct passctx *c)
+p_defuse(Module **mp, const struct passctx *c)
 {
+	Module *m = *mp;
 	(void)c;
 	for (uint k = 0; k < m->nfn; k++)
 		if (!(m->fn[k]->flags & FDECL))
@@ -51,10 +54,33 @@ p_defuse(Module *m, const struct passctx *c)
 	return 0;
 }
 
+#if __has_include("transforms/sfu.h")
+#include "transforms/sfu.h"
+/* sfu works on text (transforms/sfu.c): print, rewrite, parse again */
+static int
+p_sfu(Module **mp, const struct passctx *c)
+{
+	size_t n;
+	char *s = printstr(*mp, &n), *t = sfu_opt(c->params, s, stderr);
+	Module *m = parse((*mp)->path, t, strlen(t));
+
+	free(s);
+	free(t);
+	if (!m)
+		return -1;
+	mod_free(*mp);
+	*mp = m;
+	return 0;
+}
+#define SFU_PASS {"sfu", p_sfu, NULL, "warp-partitioned approximation (sfu:lambda=N,fast=F.ptx,...)"},
+#else
+#define SFU_PASS
+#endif
+
 /* the pass registry: name, entry, dump */
 static const struct pass {
 	const char *name;
-	int (*run)(Module *, const struct passctx *);
+	int (*run)(Module **, const struct passctx *);   /* may replace the module */
 	void (*dump)(FILE *, Fn *);
 	const char *help;
 } passes[] = {
@@ -63,6 +89,7 @@ static const struct pass {
 	{"ir", p_roundtrip, dumpir, "the statements as the parser sees them"},
 	{"reprint", p_reprint, NULL, "print every statement from the IR, not the source"},
 	{"roundtrip", p_roundtrip, NULL, "nothing: print(parse(x))"},
+	SFU_PASS
 };
 
 static const struct pass *
@@ -161,7 +188,7 @@ main(int argc, char **argv)
 		size_t n = c ? (size_t)(c - pv[k]) : strlen(pv[k]);
 		const struct pass *p = findpass(pv[k], n);
 		ctx.params = c ? c + 1 : "";
-		if (p->run(m, &ctx) < 0)
+		if (p->run(&m, &ctx) < 0)
 			return 1;
 		if (dumpname && !strcmp(dumpname, p->name)) {
 			dump(stdout, m, p);
@@ -171,7 +198,8 @@ main(int argc, char **argv)
 	if (dumpname) {
 		if (!dumped) {
 			const struct pass *p = findpass(dumpname, strlen(dumpname));
-			p->run(m, &ctx);
+			if (p->run(&m, &ctx) < 0)
+				return 1;
 			dump(stdout, m, p);
 		}
 		return 0;

@@ -1,8 +1,8 @@
 /* pipeline.c: the PTX hook. The driver calls pipeline() on each PTX file
  * cicc writes, before ptxas reads it. The schedule is one straight function
- * (STYLE.md, Example 5): parse, then per kernel the transforms that the
- * policy's winning rules select, refreshing the analyses each one breaks,
- * then print. The file is only rewritten once the whole module has been
+ * (STYLE.md, Example 5): the passes that work on text (sfu), parse, then
+ * per kernel the IR passes that the policy's winning rules select,
+ * refreshing the analyses each one breaks, then print. The file is only rewritten once the whole module has been
  * printed into memory; any failure leaves nvcc's PTX as it was. */
 #include "ptx/ptx.h"
 #include "transforms/pass.h"
@@ -22,6 +22,14 @@
 #define HAVE_EXPLAIN 1
 #else
 #define HAVE_EXPLAIN 0
+#endif
+/* likewise the sfu pass (transforms/sfu.c, the SFU branch): it rewrites PTX
+ * text, so it runs on the file's text before the IR is built */
+#if __has_include("transforms/sfu.h")
+#include "transforms/sfu.h"
+#define HAVE_SFU 1
+#else
+#define HAVE_SFU 0
 #endif
 
 static void
@@ -84,12 +92,10 @@ kernel(Module *m, Fn *fn, const struct hook *h)
 	         m->sym[fn->sym].name.s);
 	demangled = demangle(mangled);
 	profile_match(h->prof, h->src, mangled, demangled, &c);
-	if (c.rule[T_SFU]) {
-		/* SFU: the warp-partition transform goes here:
-		 *   rc = sfu(m, fn, &c.rule[T_SFU]->sfu, h); then fillcfg(fn) if it
-		 *   is needed by a later pass */
+	/* sfu ran on the text (see pipeline()); IR passes on fn go here, each
+	 * followed by the refresh of what it breaks (fillcfg, filldefuse) */
+	if (c.rule[T_SFU] && !HAVE_SFU)
 		rc |= refuse(h, mangled, demangled, T_SFU, c.rule[T_SFU], "not implemented yet");
-	}
 	if (c.rule[T_FISET])
 		rc |= refuse(h, mangled, demangled, T_FISET, c.rule[T_FISET], "not implemented yet");
 	if (c.rule[T_HALF2])
@@ -118,15 +124,41 @@ explain(Module *m, const struct hook *h)
 	}
 }
 
+/* the passes that work on PTX text; the text of the module, malloc'd */
+static char *
+textpasses(char *text, const struct hook *h)
+{
+#if HAVE_SFU
+	char *t = sfu_module(text, h);   /* SFU: every kernel whose rule has sfu */
+	if (t) {
+		free(text);
+		text = t;
+	}
+#else
+	(void)h;
+#endif
+	return text;
+}
+
 int
 pipeline(const char *path, const struct hook *h)
 {
 	Module *m;
-	char *out;
+	char *out, *text;
 	size_t n;
 	int rc = 0;
 
-	if (!(m = parsefile(path))) {
+	if (!(text = readfile(path, &n))) {
+		error("cannot read '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	if (h->prof && !h->dryrun && !h->explain) {
+		text = textpasses(text, h);
+		n = strlen(text);
+	}
+	m = parse(path, text, n);
+	free(text);
+	if (!m) {
 		note("leaving '%s' as nvcc wrote it", path);
 		return -1;
 	}
