@@ -61,8 +61,9 @@ refuse(const struct hook *h, const char *mangled, const char *demangled, int t,
 	params_json(t, r, params, sizeof params);
 	if (h->report) {
 #if HAVE_REPORT
-		struct report rep = {h->src, h->arch, mangled, demangled, transform_name[t],
-		                     params, 0, why, NULL};
+		struct report rep = {.src = h->src, .arch = h->arch, .mangled = mangled,
+		                     .demangled = demangled, .transform = transform_name[t],
+		                     .params = params, .reason = why};
 		report_append(h->report, &rep);
 #endif
 	}
