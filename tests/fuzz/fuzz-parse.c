@@ -2,7 +2,8 @@
  * builds it with clang -fsanitize=fuzzer,address,undefined and runs it.
  * Besides "never crash", it checks what must hold for every input the
  * parser accepts: print(parse(x)) == x; the canonical printer's output parses
- * again and is a fixed point; the analyses run on every function.
+ * again and is a fixed point; the analyses run on every function; a renamed
+ * clone of every body (clonebody) prints as PTX that parses.
  * tests/unit/u-ptx-fuzz.c replays tests/fuzz/corpus through this file in CI. */
 #include "ptx/ptx.h"
 #include <stdint.h>
@@ -24,6 +25,39 @@ analyses(Module *m)
 	}
 }
 
+/* clone each body into the same function of a second copy, renamed, the
+ * way the SFU pass merges two kernels; the result must print and parse */
+static void
+edits(const uint8_t *data, size_t n, Module *m)
+{
+	Module *m2 = parse("clone.ptx", (const char *)data, n);
+	char *s;
+	size_t ns;
+
+	for (uint k = 0; k < m->nfn; k++) {
+		Fn *src = m->fn[k], *dst = m2->fn[k];
+		int clash = 0;
+		if (src->flags & FDECL)
+			continue;
+		for (uint l = 0; l < src->nlbl && !clash; l++) {
+			char *nm = fmt("%.*s_fz", (int)src->lbl[l].name.n, src->lbl[l].name.s);
+			clash = findlbl(dst, nm) != ~0u;
+			free(nm);
+		}
+		if (!clash)
+			clonebody(dst, bodystart(dst), src, "_fz");
+	}
+	s = printstr(m2, &ns);
+	mod_free(m2);
+	if (!(m2 = parse("clone2.ptx", s, ns))) {
+		ptx_quiet = 0;
+		parse("clone2.ptx", s, ns);
+		BUG("a cloned body does not parse:\n%.*s", (int)ns, s);
+	}
+	mod_free(m2);
+	free(s);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 {
@@ -38,6 +72,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 	if (ns != n || memcmp(s, data, n))
 		BUG("print(parse(x)) != x");
 	analyses(m);
+	edits(data, n, m);
 	reprint(m);
 	s2 = printstr(m, &ns2);
 	if (!(m2 = parse("reprint.ptx", s2, ns2))) {
