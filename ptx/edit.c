@@ -389,15 +389,42 @@ maplbls(struct clone *c)
 	}
 }
 
-/* body-level variables get the suffix; parameters map by position */
+static int
+isshared(const Ins *i)
+{
+	return i->op == Ovar && i->name.n >= 7 && !memcmp(i->name.s, ".shared", 7);
+}
+
+/* does dst declare a body-level variable named like src's sym v? */
+static int
+dsthas(const struct clone *c, uint v)
+{
+	const Str *n = &c->src->mod->sym[v].name;
+	const Module *dm = c->dst->mod;
+
+	for (uint k = 0; k < c->dst->nins; k++) {
+		const Ins *i = &c->dst->ins[k];
+		if (i->op == Ovar && dm->sym[i->arg[0].idx].name.n == n->n
+		    && !memcmp(dm->sym[i->arg[0].idx].name.s, n->s, n->n))
+			return 1;
+	}
+	return 0;
+}
+
+/* body-level variables get the suffix, but for .shared ones: warps running
+ * either copy in one CTA must still meet in the same shared memory. A
+ * .shared declaration is copied only if dst has none of that name.
+ * Parameters map by position. */
 static void
-mapnames(struct clone *c)
+mapnames(struct clone *c, uchar *skip)
 {
 	const Fn *s = c->src;
 	Module *dm = c->dst->mod;
 
 	for (uint k = 0; k < s->nins; k++)
-		if (s->ins[k].op == Ovar) {
+		if (isshared(&s->ins[k]))
+			skip[k] = dsthas(c, s->ins[k].arg[0].idx);
+		else if (s->ins[k].op == Ovar) {
 			uint v = s->ins[k].arg[0].idx;
 			Str n = cat(dm, s->mod->sym[v].name, c->suffix);
 			c->sym[v] = intern(dm, n.s, n.n);
@@ -414,8 +441,9 @@ clonebody(Fn *dst, uint at, const Fn *src, const char *suffix)
 {
 	Module *m = dst->mod;
 	struct clone c = {dst, src, suffix, NULL, NULL, NULL};
-	uint n = src->nins, base;
+	uint n = 0, base, j = 0;
 	int renamed = *suffix != 0;
+	uchar *skip = arena_alloc(m->arena, src->nins + 1);
 	Ins *out;
 
 	c.reg = arena_alloc(m->arena, (src->nreg + 1) * sizeof *c.reg);
@@ -424,12 +452,16 @@ clonebody(Fn *dst, uint at, const Fn *src, const char *suffix)
 	memset(c.sym, 0xff, (src->mod->nsym + 1) * sizeof *c.sym);
 	mapregs(&c);
 	maplbls(&c);
-	mapnames(&c);
+	mapnames(&c, skip);
+	for (uint k = 0; k < src->nins; k++)
+		n += !skip[k];
 	out = room(dst, at, n);
 	base = at;
-	for (uint k = 0; k < n; k++) {
+	for (uint k = 0; k < src->nins; k++) {
 		const Ins *i = &src->ins[k];
-		Ins *o = &out[k];
+		Ins *o = &out[j];
+		if (skip[k])
+			continue;
 		*o = *i;
 		o->lead = cp(m, i->lead);
 		o->src = cp(m, i->src);
@@ -441,11 +473,12 @@ clonebody(Fn *dst, uint at, const Fn *src, const char *suffix)
 		if (renamed && o->op != Oraw && o->op != Oloc)
 			o->flags |= IDIRTY;
 		if (o->op == Olabel)
-			dst->lbl[o->arg[0].idx].ins = base + k;
+			dst->lbl[o->arg[0].idx].ins = base + j;
 		if (o->op == Oreg)
-			for (uint j = 0; j < o->narg; j++)
-				if (o->arg[j].kind == RReg)
-					dst->reg[o->arg[j].idx].decl = base + k;
+			for (uint a = 0; a < o->narg; a++)
+				if (o->arg[a].kind == RReg)
+					dst->reg[o->arg[a].idx].decl = base + j;
+		j++;
 	}
 	return n;
 }

@@ -328,14 +328,16 @@ void sym_rename(Module *m, uint sym, const char *name);
 /* rename a .func/.entry and every reference to it in the module */
 void fn_rename(Fn *fn, const char *name);
 /* Copy the body of src (which may belong to another module) into dst at
- * position at. Registers, labels and body-level variables (.local, .shared,
- * .param inside { }) of the copy are renamed by appending suffix to their
- * names (%r12 -> %r_fast12 with suffix "_fast": the prefix of a range
- * gets the suffix so that .reg ranges stay ranges); their declarations are
- * copied too. Names of src's parameters are mapped to dst's parameters by
- * position (same signature); other names (globals, functions) are
- * interned in dst's module unchanged. Returns the number of statements
- * inserted. */
+ * position at. Registers, labels and body-level variables (.local, .param
+ * inside { }) of the copy are renamed by appending suffix to their names
+ * (%r12 -> %r_fast12 with suffix "_fast": the prefix of a range gets the
+ * suffix so that .reg ranges stay ranges); their declarations are copied
+ * too. Body-level .shared variables keep their names, so that warps running
+ * either copy share them, and their declaration is copied only if dst has
+ * none of that name. Names of src's parameters are mapped to dst's
+ * parameters by position (same signature); other names (globals,
+ * functions) are interned in dst's module unchanged. Returns the number of
+ * statements inserted. */
 uint clonebody(Fn *dst, uint at, const Fn *src, const char *suffix);
 /* Copy a whole function (of another module, or the same) into m under
  * name, placed before the first function of m that is not a declaration

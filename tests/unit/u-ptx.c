@@ -30,6 +30,7 @@ static const char kernel[] =
 	")\n"
 	"{\n"
 	"\t.local .align 4 .b8 \t__local_depot1[4];\n"
+	"\t.shared .align 4 .b8 \tsh[64];\n"
 	"\t.reg .pred \t%p<3>;\n"
 	"\t.reg .b32 \t%r<5>;\n"
 	"\t.reg .f32 \t%f<5>;\n"
@@ -65,6 +66,7 @@ static const char kernel[] =
 	"\n"
 	"$L__BB1_3:\n"
 	"\tst.global.f32 \t[%rd2], %f4;\n"
+	"\tst.shared.f32 \t[sh], %f4;\n"
 	"\tret;\n"
 	"\n"
 	"}\n"
@@ -291,7 +293,7 @@ TEST(clonebody_merges_two_copies_of_a_kernel)
 	ins_insert(k, at++, mkins(k, fmt("@%s bra $L__accurate;", pn)));
 	fn_rename(findfn(fast, "_Z4halff"), "_Z4halff_fast");
 	n = clonebody(k, at, findfn(fast, "_Z3sumPfi"), "_fast");
-	CHECK(n == findfn(fast, "_Z3sumPfi")->nins);
+	CHECK(n == findfn(fast, "_Z3sumPfi")->nins - 1);   /* less the .shared */
 	placelbl(k, at + n, acc);
 	addfn(m, findfn(fast, "_Z4halff_fast"), "_Z4halff_fast");
 	mod_free(fast);   /* everything was copied */
@@ -300,6 +302,9 @@ TEST(clonebody_merges_two_copies_of_a_kernel)
 		fputs(s, stderr);
 	CHECK(strstr(s, ".reg .b32 \t%r_fast<5>;") != NULL);
 	CHECK(strstr(s, "__local_depot1_fast[4];") != NULL);
+	CHECK(strstr(s, "sh_fast") == NULL);          /* .shared is shared */
+	CHECK(strstr(strstr(s, "sh[64];") + 1, "sh[64];") == NULL);   /* declared once */
+	CHECK(strstr(s, "st.shared.f32 \t[sh], %f_fast4;") != NULL);
 	CHECK(strstr(s, "$L__BB1_2_fast:") != NULL);
 	CHECK(strstr(s, "@%p_fast2 bra \t$L__BB1_2_fast;") != NULL);
 	CHECK(strstr(s, "ld.param.u64 \t%rd_fast1, [_Z3sumPfi_param_0];") != NULL);
