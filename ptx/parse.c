@@ -377,7 +377,25 @@ isspace_dir(Tok t)
 	return 0;
 }
 
-/* var = space-dir (dir | num)* name tail ";"
+/* attribute = ".attribute" "(" ... ")"  (.managed variables, .unified functions) */
+static void
+attribute(P *p)
+{
+	int depth = 0;
+
+	next(p);
+	if (!ispunct_(p->tok, '('))
+		errat(p, p->tok.s, "expected '(' after .attribute");
+	do {
+		if (p->tok.kind == TEOF)
+			errat(p, p->tok.s, "expected ')' before end of file");
+		depth += ispunct_(p->tok, '(');
+		depth -= ispunct_(p->tok, ')');
+		next(p);
+	} while (depth > 0);
+}
+
+/* var = space-dir (dir | num | attribute)* name tail ";"
  * tail = ("[" num? "]")* ("=" initializer)? */
 static void
 var(P *p, Fn *fn)
@@ -390,7 +408,10 @@ var(P *p, Fn *fn)
 		int ty = p->tok.kind == TDIR ? typeof_(p->tok.s + 1, p->tok.n - 1) : 0;
 		if (ty)
 			i->ty = ty;
-		next(p);
+		if (tokis(p->tok, ".attribute"))
+			attribute(p);
+		else
+			next(p);
 		nameend = p->lastend;
 	}
 	if (p->tok.kind != TIDENT)
@@ -972,8 +993,11 @@ function(P *p)
 		else
 			errat(p, p->tok.s, "expected '.func' or '.entry' before %s", tokdesc(p->tok));
 	}
-	while (p->tok.kind == TDIR && !tokis(p->tok, ".attribute"))
-		next(p);   /* .noreturn */
+	while (p->tok.kind == TDIR)   /* .noreturn, .attribute(.unified(...)) */
+		if (tokis(p->tok, ".attribute"))
+			attribute(p);
+		else
+			next(p);
 	if (ispunct_(p->tok, '('))
 		fn->ret = params(p, &fn->nret);
 	if (p->tok.kind != TIDENT)
