@@ -111,14 +111,19 @@ usage(void)
 	exit(1);
 }
 
+/* the pass's dump of every function, or the module's PTX for a pass with
+ * no dump of its own */
 static void
 dump(FILE *f, Module *m, const struct pass *p)
 {
+	if (!p->dump) {
+		if (print(f, m) < 0)
+			die("cannot write the output");
+		return;
+	}
 	for (uint k = 0; k < m->nfn; k++) {
 		Fn *fn = m->fn[k];
-		if (fn->flags & FDECL)
-			continue;
-		if (p->dump)
+		if (!(fn->flags & FDECL))
 			p->dump(f, fn);
 	}
 }
