@@ -12,7 +12,7 @@
 # the plain builds. Prints the number of files and lines.
 src=$1 opt=$2 work=$3
 command -v nvcc >/dev/null || PATH=/usr/local/cuda/bin:$PATH
-command -v nvcc >/dev/null || { echo "roundtrip: no nvcc, skipped"; exit 0; }
+command -v nvcc >/dev/null || { echo "FAIL roundtrip: no nvcc"; exit 1; }
 mkdir -p "$work" && cd "$work" || exit 1
 files=0 lines=0 fail=0
 for cu in "$src"/tests/kernels/*.cu "$src"/tests/ptx/Inputs/kernels/*.cu; do
