@@ -276,13 +276,16 @@ extern int ptx_quiet;   /* 1: parse errors are not printed (the fuzzer) */
 Module *parse(const char *path, const char *text, size_t n);
 Module *parsefile(const char *path);   /* NULL with a message if unreadable or bad */
 void mod_free(Module *m);
-Fn *findfn(Module *m, const char *name);
+uint lookreg(Fn *fn, const char *s, uint n);   /* register named s, ~0u if none */
+
+/* table.c */
+Fn *findfn(Module *m, const char *name);   /* the definition, else a declaration */
 int opcode(const char *s, size_t n);   /* O*, or -1 */
+uint intern(Module *m, const char *s, size_t n);      /* mod->sym index, created if new */
 /* for the library's own files */
 uint names_get(const Names *t, const char *s, uint n);   /* ~0u if absent */
 void names_put(Arena *a, Names **t, const char *s, uint n, uint v);
 void *agrow(Arena *a, void *p, uint n, uint *cap, size_t size);  /* room for p[n] */
-uint lookreg(Fn *fn, const char *s, uint n);   /* register named s, ~0u if none */
 
 /* print.c */
 /* Print the module; returns 0, or -1 if the output could not be written. */
@@ -299,7 +302,6 @@ char *itemtext(const Module *m, uint k);
 /* edit.c */
 /* Strings passed in are copied into the module's arena. */
 Str str(Module *m, const char *s);
-uint intern(Module *m, const char *s, size_t n);      /* mod->sym index, created if new */
 uint newreg(Fn *fn, int ty);        /* a fresh register %mpcc_<ty>_<n> with its .reg
                                      * declared after the function's other .reg */
 uint newlbl(Fn *fn, const char *name);   /* a label not yet placed; NULL name: fresh */
