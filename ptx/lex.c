@@ -1,6 +1,6 @@
 /* lex.c: PTX tokens. A token is an identifier (%r12, $L__BB0_2, _Z3fooPf),
- * a directive or modifier (.reg, .f32: a dot and a name, glued to what comes
- * before it when adj is set), a number (12, 0x1F, 0f3F800000, 1.5e-3), a
+ * a directive or modifier (.reg, .f32, .shared::cta: a dot and a name,
+ * glued to what comes before it when adj is set), a number (12, 0x1F, 0f3F800000, 1.5e-3), a
  * string or one punctuation character. Whitespace and comments are trivia:
  * the parser recovers them as the text between two statements, so the lexer
  * only skips them. It never reads past end; `bad` marks an unterminated
@@ -91,9 +91,16 @@ lex(Lexer *l)
 		return t;
 	}
 	if (*p == '.' && p + 1 < e && idchar((uchar)p[1])) {
+		/* one token for qualified modifiers: .shared::cta, .L2::128B */
 		t.kind = TDIR;
-		for (p++; p < e && idchar((uchar)*p); p++)
-			;
+		for (p++;;) {
+			while (p < e && idchar((uchar)*p))
+				p++;
+			if (p + 2 < e && p[0] == ':' && p[1] == ':' && idchar((uchar)p[2]))
+				p += 2;
+			else
+				break;
+		}
 	} else if (isalpha((uchar)*p) || *p == '_' || *p == '$' || *p == '%') {
 		t.kind = TIDENT;
 		for (p++; p < e && idchar((uchar)*p); p++)
