@@ -436,6 +436,14 @@ mapnames(struct clone *c, uchar *skip)
 	}
 }
 
+/* a statement that starts a line: .loc and .file end at the end of theirs */
+static void
+ownline(Module *m, Ins *i)
+{
+	if (!i->lead.s || !memchr(i->lead.s, '\n', i->lead.n))
+		i->lead = cat(m, (Str){"\n", 1}, i->lead.s ? arena_strndup(m->arena, i->lead.s, i->lead.n) : "");
+}
+
 uint
 clonebody(Fn *dst, uint at, const Fn *src, const char *suffix)
 {
@@ -444,6 +452,7 @@ clonebody(Fn *dst, uint at, const Fn *src, const char *suffix)
 	uint n = 0, base, j = 0;
 	int renamed = *suffix != 0;
 	uchar *skip = arena_alloc(m->arena, src->nins + 1);
+	Str held = {0};    /* the leads of skipped statements */
 	Ins *out;
 
 	c.reg = arena_alloc(m->arena, (src->nreg + 1) * sizeof *c.reg);
@@ -460,10 +469,20 @@ clonebody(Fn *dst, uint at, const Fn *src, const char *suffix)
 	for (uint k = 0; k < src->nins; k++) {
 		const Ins *i = &src->ins[k];
 		Ins *o = &out[j];
-		if (skip[k])
+		if (skip[k]) {
+			/* its lead stays: a line directive before it must keep its newline */
+			if (k + 1 < src->nins) {
+				Str l = i->lead;
+				held = held.n ? cat(m, held, arena_strndup(m->arena, l.s, l.n)) : cp(m, l);
+			}
 			continue;
+		}
 		*o = *i;
 		o->lead = cp(m, i->lead);
+		if (held.n) {
+			o->lead = cat(m, held, o->lead.s ? o->lead.s : "");
+			held = (Str){0};
+		}
 		o->src = cp(m, i->src);
 		o->name = cp(m, i->name);
 		o->sep = cp(m, i->sep);
@@ -479,6 +498,11 @@ clonebody(Fn *dst, uint at, const Fn *src, const char *suffix)
 				if (o->arg[a].kind == RReg)
 					dst->reg[o->arg[a].idx].decl = base + j;
 		j++;
+	}
+	if (n) {
+		ownline(m, &dst->ins[at]);
+		if (at + n < dst->nins)
+			ownline(m, &dst->ins[at + n]);
 	}
 	return n;
 }
