@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 struct passctx {
@@ -129,13 +130,23 @@ dump(FILE *f, Module *m, const struct pass *p)
 }
 
 /* print straight into a temporary next to out, then rename: a large
- * module is not held a second time as text, and out is never half written */
+ * module is not held a second time as text, and out is never half written.
+ * Only a regular file (or a new one) is replaced so: -o /dev/null or a
+ * pipe is written in place, never renamed over. */
 static void
 output(Module *m, const char *out)
 {
-	char *tmp = fmt("%s.tmp%ld", out, (long)getpid());
-	FILE *f = fopen(tmp, "w");
+	struct stat st;
+	char *tmp;
+	FILE *f;
 
+	if (stat(out, &st) == 0 && !S_ISREG(st.st_mode)) {
+		if (!(f = fopen(out, "w")) || print(f, m) < 0 || fclose(f) != 0)
+			die("cannot write '%s': %s", out, strerror(errno));
+		return;
+	}
+	tmp = fmt("%s.tmp%ld", out, (long)getpid());
+	f = fopen(tmp, "w");
 	if (!f)
 		die("cannot write '%s': %s", tmp, strerror(errno));
 	setvbuf(f, NULL, _IOFBF, 1 << 20);
