@@ -1,6 +1,376 @@
-/* ptx.h: the PTX library. Owned by the PTX-library work (issue 3);
- * this placeholder only lets the tree build until it lands. */
+/* ptx.h: the PTX library: lexer, parser, IR, printer, editing, analyses.
+ *
+ * The IR is QBE's (STYLE.md, Example 2): plain structs, arrays with counts,
+ * operands as 32-bit handles (Ref) into per-function and per-module tables.
+ * Everything lives in the module's arena and is dropped with mod_free().
+ *
+ * Lossless printing. The module keeps the source text. Every statement keeps
+ * its leading trivia (whitespace and comments, `lead`) and its own text
+ * (`src`) as spans of that text. The printer writes lead + src for a clean
+ * statement, and lead + a canonical form built from the fields for a
+ * statement that was created, edited (src.s == NULL) or that names a
+ * register, label or symbol that was renamed since parsing. So
+ * print(parse(x)) == x byte for byte, and an edited statement is printed
+ * from the IR. mpcc-opt -p reprint forgets every src to test the canonical
+ * printer (ptxas must give the same cubin).
+ *
+ * A function body is one array of statements (Ins) in text order. Pseudo
+ * ops (Olabel, Oreg, Ovar, Oopen, Oclose, Oloc, Oraw) stand for the
+ * statements that are not instructions, so a body prints in one loop and
+ * editing is array insertion. Blocks (cfg.c) are index ranges of that array,
+ * rebuilt by fillcfg() after an edit, like def-use (filldefuse()).
+ *
+ * Contract with passes (transforms/): change the IR only through edit.c, or
+ * by changing fields and then calling ins_touch(); call fillcfg() and
+ * filldefuse() again after edits that need them; never keep an Ins pointer
+ * across an insertion (the array moves): keep indices. */
 #ifndef MPCC_PTX_H
 #define MPCC_PTX_H
+
 #include "common/util.h"
+
+typedef struct Str Str;
+typedef struct Ref Ref;
+typedef struct Ins Ins;
+typedef struct Reg Reg;
+typedef struct Lbl Lbl;
+typedef struct Sym Sym;
+typedef struct Mem Mem;
+typedef struct Vec Vec;
+typedef struct Imm Imm;
+typedef struct Param Param;
+typedef struct Blk Blk;
+typedef struct Use Use;
+typedef struct Loop Loop;
+typedef struct Fn Fn;
+typedef struct Module Module;
+typedef struct Names Names;
+
+/* a span of text: into the module's source, or arena memory */
+struct Str {
+	const char *s;
+	uint n;
+};
+
+enum {
+#define OP(name, f64, pair16, approx, jmp) O##name,
+#include "ptx/ops.h"
+#undef OP
+	NOP,        /* end of the real opcodes; pseudo ops follow */
+	Olabel,     /* NAME:                arg[0] = RLbl */
+	Oreg,       /* .reg .f32 %f<13>;    arg[0] = RReg first, arg[1] = RNum count (range)
+	             *                      or args = the registers of a list */
+	Ovar,       /* .local/.shared/.param/.const/.global .align 4 .b8 NAME[28] = {...};
+	             *                      arg[0] = RSym name, tail = "[28] = {...}" */
+	Oopen,      /* {  (a scope: call sequences, inline asm) */
+	Oclose,     /* }  */
+	Oloc,       /* .loc FILE LINE COL [...]:   loc[] holds the three numbers */
+	Oraw,       /* any other directive, kept verbatim (.pragma, .file, .section,
+	             * .version, .callprototype ...) */
+	Ofn,        /* module level only: a .func/.entry; arg[0] = RFn */
+	NPSEUDO
+};
+
+struct opinfo {
+	const char *name;
+	uchar f64, pair16, approx, jmp;
+};
+extern const struct opinfo opinfo[NPSEUDO];
+
+/* the type suffix of a mnemonic or declaration (the last one: cvt.rn.f32.f64 -> Tf64) */
+enum {
+	Tnone, Tpred, Tb8, Tb16, Tb32, Tb64, Tb128, Tu8, Tu16, Tu32, Tu64,
+	Ts8, Ts16, Ts32, Ts64, Tf16, Tf16x2, Tbf16, Tbf16x2, Tf32, Tf64, Ttf32,
+	NTYPE
+};
+extern const char *const tyname[NTYPE];    /* "", "pred", "b8" ... */
+
+/* An operand. idx indexes the table its kind names. neg: written `!x`;
+ * bar: written `a|b` (joined to the operand before it with '|'). */
+enum {
+	R0,       /* none */
+	RReg,     /* fn->reg[idx] */
+	RImm,     /* fn->imm[idx] */
+	RSym,     /* mod->sym[idx]: a variable, function, parameter or other name */
+	RLbl,     /* fn->lbl[idx] */
+	RMem,     /* fn->mem[idx]: [base], [base+off], [base, {vec}] */
+	RVec,     /* fn->vec[idx]: {a, b, c, d} */
+	RList,    /* fn->vec[idx]: (a, b), the argument lists of call */
+	RSink,    /* _ */
+	RNum,     /* idx is a small non-negative number (pseudo-op operands) */
+	RFn,      /* mod->fn[idx] (module items) */
+};
+struct Ref {
+	uint kind:4, neg:1, bar:1, idx:26;
+};
+#define REF(k, i) ((Ref){.kind = (k), .idx = (i)})
+static inline int req(Ref a, Ref b) { return a.kind == b.kind && a.idx == b.idx; }
+
+enum { /* Ins.flags */
+	INEGPRED = 1 << 0,  /* guard is @!%p */
+	IDIRTY = 1 << 1,    /* print from the fields even though src is known */
+};
+struct Ins {
+	ushort op;      /* O* */
+	uchar ty;       /* T*: type suffix of the mnemonic / declaration */
+	uchar flags;    /* I* */
+	ushort narg;
+	Ref pred;       /* guard predicate, R0 if none */
+	Ref *arg;
+	Str name;       /* mnemonic with its modifiers "ld.global.nc.u32", or the
+	                 * directive up to its operands ".reg .f32", ".local .align 4 .b8" */
+	Str sep;        /* between name and operands as written, " \t" when created */
+	Str tail;       /* Ovar: text after the name up to ';' ("[28]", " = {1, 2}") */
+	Str lead;       /* whitespace and comments before the statement */
+	Str src;        /* the statement as written; NULL s (created) or IDIRTY:
+	                 * print from the fields, keeping the line count of src */
+	uint line;      /* line of the statement in the source, 0 if created */
+	uint loc[3];    /* Oloc: file line col */
+};
+
+enum { /* Reg.flags */
+	RGSPECIAL = 1 << 0, /* used without a .reg: %tid.x, %warpid ... */
+	RGRENAMED = 1 << 1, /* name changed since parsing */
+};
+/* a register: printed as pfx followed by num unless num < 0 */
+struct Reg {
+	Str pfx;        /* "%f" for %f12 of a range; the whole name otherwise */
+	int num;
+	uchar ty;       /* T* of its .reg declaration */
+	uchar flags;
+	uint decl;      /* index of its Oreg in fn->ins, ~0u if none */
+};
+
+struct Lbl {
+	Str name;
+	uint ins;       /* index of its Olabel in fn->ins */
+	uint renamed;
+};
+
+struct Sym {
+	Str name;
+	uint renamed;
+};
+
+struct Mem {
+	Ref base;       /* RReg or RSym */
+	Ref vec;        /* R0, or RVec for [tex, {a, b}] */
+	long off;
+	Str offs;       /* the offset as written after '+' ("-4", "0x10"); empty: none */
+};
+
+struct Vec {
+	Ref *el;
+	uint n;
+};
+
+struct Imm {
+	Str text;       /* as written: "0f3F800000", "-1", "0x10", "1.5" */
+};
+
+struct Param {
+	Str decl;       /* ".param .u64" ... up to the name */
+	Str name;
+	Str tail;       /* "[16]" */
+};
+
+struct Blk {
+	uint first, end;    /* statements fn->ins[first .. end) */
+	uint *succ, nsucc;
+	uint *pred, npred;
+	uint rpo;           /* position in fn->rpo, ~0u if unreachable */
+	uint loop;          /* innermost loop (index + 1 into fn->loop), 0: none */
+	uint depth;         /* loop nesting depth, 0 outside loops */
+};
+
+/* def-use: for each register, the statements that define it and that use it */
+struct Use {
+	uint *def, ndef;    /* indices into fn->ins */
+	uint *use, nuse;
+};
+
+struct Loop {
+	uint head;          /* block index of the header */
+	uint *blk, nblk;    /* blocks of the loop, header included */
+	uint parent;        /* enclosing loop index + 1, 0: outermost */
+	uint depth;         /* 1 for an outermost loop */
+};
+
+enum { /* Fn.flags */
+	FENTRY = 1 << 0,    /* .entry (else .func) */
+	FDECL = 1 << 1,     /* no body: ends with ';' */
+	FVISIBLE = 1 << 2,
+	FEXTERN = 1 << 3,
+	FWEAK = 1 << 4,
+	FRENAMED = 1 << 5,  /* name changed since parsing */
+};
+struct Fn {
+	Module *mod;
+	uint flags;
+	uint sym;           /* the name: mod->sym[sym] */
+	Str lead;           /* trivia before the header */
+	Str head;           /* header as written, up to "{" or ";" exclusive */
+	uint nameoff;       /* offset of the name in head */
+	Str headname;       /* the name as written in head */
+	Param *ret; uint nret;
+	Param *par; uint npar;
+	Str perf;           /* performance directives as written (".maxntid 256, 1, 1") */
+	uint line;
+	Ins *ins; uint nins, cap;   /* the body, "{" and "}" excluded */
+	Str open;           /* trivia before "{" and "{" itself ("\n{") */
+	Str close;          /* trivia before "}" */
+	Reg *reg; uint nreg, capreg;
+	Lbl *lbl; uint nlbl, caplbl;
+	Imm *imm; uint nimm, capimm;
+	Mem *mem; uint nmem, capmem;
+	Vec *vec; uint nvec, capvec;
+	Names *regnames;    /* name -> register (and range prefix -> first register) */
+	Names *rangenames;  /* prefix of a .reg range -> its first register */
+	Names *lblnames;
+	/* analyses */
+	Blk *blk; uint nblk;
+	uint *rpo; uint nrpo;
+	uint *insblk;       /* block of each statement (fillcfg) */
+	Use *use;           /* one per register (filldefuse) */
+	Loop *loop; uint nloop;
+};
+
+struct Module {
+	Arena *arena;
+	const char *path;
+	Str text;           /* the source */
+	Ins *top; uint ntop, captop;   /* module items in order (Ofn, Ovar, Oraw) */
+	Fn **fn; uint nfn, capfn;
+	Sym *sym; uint nsym, capsym;
+	Names *symnames;
+	Str tailtext;       /* trivia after the last item */
+	Str version, target;   /* ".version 9.0" -> "9.0"; ".target sm_80, debug" -> "sm_80, debug" */
+	int addrsize;
+	int nrenamed;       /* > 0: the printer checks operands for renamed names */
+};
+
+/* lex.c */
+enum { TEOF, TIDENT, TDIR, TNUM, TSTR, TPUNCT };
+typedef struct Tok Tok;
+struct Tok {
+	uchar kind;     /* T* above */
+	uchar adj;      /* no whitespace before it */
+	const char *s;
+	uint n;
+	uint line;
+};
+typedef struct Lexer Lexer;
+struct Lexer {
+	const char *p, *end, *start;
+	uint line;
+	const char *bad;    /* set when a character no token starts with was met */
+};
+void lex_init(Lexer *l, const char *s, size_t n);
+Tok lex(Lexer *l);                  /* the next token, skipping trivia */
+int tokis(Tok t, const char *s);    /* t's text equals s */
+
+/* parse.c */
+extern int ptx_quiet;   /* 1: parse errors are not printed (the fuzzer) */
+/* Parse n bytes of PTX text (copied into the module). NULL after printing
+ * "path:line:col: error: message", the line and a caret. */
+Module *parse(const char *path, const char *text, size_t n);
+Module *parsefile(const char *path);   /* NULL with a message if unreadable or bad */
+void mod_free(Module *m);
+uint lookreg(Fn *fn, const char *s, uint n);   /* register named s, ~0u if none */
+
+/* table.c */
+Fn *findfn(Module *m, const char *name);   /* the definition, else a declaration */
+int opcode(const char *s, size_t n);   /* O*, or -1 */
+uint intern(Module *m, const char *s, size_t n);      /* mod->sym index, created if new */
+/* for the library's own files */
+uint names_get(const Names *t, const char *s, uint n);   /* ~0u if absent */
+void names_put(Arena *a, Names **t, const char *s, uint n, uint v);
+void *agrow(Arena *a, void *p, uint n, uint *cap, size_t size);  /* room for p[n] */
+
+/* print.c */
+/* Print the module; returns 0, or -1 if the output could not be written. */
+int print(FILE *f, const Module *m);
+char *printstr(const Module *m, size_t *len);   /* malloc'd */
+void printins(FILE *f, const Fn *fn, const Ins *i);   /* canonical form, no lead */
+void printref(FILE *f, const Fn *fn, Ref r);
+char *regname(const Fn *fn, uint r, char *buf, size_t n);  /* "%f12" into buf */
+void reprint(Module *m);    /* forget the source text: print everything from the IR */
+/* the text of module item m->top[k] without its lead (malloc'd), e.g. to
+ * adddecl() a declaration of one module into another */
+char *itemtext(const Module *m, uint k);
+
+/* edit.c */
+/* Strings passed in are copied into the module's arena. */
+Str str(Module *m, const char *s);
+uint newreg(Fn *fn, int ty);        /* a fresh register %mpcc_<ty>_<n> with its .reg
+                                     * declared after the function's other .reg */
+uint newlbl(Fn *fn, const char *name);   /* a label not yet placed; NULL name: fresh */
+uint findreg(const Fn *fn, const char *name);        /* ~0u if none */
+uint findlbl(const Fn *fn, const char *name);        /* ~0u if none */
+/* an instruction from text, e.g. "mov.u32 %r1, %warpid;" or "@%p1 bra $L1;",
+ * resolved against fn (its registers, labels, the module's names); create
+ * a label with newlbl() before naming it (it may be placed later). Not yet
+ * inserted: pass it to ins_insert(). NULL with a message on a syntax error. */
+Ins *mkins(Fn *fn, const char *text);
+/* insert at position `at` (0 = first statement of the body; fn->nins = at
+ * the end); a copy of *i is stored, the address is returned */
+Ins *ins_insert(Fn *fn, uint at, const Ins *i);
+/* put i in place of statement at, keeping its lead and line count (e.g.
+ * div.rn.f64 -> an rcp.approx sequence's first instruction) */
+Ins *ins_replace(Fn *fn, uint at, const Ins *i);
+void ins_remove(Fn *fn, uint at);
+uint bodystart(const Fn *fn);    /* first statement after the leading .reg/.local/... */
+void ins_touch(Ins *i);                  /* fields changed: print from the IR */
+void placelbl(Fn *fn, uint at, uint lbl);   /* insert "LBL:" at position at */
+/* a register of a .reg range renames the whole range: %r<9> -> %q<9>
+ * with pfx "%q" (num is kept); other registers take pfx as their name */
+void reg_rename(Fn *fn, uint r, const char *pfx);
+void lbl_rename(Fn *fn, uint l, const char *name);
+void sym_rename(Module *m, uint sym, const char *name);
+/* rename a .func/.entry and every reference to it in the module */
+void fn_rename(Fn *fn, const char *name);
+/* Copy the body of src (which may belong to another module) into dst at
+ * position at. Registers, labels and body-level variables (.local, .param
+ * inside { }) of the copy are renamed by appending suffix to their names
+ * (%r12 -> %r_fast12 with suffix "_fast": the prefix of a range gets the
+ * suffix so that .reg ranges stay ranges); their declarations are copied
+ * too. Body-level .shared variables keep their names, so that warps running
+ * either copy share them, and their declaration is copied only if dst has
+ * none of that name. Names of src's parameters are mapped to dst's
+ * parameters by position (same signature); other names (globals,
+ * functions) are interned in dst's module unchanged. Returns the number of
+ * statements inserted. */
+uint clonebody(Fn *dst, uint at, const Fn *src, const char *suffix);
+/* Copy a whole function (of another module, or the same) into m under
+ * name, placed before the first function of m that is not a declaration
+ * (so that definitions precede their use as in cicc output). Registers and
+ * labels keep their names (they are function scoped). */
+Fn *addfn(Module *m, const Fn *src, const char *name);
+/* Add a module-level declaration (e.g. ".extern .func (...) vprintf(...);"
+ * or ".global .align 4 .b8 x[4];") unless one with the same name exists.
+ * The text is parsed. Returns 1 if added, 0 if present, -1 on bad text. */
+int adddecl(Module *m, const char *text);
+
+/* cfg.c */
+/* blocks: a block starts at a label that a branch names, or after a jump; fills blk, succ, pred,
+ * rpo, insblk. needs nothing; breaks nothing */
+void fillcfg(Fn *fn);
+/* def-use of registers; needs nothing (works on statements) */
+void filldefuse(Fn *fn);
+/* natural loops from back edges (an edge to a block that dominates its
+ * source); loop, depth of every block. needs cfg */
+void fillloops(Fn *fn);
+/* the .loc line of statement i (the nearest .loc before it), 0 if none;
+ * *file receives the file number if file is not NULL */
+uint insline(const Fn *fn, uint i, uint *file);
+/* is register r defined more than once (e.g. loop-carried)? needs defuse */
+int multidef(const Fn *fn, uint r);
+/* operands: which args of i are defined (written) by it */
+int isdef(const Ins *i, uint argi);
+
+/* dump.c: the readable dumps that mpcc-opt -d prints and the tests check */
+void dumpcfg(FILE *f, Fn *fn);
+void dumpdefuse(FILE *f, Fn *fn);
+void dumpir(FILE *f, Fn *fn);
+
 #endif

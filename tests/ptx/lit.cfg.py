@@ -19,3 +19,7 @@ ptxas = shutil.which('ptxas') or (os.path.exists('/usr/local/cuda/bin/ptxas') an
 if ptxas:
     config.available_features.add('ptxas')
     config.substitutions.append(('%ptxas', ptxas))
+nvcc = shutil.which('nvcc') or (os.path.exists('/usr/local/cuda/bin/nvcc') and '/usr/local/cuda/bin/nvcc')
+if nvcc:
+    config.available_features.add('nvcc')
+    config.environment['PATH'] = os.pathsep.join([config.environment['PATH'], os.path.dirname(nvcc)])

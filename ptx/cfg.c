@@ -1,0 +1,448 @@
+/* cfg.c: the analyses. Blocks are ranges of the statement array: a block
+ * starts at a label, at the first statement, and after a jump. A guarded
+ * bra, ret or exit falls through. Dominators come from the iterative
+ * algorithm of Cooper, Harvey and Kennedy over the reverse post-order;
+ * a back edge goes to a block that dominates its source, and its natural
+ * loop is what reaches the source backwards without passing the header.
+ * Only labels that a branch names start blocks.
+ * Def-use is over registers, not values: PTX from cicc is nearly SSA, but a
+ * register carried around a loop (%r54 = phi) is written at each mov that
+ * feeds it, so a register may have several definitions (multidef()). */
+#include "ptx/ptx.h"
+#include <string.h>
+
+static int
+isjump(const Ins *i)
+{
+	return i->op < NOP && opinfo[i->op].jmp;
+}
+
+static uint
+lblblk(const Fn *fn, uint l)
+{
+	uint at = fn->lbl[l].ins;
+	return at == ~0u || at >= fn->nins ? ~0u : fn->insblk[at];
+}
+
+struct edges {
+	uint *v, n, cap;
+};
+
+static void
+edge(Module *m, struct edges *e, uint to)
+{
+	if (to == ~0u)
+		return;
+	for (uint k = 0; k < e->n; k++)
+		if (e->v[k] == to)
+			return;
+	e->v = agrow(m->arena, e->v, e->n, &e->cap, sizeof *e->v);
+	e->v[e->n++] = to;
+}
+
+/* brx.idx %r, TABLE: the labels listed by "TABLE: .branchtargets L1, L2;" */
+static void
+brxtargets(Fn *fn, const Ins *i, struct edges *e)
+{
+	uint at;
+
+	if (i->narg < 2 || i->arg[1].kind != RLbl)
+		return;
+	at = fn->lbl[i->arg[1].idx].ins;
+	if (at == ~0u || at + 1 >= fn->nins || fn->ins[at + 1].op != Oraw)
+		return;
+	Lexer lx;
+	Str s = fn->ins[at + 1].src;
+	lex_init(&lx, s.s, s.n);
+	for (Tok t = lex(&lx); t.kind != TEOF; t = lex(&lx)) {
+		uint l;
+		if (t.kind == TIDENT && (l = names_get(fn->lblnames, t.s, t.n)) != ~0u)
+			edge(fn->mod, e, lblblk(fn, l));
+	}
+}
+
+static void
+succs(Fn *fn, uint b, struct edges *e)
+{
+	Blk *k = &fn->blk[b];
+	const Ins *t = NULL;
+
+	for (uint j = k->end; j > k->first; j--)
+		if (fn->ins[j - 1].op < NOP) {
+			t = &fn->ins[j - 1];
+			break;
+		}
+	if (t && t->op == Obra && t->narg && t->arg[t->narg - 1].kind == RLbl)
+		edge(fn->mod, e, lblblk(fn, t->arg[t->narg - 1].idx));
+	if (t && t->op == Obrx)
+		brxtargets(fn, t, e);
+	if (t && isjump(t) && !t->pred.kind)
+		return;
+	if (b + 1 < fn->nblk)
+		edge(fn->mod, e, b + 1);
+}
+
+/* the labels that branches name: only those start blocks (not the labels
+ * of -G debug info, of .callprototype or of .branchtargets themselves) */
+static uchar *
+targets(Fn *fn)
+{
+	uchar *t = arena_alloc(fn->mod->arena, fn->nlbl + 1);
+
+	for (uint k = 0; k < fn->nins; k++) {
+		const Ins *i = &fn->ins[k];
+		if (i->op == Obra && i->narg && i->arg[i->narg - 1].kind == RLbl)
+			t[i->arg[i->narg - 1].idx] = 1;
+		if (i->op == Oraw) {
+			Lexer lx;
+			Tok tk;
+			uint l;
+			lex_init(&lx, i->src.s, i->src.n);
+			if (!tokis(tk = lex(&lx), ".branchtargets"))
+				continue;
+			for (tk = lex(&lx); tk.kind != TEOF; tk = lex(&lx))
+				if (tk.kind == TIDENT && (l = names_get(fn->lblnames, tk.s, tk.n)) != ~0u)
+					t[l] = 1;
+		}
+	}
+	return t;
+}
+
+static void
+blocks(Fn *fn)
+{
+	Module *m = fn->mod;
+	uint nb = 0, cap = 0, start = 0;
+	uchar *tgt = targets(fn);
+
+	fn->blk = NULL;
+	fn->insblk = arena_alloc(m->arena, (fn->nins + 1) * sizeof *fn->insblk);
+	for (uint k = 0; k <= fn->nins; k++) {
+		int cut = k == fn->nins
+		          || (k > start && fn->ins[k].op == Olabel && tgt[fn->ins[k].arg[0].idx])
+		          || (k > start && isjump(&fn->ins[k - 1]));
+		if (!cut)
+			continue;
+		fn->blk = agrow(m->arena, fn->blk, nb, &cap, sizeof *fn->blk);
+		memset(&fn->blk[nb], 0, sizeof *fn->blk);
+		fn->blk[nb].first = start;
+		fn->blk[nb].end = k;
+		for (uint j = start; j < k; j++)
+			fn->insblk[j] = nb;
+		nb++;
+		start = k;
+	}
+	fn->nblk = nb;
+}
+
+static void
+order(Fn *fn)
+{
+	Module *m = fn->mod;
+	uint *stack = arena_alloc(m->arena, (fn->nblk + 1) * sizeof *stack);
+	uint *next = arena_alloc(m->arena, (fn->nblk + 1) * sizeof *next);
+	uchar *seen = arena_alloc(m->arena, fn->nblk + 1);
+	uint *post = arena_alloc(m->arena, (fn->nblk + 1) * sizeof *post);
+	uint sp = 0, np = 0;
+
+	for (uint b = 0; b < fn->nblk; b++)
+		fn->blk[b].rpo = ~0u;
+	if (!fn->nblk)
+		return;
+	stack[sp++] = 0;
+	seen[0] = 1;
+	while (sp) {
+		uint b = stack[sp - 1];
+		if (next[b] < fn->blk[b].nsucc) {
+			uint s = fn->blk[b].succ[next[b]++];
+			if (!seen[s]) {
+				seen[s] = 1;
+				stack[sp++] = s;
+			}
+		} else {
+			post[np++] = b;
+			sp--;
+		}
+	}
+	fn->rpo = arena_alloc(m->arena, (np + 1) * sizeof *fn->rpo);
+	fn->nrpo = np;
+	for (uint k = 0; k < np; k++) {
+		fn->rpo[k] = post[np - 1 - k];
+		fn->blk[fn->rpo[k]].rpo = k;
+	}
+}
+
+void
+fillcfg(Fn *fn)
+{
+	Module *m = fn->mod;
+	struct edges *pe;
+
+	blocks(fn);
+	pe = arena_alloc(m->arena, (fn->nblk + 1) * sizeof *pe);
+	for (uint b = 0; b < fn->nblk; b++) {
+		struct edges e = {0};
+		succs(fn, b, &e);
+		fn->blk[b].succ = e.v;
+		fn->blk[b].nsucc = e.n;
+		for (uint k = 0; k < e.n; k++)
+			edge(m, &pe[e.v[k]], b);
+	}
+	for (uint b = 0; b < fn->nblk; b++) {
+		fn->blk[b].pred = pe[b].v;
+		fn->blk[b].npred = pe[b].n;
+	}
+	order(fn);
+	fn->loop = NULL;
+	fn->nloop = 0;
+}
+
+/* immediate dominators, as rpo positions (Cooper, Harvey, Kennedy) */
+static uint *
+idoms(Fn *fn)
+{
+	uint n = fn->nrpo, *idom = arena_alloc(fn->mod->arena, (n + 1) * sizeof *idom);
+	int changed = 1;
+
+	for (uint k = 0; k < n; k++)
+		idom[k] = ~0u;
+	if (!n)
+		return idom;
+	idom[0] = 0;
+	while (changed) {
+		changed = 0;
+		for (uint k = 1; k < n; k++) {
+			Blk *b = &fn->blk[fn->rpo[k]];
+			uint nd = ~0u;
+			for (uint j = 0; j < b->npred; j++) {
+				uint p = fn->blk[b->pred[j]].rpo;
+				if (p == ~0u || idom[p] == ~0u)
+					continue;
+				if (nd == ~0u) {
+					nd = p;
+					continue;
+				}
+				uint x = p, y = nd;
+				while (x != y) {
+					while (x > y)
+						x = idom[x];
+					while (y > x)
+						y = idom[y];
+				}
+				nd = x;
+			}
+			if (nd != idom[k]) {
+				idom[k] = nd;
+				changed = 1;
+			}
+		}
+	}
+	return idom;
+}
+
+static int
+dominates(const uint *idom, uint a, uint b)   /* rpo positions */
+{
+	while (b > a)
+		b = idom[b];
+	return a == b;
+}
+
+/* the natural loop of the back edge src -> head, merged into loop l */
+static void
+natural(Fn *fn, Loop *l, uint src, uchar *in, uint *stack)
+{
+	Module *m = fn->mod;
+	uint sp = 0, cap = l->nblk;
+
+	if (!in[src]) {
+		in[src] = 1;
+		stack[sp++] = src;
+		l->blk = agrow(m->arena, l->blk, l->nblk, &cap, sizeof *l->blk);
+		l->blk[l->nblk++] = src;
+	}
+	while (sp) {
+		Blk *b = &fn->blk[stack[--sp]];
+		for (uint j = 0; j < b->npred; j++) {
+			uint p = b->pred[j];
+			if (in[p] || fn->blk[p].rpo == ~0u)
+				continue;
+			in[p] = 1;
+			stack[sp++] = p;
+			l->blk = agrow(m->arena, l->blk, l->nblk, &cap, sizeof *l->blk);
+			l->blk[l->nblk++] = p;
+		}
+	}
+}
+
+void
+fillloops(Fn *fn)
+{
+	Module *m = fn->mod;
+	uint *idom = idoms(fn), nl = 0, cap = 0;
+	uint *stack = arena_alloc(m->arena, (fn->nblk + 1) * sizeof *stack);
+	uchar **in = NULL;
+
+	fn->loop = NULL;
+	for (uint k = 0; k < fn->nrpo; k++) {
+		uint h = fn->rpo[k];
+		Loop *l = NULL;
+		for (uint j = 0; j < fn->blk[h].npred; j++) {
+			uint s = fn->blk[h].pred[j], sr = fn->blk[s].rpo;
+			if (sr == ~0u || !dominates(idom, k, sr))
+				continue;
+			if (!l) {
+				uint c2 = cap;
+				fn->loop = agrow(m->arena, fn->loop, nl, &cap, sizeof *fn->loop);
+				in = agrow(m->arena, in, nl, &c2, sizeof *in);
+				l = &fn->loop[nl];
+				memset(l, 0, sizeof *l);
+				l->head = h;
+				in[nl] = arena_alloc(m->arena, fn->nblk + 1);
+				in[nl][h] = 1;
+				uint c = 0;
+				l->blk = agrow(m->arena, l->blk, 0, &c, sizeof *l->blk);
+				l->blk[l->nblk++] = h;
+				nl++;
+			}
+			natural(fn, l, s, in[nl - 1], stack);
+		}
+	}
+	fn->nloop = nl;
+	/* loops are found in rpo of their headers: an enclosing loop comes
+	 * first, so the parent is the last earlier loop that holds the header */
+	for (uint k = 0; k < nl; k++) {
+		Loop *l = &fn->loop[k];
+		l->parent = 0;
+		for (uint j = k; j-- > 0;)
+			if (in[j][l->head]) {
+				l->parent = j + 1;
+				break;
+			}
+		l->depth = l->parent ? fn->loop[l->parent - 1].depth + 1 : 1;
+	}
+	for (uint k = 0; k < nl; k++) {   /* blocks of a loop in layout order */
+		Loop *l = &fn->loop[k];
+		for (uint a = 1; a < l->nblk; a++)
+			for (uint j = a; j > 0 && l->blk[j - 1] > l->blk[j]; j--) {
+				uint t = l->blk[j];
+				l->blk[j] = l->blk[j - 1];
+				l->blk[j - 1] = t;
+			}
+	}
+	for (uint b = 0; b < fn->nblk; b++) {
+		fn->blk[b].loop = 0;
+		fn->blk[b].depth = 0;
+		for (uint k = 0; k < nl; k++)
+			if (in[k][b] && fn->loop[k].depth > fn->blk[b].depth) {
+				fn->blk[b].loop = k + 1;
+				fn->blk[b].depth = fn->loop[k].depth;
+			}
+	}
+}
+
+/* the registers written by i: arg 0 (and the second half of a|b), except for
+ * the instructions whose first operand is read */
+int
+isdef(const Ins *i, uint a)
+{
+	if (i->op >= NOP || a >= i->narg)
+		return 0;
+	switch (i->op) {
+	case Obra: case Obrx: case Ocall: case Oret: case Oexit: case Otrap:
+	case Ostackrestore: case Onanosleep: case Ost: case Ored: case Osust: case Osured:
+	case Oprefetch: case Oprefetchu: case Obar: case Obarrier: case Omembar: case Ofence:
+	case Opmevent: case Osetmaxnreg: case Odiscard: case Oapplypriority: case Ostmatrix:
+		return 0;
+	}
+	return a == 0 || (a == 1 && i->arg[1].bar);
+}
+
+struct du {
+	Fn *fn;
+	int pass;      /* 0: count, 1: fill */
+	uint *nd, *nu;
+};
+
+static void
+note_(struct du *d, uint r, uint at, int def)
+{
+	Use *u = &d->fn->use[r];
+
+	if (d->pass == 0) {
+		(def ? d->nd : d->nu)[r]++;
+		return;
+	}
+	if (def)
+		u->def[u->ndef++] = at;
+	else if (!u->nuse || u->use[u->nuse - 1] != at)
+		u->use[u->nuse++] = at;
+}
+
+static void
+refs(struct du *d, Ref r, uint at, int def)
+{
+	Fn *fn = d->fn;
+
+	switch (r.kind) {
+	case RReg:
+		if (!(fn->reg[r.idx].flags & RGSPECIAL))
+			note_(d, r.idx, at, def);
+		break;
+	case RMem:
+		refs(d, fn->mem[r.idx].base, at, 0);
+		refs(d, fn->mem[r.idx].vec, at, 0);
+		break;
+	case RVec:
+	case RList:
+		for (uint k = 0; k < fn->vec[r.idx].n; k++)
+			refs(d, fn->vec[r.idx].el[k], at, def);
+		break;
+	}
+}
+
+void
+filldefuse(Fn *fn)
+{
+	Module *m = fn->mod;
+	struct du d = {fn, 0, NULL, NULL};
+
+	fn->use = arena_alloc(m->arena, (fn->nreg + 1) * sizeof *fn->use);
+	d.nd = arena_alloc(m->arena, (fn->nreg + 1) * sizeof *d.nd);
+	d.nu = arena_alloc(m->arena, (fn->nreg + 1) * sizeof *d.nu);
+	for (d.pass = 0; d.pass < 2; d.pass++) {
+		if (d.pass == 1)
+			for (uint r = 0; r < fn->nreg; r++) {
+				fn->use[r].def = arena_alloc(m->arena, (d.nd[r] + 1) * sizeof(uint));
+				fn->use[r].use = arena_alloc(m->arena, (d.nu[r] + 1) * sizeof(uint));
+			}
+		for (uint k = 0; k < fn->nins; k++) {
+			const Ins *i = &fn->ins[k];
+			if (i->op >= NOP)
+				continue;
+			refs(&d, i->pred, k, 0);
+			for (uint a = 0; a < i->narg; a++)
+				refs(&d, i->arg[a], k, isdef(i, a));
+		}
+	}
+}
+
+int
+multidef(const Fn *fn, uint r)
+{
+	return fn->use && fn->use[r].ndef > 1;
+}
+
+uint
+insline(const Fn *fn, uint i, uint *file)
+{
+	for (uint k = i < fn->nins ? i + 1 : 0; k-- > 0;)
+		if (fn->ins[k].op == Oloc) {
+			if (file)
+				*file = fn->ins[k].loc[0];
+			return fn->ins[k].loc[1];
+		}
+	if (file)
+		*file = 0;
+	return 0;
+}

@@ -1,0 +1,1082 @@
+/* parse.c: PTX text -> Module.
+ *
+ * A recursive-descent parser in chibicc's manner: one function per grammar
+ * rule, the rule in a comment above it. The lexer is pulled one token at a
+ * time (p->tok, with one token of lookahead in p->nxt) rather than into an
+ * array, so that memory stays proportional to the IR, not to the text.
+ * Each statement records its leading trivia (the text since the end of the
+ * previous statement) and its own text, which is what makes printing
+ * lossless (see ptx.h). Errors longjmp back to parse(), which returns NULL:
+ * the parser never exits, so the fuzzer and the driver's hook can call it. */
+#include "ptx/ptx.h"
+#include <ctype.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <errno.h>
+#include <string.h>
+
+int ptx_quiet;
+
+typedef struct P P;
+struct P {
+	Module *m;
+	const char *path;
+	Fn *fn;
+	Lexer lx;
+	Tok tok, nxt;
+	int hasnxt;
+	const char *prevend;    /* end of the previous statement */
+	const char *lastend;    /* end of the last token consumed */
+	jmp_buf jb;
+	Fn scratch;             /* a body's growing arrays, reused from body to body */
+	int depth;              /* nesting of operand lists */
+};
+
+static int
+typeof_(const char *s, uint n)
+{
+	if (n < 2 || n > 6 || !strchr("bfpstu", *s) || (!isdigit((uchar)s[n - 1]) && *s != 'p'))
+		return Tnone;
+	for (int i = 1; i < NTYPE; i++)
+		if (tyname[i][0] == *s && strlen(tyname[i]) == n && memcmp(tyname[i], s, n) == 0)
+			return i;
+	return Tnone;
+}
+
+/* errors */
+
+static _Noreturn void
+errat(P *p, const char *pos, const char *f, ...)
+{
+	const char *ls = pos, *le = pos, *q, *start = p->lx.start;
+	const char *end = p->lx.end;
+	uint line = 1;
+	va_list ap;
+
+	if (!ptx_quiet) {
+		while (ls > start && ls[-1] != '\n')
+			ls--;
+		while (le < end && *le != '\n')
+			le++;
+		for (q = start; q < ls; q++)
+			line += *q == '\n';
+		fprintf(stderr, "%s:%u:%d: error: ", p->path, line, (int)(pos - ls) + 1);
+		va_start(ap, f);
+		vfprintf(stderr, f, ap);
+		va_end(ap);
+		fprintf(stderr, "\n%.*s\n", (int)(le - ls), ls);
+		for (q = ls; q < pos; q++)
+			fputc(*q == '\t' ? '\t' : ' ', stderr);
+		fputs("^\n", stderr);
+	}
+	longjmp(p->jb, 1);
+}
+
+static const char *
+tokdesc(Tok t)
+{
+	static char buf[64];
+
+	if (t.kind == TEOF)
+		return "end of file";
+	snprintf(buf, sizeof buf, "'%.*s'", t.n > 40 ? 40 : (int)t.n, t.s);
+	return buf;
+}
+
+/* tokens */
+
+static const uchar okpunct[256] = {
+	[','] = 1, [';'] = 1, [':'] = 1, ['('] = 1, [')'] = 1, ['['] = 1, [']'] = 1,
+	['{'] = 1, ['}'] = 1, ['<'] = 1, ['>'] = 1, ['+'] = 1, ['-'] = 1, ['@'] = 1,
+	['!'] = 1, ['|'] = 1, ['='] = 1,
+};
+
+static void
+next(P *p)
+{
+	p->lastend = p->tok.s + p->tok.n;
+	if (p->hasnxt) {
+		p->tok = p->nxt;
+		p->hasnxt = 0;
+	} else
+		p->tok = lex(&p->lx);
+	if (p->lx.bad)
+		errat(p, p->lx.bad, *p->lx.bad == '"' ? "unterminated string" : "unterminated comment");
+	if (p->tok.kind == TPUNCT && !okpunct[(uchar)*p->tok.s])
+		errat(p, p->tok.s, "unexpected character %s", tokdesc(p->tok));
+}
+
+static Tok
+peek(P *p)
+{
+	if (!p->hasnxt) {
+		p->nxt = lex(&p->lx);
+		p->hasnxt = 1;
+	}
+	return p->nxt;
+}
+
+static int
+ispunct_(Tok t, int c)
+{
+	return t.kind == TPUNCT && *t.s == c;
+}
+
+static int
+consume(P *p, int c)
+{
+	if (!ispunct_(p->tok, c))
+		return 0;
+	next(p);
+	return 1;
+}
+
+static void
+expect(P *p, int c)
+{
+	if (!consume(p, c))
+		errat(p, p->tok.s, "expected '%c' before %s", c, tokdesc(p->tok));
+}
+
+static Str
+span(const char *a, const char *b)
+{
+	return (Str){a, (uint)(b - a)};
+}
+
+/* statements */
+
+static Ins *
+newins(P *p, Fn *fn, int op)
+{
+	Ins *i;
+
+	if (fn) {
+		fn->ins = agrow(p->m->arena, fn->ins, fn->nins, &fn->cap, sizeof *fn->ins);
+		i = &fn->ins[fn->nins++];
+	} else {
+		p->m->top = agrow(p->m->arena, p->m->top, p->m->ntop, &p->m->captop, sizeof *i);
+		i = &p->m->top[p->m->ntop++];
+	}
+	memset(i, 0, sizeof *i);
+	i->op = op;
+	i->lead = span(p->prevend, p->tok.s);
+	i->line = p->tok.line;
+	return i;
+}
+
+/* the statement i started at i->lead's end and ends with the last token */
+static void
+endstmt(P *p, Ins *i)
+{
+	const char *b = i->lead.s + i->lead.n;
+	i->src = span(b, p->lastend);
+	p->prevend = p->lastend;
+}
+
+static Ref *
+args(P *p, Ref *a, uint n)
+{
+	Ref *r = arena_alloc(p->m->arena, (n ? n : 1) * sizeof *r);
+	memcpy(r, a, n * sizeof *r);
+	return r;
+}
+
+/* the rest of a line, for .loc, .file, .version ... */
+static void
+restofline(P *p)
+{
+	uint line = p->tok.line;
+
+	next(p);
+	while (p->tok.kind != TEOF && p->tok.line == line)
+		next(p);
+}
+
+/* up to and including ';', braces balanced */
+static void
+tosemi(P *p)
+{
+	int depth = 0;
+
+	for (;;) {
+		if (p->tok.kind == TEOF)
+			errat(p, p->tok.s, "expected ';' before end of file");
+		if (ispunct_(p->tok, '{') || ispunct_(p->tok, '('))
+			depth++;
+		if ((ispunct_(p->tok, '}') || ispunct_(p->tok, ')')) && depth-- == 0)
+			errat(p, p->tok.s, "expected ';' before %s", tokdesc(p->tok));
+		if (ispunct_(p->tok, ';') && depth == 0)
+			break;
+		next(p);
+	}
+	next(p);
+}
+
+/* section = ".section" name "{" ... "}" */
+static void
+section(P *p)
+{
+	int depth = 0;
+
+	next(p);
+	while (!ispunct_(p->tok, '{')) {
+		if (p->tok.kind == TEOF)
+			errat(p, p->tok.s, "expected '{' after .section");
+		next(p);
+	}
+	do {
+		if (p->tok.kind == TEOF)
+			errat(p, p->tok.s, "unterminated .section");
+		if (ispunct_(p->tok, '{'))
+			depth++;
+		if (ispunct_(p->tok, '}'))
+			depth--;
+		next(p);
+	} while (depth > 0);
+}
+
+static int
+isspace_dir(Tok t)
+{
+	static const char *const ss[] = {".global", ".const", ".shared", ".local", ".param",
+		".tex", ".texref", ".surfref", ".samplerref", ".sreg"};
+	uint i;
+
+	for (i = 0; i < countof(ss); i++)
+		if (tokis(t, ss[i]))
+			return 1;
+	return 0;
+}
+
+/* attribute = ".attribute" "(" ... ")"  (.managed variables, .unified functions) */
+static void
+attribute(P *p)
+{
+	int depth = 0;
+
+	next(p);
+	if (!ispunct_(p->tok, '('))
+		errat(p, p->tok.s, "expected '(' after .attribute");
+	do {
+		if (p->tok.kind == TEOF)
+			errat(p, p->tok.s, "expected ')' before end of file");
+		depth += ispunct_(p->tok, '(');
+		depth -= ispunct_(p->tok, ')');
+		next(p);
+	} while (depth > 0);
+}
+
+/* var = space-dir (dir | num | attribute)* name tail ";"
+ * tail = ("[" num? "]")* ("=" initializer)? */
+static void
+var(P *p, Fn *fn)
+{
+	Ins *i = newins(p, fn, Ovar);
+	const char *nameend = NULL, *b = p->tok.s;
+	Ref a;
+
+	while (p->tok.kind == TDIR || p->tok.kind == TNUM) {
+		int ty = p->tok.kind == TDIR ? typeof_(p->tok.s + 1, p->tok.n - 1) : 0;
+		if (ty)
+			i->ty = ty;
+		if (tokis(p->tok, ".attribute"))
+			attribute(p);
+		else
+			next(p);
+		nameend = p->lastend;
+	}
+	if (p->tok.kind != TIDENT)
+		errat(p, p->tok.s, "expected a name before %s", tokdesc(p->tok));
+	i->name = span(b, nameend);
+	i->sep = span(nameend, p->tok.s);
+	a = REF(RSym, intern(p->m, p->tok.s, p->tok.n));
+	i->arg = args(p, &a, 1);
+	i->narg = 1;
+	next(p);
+	b = p->lastend;
+	tosemi(p);
+	i->tail = span(b, p->lastend - 1);
+	endstmt(p, i);
+}
+
+/* raw = directive ... (";" | end of line) */
+static void
+raw(P *p, Fn *fn, int line)
+{
+	Ins *i = newins(p, fn, Oraw);
+
+	if (line)
+		restofline(p);
+	else if (tokis(p->tok, ".section"))
+		section(p);
+	else
+		tosemi(p);
+	endstmt(p, i);
+}
+
+/* reg = ".reg" dir* (name "<" num ">" | name ("," name)*) ";" */
+static uint
+addreg(P *p, Fn *fn, Str pfx, int num, int ty, uint decl)
+{
+	fn->reg = agrow(p->m->arena, fn->reg, fn->nreg, &fn->capreg, sizeof *fn->reg);
+	fn->reg[fn->nreg] = (Reg){pfx, num, ty, 0, decl};
+	return fn->nreg++;
+}
+
+/* split %r12 into %r and 12; -1 if the name has no number */
+static int
+splitnum(const char *s, uint n, uint *pfxlen)
+{
+	uint k = n;
+	long v = 0;
+
+	while (k > 0 && isdigit((uchar)s[k - 1]))
+		k--;
+	if (k == n || k == 0 || n - k > 9 || (s[k] == '0' && n - k > 1))
+		return -1;
+	for (uint j = k; j < n; j++)
+		v = v * 10 + (s[j] - '0');
+	*pfxlen = k;
+	return (int)v;
+}
+
+/* a member of a .reg range first: nearly every register cicc writes is one */
+uint
+lookreg(Fn *fn, const char *s, uint n)
+{
+	uint r, k;
+	int num = splitnum(s, n, &k);
+
+	if (num >= 0 && (r = names_get(fn->rangenames, s, k)) != ~0u
+	    && r + num < fn->nreg && fn->reg[r + num].num == num
+	    && fn->reg[r + num].pfx.s == fn->reg[r].pfx.s)
+		return r + num;
+	return names_get(fn->regnames, s, n);
+}
+
+static void
+reg(P *p, Fn *fn)
+{
+	Ins *i = newins(p, fn, Oreg);
+	uint at = i - fn->ins, first, nr = 0, cap = 0;
+	const char *nameend = p->tok.s;
+	Ref *rs = NULL;
+
+	while (p->tok.kind == TDIR) {
+		int ty = typeof_(p->tok.s + 1, p->tok.n - 1);
+		if (ty)
+			i->ty = ty;
+		next(p);
+		nameend = p->lastend;
+	}
+	i = &fn->ins[at];
+	i->name = span(i->lead.s + i->lead.n, nameend);
+	i->sep = span(nameend, p->tok.s);
+	if (p->tok.kind != TIDENT)
+		errat(p, p->tok.s, "expected a register name before %s", tokdesc(p->tok));
+	if (ispunct_(peek(p), '<')) {
+		Tok name = p->tok, n;
+		long cnt;
+		char *e;
+		next(p);
+		next(p);
+		n = p->tok;
+		cnt = n.kind == TNUM ? strtol(n.s, &e, 10) : -1;
+		if (n.kind != TNUM || e != n.s + n.n || cnt <= 0 || cnt > 1 << 24)
+			errat(p, n.s, "bad register count %s", tokdesc(n));
+		next(p);
+		expect(p, '>');
+		first = fn->nreg;
+		for (long k = 0; k < cnt; k++)
+			addreg(p, fn, (Str){name.s, name.n}, (int)k, i->ty, at);
+		names_put(p->m->arena, &fn->rangenames, name.s, name.n, first);
+		i = &fn->ins[at];
+		i->arg = arena_alloc(p->m->arena, 2 * sizeof(Ref));
+		i->arg[0] = REF(RReg, first);
+		i->arg[1] = REF(RNum, (uint)cnt);
+		i->narg = 2;
+	} else {
+		for (;;) {
+			uint r;
+			if (p->tok.kind != TIDENT)
+				errat(p, p->tok.s, "expected a register name before %s", tokdesc(p->tok));
+			r = addreg(p, fn, (Str){p->tok.s, p->tok.n}, -1, fn->ins[at].ty, at);
+			names_put(p->m->arena, &fn->regnames, p->tok.s, p->tok.n, r);
+			rs = agrow(p->m->arena, rs, nr, &cap, sizeof *rs);
+			rs[nr++] = REF(RReg, r);
+			next(p);
+			if (!consume(p, ','))
+				break;
+		}
+		i = &fn->ins[at];
+		i->arg = rs;
+		i->narg = nr;
+	}
+	expect(p, ';');
+	endstmt(p, i);
+}
+
+/* an identifier operand with the modifiers glued to it (%tid.x) */
+static Ref
+name(P *p, Fn *fn)
+{
+	const char *b = p->tok.s;
+	uint r;
+
+	next(p);
+	while (p->tok.kind == TDIR && p->tok.adj)
+		next(p);
+	if ((r = lookreg(fn, b, p->lastend - b)) != ~0u)
+		return REF(RReg, r);
+	if (*b == '%') {
+		r = addreg(p, fn, span(b, p->lastend), -1, Tnone, ~0u);
+		fn->reg[r].flags |= RGSPECIAL;
+		names_put(p->m->arena, &fn->regnames, b, p->lastend - b, r);
+		return REF(RReg, r);
+	}
+	return REF(RSym, intern(p->m, b, p->lastend - b));
+}
+
+static void
+checknum(P *p, Tok t)
+{
+	const char *s = t.s;
+	uint n = t.n, k, want = 0;
+
+	if (n > 1 && s[0] == '0' && (s[1] == 'f' || s[1] == 'F'))
+		want = 8;
+	if (n > 1 && s[0] == '0' && (s[1] == 'd' || s[1] == 'D'))
+		want = 16;
+	if (want) {
+		for (k = 2; k < n && isxdigit((uchar)s[k]); k++)
+			;
+		if (k != n || n - 2 != want)
+			errat(p, s, "bad float constant %s", tokdesc(t));
+	}
+}
+
+static Ref
+imm(P *p, Fn *fn, const char *b)
+{
+	checknum(p, p->tok);
+	next(p);
+	fn->imm = agrow(p->m->arena, fn->imm, fn->nimm, &fn->capimm, sizeof *fn->imm);
+	fn->imm[fn->nimm] = (Imm){span(b, p->lastend)};
+	return REF(RImm, fn->nimm++);
+}
+
+static Ref operand(P *p, Fn *fn);
+
+/* list = operand ("," operand)*  up to the closing character c */
+static Ref
+list(P *p, Fn *fn, int kind, int c)
+{
+	Ref buf[64], *el = buf;
+	uint n = 0, cap = countof(buf);
+
+	/* PTX nests two deep at most ([tex, {x, y}]); the bound keeps the
+	 * recursion off the end of the stack on hostile input */
+	if (++p->depth > 4)
+		errat(p, p->lastend - 1, "operands nested too deeply");
+	if (!ispunct_(p->tok, c))
+		for (;;) {
+			if (n == cap) {
+				Ref *nel = arena_alloc(p->m->arena, 2 * cap * sizeof *nel);
+				memcpy(nel, el, n * sizeof *el);
+				el = nel, cap *= 2;
+			}
+			el[n] = operand(p, fn);
+			if (consume(p, '|'))
+				continue;
+			n++;
+			if (!consume(p, ','))
+				break;
+		}
+	expect(p, c);
+	p->depth--;
+	fn->vec = agrow(p->m->arena, fn->vec, fn->nvec, &fn->capvec, sizeof *fn->vec);
+	fn->vec[fn->nvec] = (Vec){args(p, el, n), n};
+	return REF(kind, fn->nvec++);
+}
+
+/* addr = (reg | name | num) ("+" "-"? num)? ("," vec)? */
+static Ref
+addr(P *p, Fn *fn)
+{
+	Mem m = {0};
+
+	if (p->tok.kind == TIDENT)
+		m.base = name(p, fn);
+	else if (p->tok.kind == TNUM)
+		m.base = imm(p, fn, p->tok.s);
+	else
+		errat(p, p->tok.s, "expected an address before %s", tokdesc(p->tok));
+	if (ispunct_(p->tok, '+') || ispunct_(p->tok, '-')) {
+		const char *b;
+		char *e;
+		if (consume(p, '+'))
+			b = p->tok.s;
+		else
+			b = p->tok.s;
+		if (ispunct_(p->tok, '-'))
+			next(p);
+		if (p->tok.kind != TNUM)
+			errat(p, p->tok.s, "expected an offset before %s", tokdesc(p->tok));
+		next(p);
+		m.offs = span(b, p->lastend);
+		m.off = strtol(b, &e, 0);
+	}
+	if (consume(p, ',')) {
+		if (!consume(p, '{'))
+			errat(p, p->tok.s, "expected '{' before %s", tokdesc(p->tok));
+		m.vec = list(p, fn, RVec, '}');
+	}
+	expect(p, ']');
+	fn->mem = agrow(p->m->arena, fn->mem, fn->nmem, &fn->capmem, sizeof *fn->mem);
+	fn->mem[fn->nmem] = m;
+	return REF(RMem, fn->nmem++);
+}
+
+// operand = "!"? (name | "-"? num | "_" | "[" addr "]" | "{" list "}" | "(" list ")")
+static Ref
+operand(P *p, Fn *fn)
+{
+	int neg = consume(p, '!');
+	Ref r;
+
+	if (p->tok.kind == TIDENT && tokis(p->tok, "_") && !peek(p).adj)
+		next(p), r = REF(RSink, 0);
+	else if (p->tok.kind == TIDENT)
+		r = name(p, fn);
+	else if (p->tok.kind == TNUM)
+		r = imm(p, fn, p->tok.s);
+	else if (ispunct_(p->tok, '-') && peek(p).kind == TNUM) {
+		const char *b = p->tok.s;
+		next(p);
+		r = imm(p, fn, b);
+	} else if (consume(p, '['))
+		r = addr(p, fn);
+	else if (consume(p, '{'))
+		r = list(p, fn, RVec, '}');
+	else if (consume(p, '('))
+		r = list(p, fn, RList, ')');
+	else
+		errat(p, p->tok.s, "expected an operand before %s", tokdesc(p->tok));
+	r.neg = neg;
+	return r;
+}
+
+// ins = ("@" "!"? reg)? opcode dir* (operand (("," | "|") operand)*)? ";"
+static void
+ins(P *p, Fn *fn)
+{
+	Ins *i = newins(p, fn, 0);
+	uint at = i - fn->ins, n = 0;
+	Ref buf[16], *a = buf, pred = {0};
+	uint cap = countof(buf);
+	int op, flags = 0, ty = 0;
+	Str nm, sep = {0};
+
+	if (consume(p, '@')) {
+		if (consume(p, '!'))
+			flags |= INEGPRED;
+		Tok pt = p->tok;
+		if (pt.kind == TIDENT)
+			pred = name(p, fn);
+		if (pred.kind != RReg)
+			errat(p, pt.s, "expected a predicate before %s", tokdesc(pt));
+	}
+	if (p->tok.kind != TIDENT)
+		errat(p, p->tok.s, "expected an instruction before %s", tokdesc(p->tok));
+	if ((op = opcode(p->tok.s, p->tok.n)) < 0)
+		errat(p, p->tok.s, "unknown instruction %s", tokdesc(p->tok));
+	nm.s = p->tok.s;
+	next(p);
+	while (p->tok.kind == TDIR && p->tok.adj) {
+		int t = typeof_(p->tok.s + 1, p->tok.n - 1);
+		if (t)
+			ty = t;
+		next(p);
+	}
+	nm.n = p->lastend - nm.s;
+	if (!ispunct_(p->tok, ';')) {
+		sep = span(p->lastend, p->tok.s);
+		for (;;) {
+			if (n == cap) {
+				Ref *na = arena_alloc(p->m->arena, 2 * cap * sizeof *na);
+				memcpy(na, a, n * sizeof *a);
+				a = na, cap *= 2;
+			}
+			a[n] = operand(p, fn);
+			if (consume(p, '|')) {
+				n++;
+				if (n == cap)
+					errat(p, p->tok.s, "too many operands");
+				a[n] = operand(p, fn);
+				a[n].bar = 1;
+			}
+			n++;
+			if (!consume(p, ','))
+				break;
+		}
+	}
+	if (!ispunct_(p->tok, ';'))
+		errat(p, p->tok.s, "expected ';' before %s", tokdesc(p->tok));
+	next(p);
+	if (n > 0xffff)
+		errat(p, nm.s, "too many operands");
+	i = &fn->ins[at];
+	i->op = op;
+	i->ty = ty;
+	i->flags = flags;
+	i->pred = pred;
+	i->name = nm;
+	i->sep = sep;
+	i->arg = args(p, a, n);
+	i->narg = n;
+	endstmt(p, i);
+}
+
+static void
+label(P *p, Fn *fn)
+{
+	Ins *i = newins(p, fn, Olabel);
+	uint l = names_get(fn->lblnames, p->tok.s, p->tok.n);
+
+	if (l != ~0u && fn->lbl[l].ins != ~0u)
+		errat(p, p->tok.s, "duplicate label %s", tokdesc(p->tok));
+	if (l == ~0u) {
+		fn->lbl = agrow(p->m->arena, fn->lbl, fn->nlbl, &fn->caplbl, sizeof *fn->lbl);
+		l = fn->nlbl++;
+		names_put(p->m->arena, &fn->lblnames, p->tok.s, p->tok.n, l);
+	}
+	fn->lbl[l] = (Lbl){{p->tok.s, p->tok.n}, i - fn->ins, 0};
+	i->arg = arena_alloc(p->m->arena, sizeof(Ref));
+	i->arg[0] = REF(RLbl, l);
+	i->narg = 1;
+	next(p);
+	expect(p, ':');
+	endstmt(p, i);
+}
+
+static void
+loc(P *p, Fn *fn)
+{
+	Ins *i = newins(p, fn, Oloc);
+	uint line = p->tok.line, k = 0;
+
+	next(p);
+	while (p->tok.kind != TEOF && p->tok.line == line) {
+		if (p->tok.kind == TNUM && k < 3 && p->tok.adj == 0)
+			i->loc[k++] = (uint)strtoul(p->tok.s, NULL, 0);
+		else
+			k = 3;
+		next(p);
+	}
+	endstmt(p, i);
+}
+
+/* labels named by bra and call are resolved once the body is read */
+static void
+resolve(P *p, Fn *fn)
+{
+	for (uint k = 0; k < fn->nins; k++) {
+		Ins *i = &fn->ins[k];
+		if (i->op >= NOP)
+			continue;
+		for (uint j = 0; j < i->narg; j++) {
+			Ref *r = &i->arg[j];
+			uint l;
+			if (r->kind != RSym)
+				continue;
+			l = names_get(fn->lblnames, p->m->sym[r->idx].name.s, p->m->sym[r->idx].name.n);
+			if (l != ~0u && fn->lbl[l].ins != ~0u)
+				r->kind = RLbl, r->idx = l;
+			else if (i->op == Obra)
+				errat(p, i->src.s, "undefined label '%.*s'",
+				      (int)p->m->sym[r->idx].name.n, p->m->sym[r->idx].name.s);
+		}
+	}
+}
+
+// body = "{" stmt* "}"
+// stmt = "{" | "}" | label | ".reg" ... | var | ".loc" ... | directive ... | ins
+static void
+body(P *p, Fn *fn)
+{
+	int depth = 0;
+
+	for (;;) {
+		Tok t = p->tok;
+		if (t.kind == TEOF)
+			errat(p, t.s, "expected '}' before end of file");
+		if (ispunct_(t, '{')) {
+			Ins *i = newins(p, fn, Oopen);
+			next(p);
+			endstmt(p, i);
+			depth++;
+		} else if (ispunct_(t, '}')) {
+			if (depth-- == 0)
+				break;
+			Ins *i = newins(p, fn, Oclose);
+			next(p);
+			endstmt(p, i);
+		} else if (t.kind == TIDENT || ispunct_(t, '@')) {
+			if (t.kind == TIDENT && ispunct_(peek(p), ':'))
+				label(p, fn);
+			else
+				ins(p, fn);
+		}
+		else if (tokis(t, ".reg"))
+			reg(p, fn);
+		else if (isspace_dir(t))
+			var(p, fn);
+		else if (tokis(t, ".loc"))
+			loc(p, fn);
+		else if (tokis(t, ".file") || tokis(t, ".version") || tokis(t, ".target"))
+			raw(p, fn, 1);
+		else if (t.kind == TDIR)
+			raw(p, fn, 0);
+		else
+			ins(p, fn);
+	}
+	fn->close = span(p->prevend, p->tok.s);
+	next(p);
+	p->prevend = p->lastend;
+	resolve(p, fn);
+}
+
+// param = dir* name ("[" num? "]")*
+static Param
+param(P *p)
+{
+	Param pa = {0};
+	const char *b = p->tok.s, *e = b;
+
+	while (p->tok.kind == TDIR || p->tok.kind == TNUM) {
+		next(p);
+		e = p->lastend;
+	}
+	if (p->tok.kind != TIDENT)
+		errat(p, p->tok.s, "expected a parameter name before %s", tokdesc(p->tok));
+	pa.decl = span(b, e);
+	pa.name = (Str){p->tok.s, p->tok.n};
+	next(p);
+	b = p->lastend;
+	while (consume(p, '[')) {
+		if (p->tok.kind == TNUM)
+			next(p);
+		expect(p, ']');
+	}
+	pa.tail = span(b, p->lastend);
+	return pa;
+}
+
+// params = "(" (param ("," param)*)? ")"
+static Param *
+params(P *p, uint *n)
+{
+	Param buf[256], *v = buf;
+	uint cap = countof(buf);
+
+	*n = 0;
+	expect(p, '(');
+	if (!ispunct_(p->tok, ')'))
+		for (;;) {
+			if (*n == cap) {
+				Param *nv = arena_alloc(p->m->arena, 2 * cap * sizeof *nv);
+				memcpy(nv, v, *n * sizeof *v);
+				v = nv, cap *= 2;
+			}
+			v[(*n)++] = param(p);
+			if (!consume(p, ','))
+				break;
+		}
+	expect(p, ')');
+	Param *r = arena_alloc(p->m->arena, (*n ? *n : 1) * sizeof *r);
+	memcpy(r, v, *n * sizeof *r);
+	return r;
+}
+
+/* A body grows its arrays in the parser's scratch arrays, which are then
+ * copied at their exact size: doubling in an arena would leave every old
+ * copy behind (half the memory on a large file). */
+#define BORROW(a, n, cap) (fn->a = p->scratch.a, fn->cap = p->scratch.cap, fn->n = 0)
+#define GIVEBACK(a, n, cap) do { \
+		p->scratch.a = fn->a, p->scratch.cap = fn->cap; \
+		fn->a = arena_alloc(p->m->arena, (fn->n + 1) * sizeof *fn->a); \
+		if (fn->n) \
+			memcpy(fn->a, p->scratch.a, fn->n * sizeof *fn->a); \
+		fn->cap = fn->n; \
+	} while (0)
+
+static void
+borrow(P *p, Fn *fn)
+{
+	BORROW(ins, nins, cap);
+	BORROW(reg, nreg, capreg);
+	BORROW(lbl, nlbl, caplbl);
+	BORROW(imm, nimm, capimm);
+	BORROW(mem, nmem, capmem);
+	BORROW(vec, nvec, capvec);
+}
+
+static void
+giveback(P *p, Fn *fn)
+{
+	GIVEBACK(ins, nins, cap);
+	GIVEBACK(reg, nreg, capreg);
+	GIVEBACK(lbl, nlbl, caplbl);
+	GIVEBACK(imm, nimm, capimm);
+	GIVEBACK(mem, nmem, capmem);
+	GIVEBACK(vec, nvec, capvec);
+}
+
+// function = linkage* (".entry" | ".func") ("(" params ")")? name ("(" params ")")?
+//            perf* (body | ";")
+static void
+function(P *p)
+{
+	Module *m = p->m;
+	Ins *it = newins(p, NULL, Ofn);
+	Fn *fn = arena_alloc(m->arena, sizeof *fn);
+	const char *b = p->tok.s, *pb;
+
+	fn->mod = m;
+	fn->line = p->tok.line;
+	fn->lead = it->lead;
+	for (;; next(p)) {
+		if (tokis(p->tok, ".visible"))
+			fn->flags |= FVISIBLE;
+		else if (tokis(p->tok, ".extern"))
+			fn->flags |= FEXTERN;
+		else if (tokis(p->tok, ".weak"))
+			fn->flags |= FWEAK;
+		else if (tokis(p->tok, ".entry")) {
+			fn->flags |= FENTRY;
+			next(p);
+			break;
+		} else if (tokis(p->tok, ".func")) {
+			next(p);
+			break;
+		} else if (p->tok.kind == TDIR)
+			;
+		else
+			errat(p, p->tok.s, "expected '.func' or '.entry' before %s", tokdesc(p->tok));
+	}
+	while (p->tok.kind == TDIR)   /* .noreturn, .attribute(.unified(...)) */
+		if (tokis(p->tok, ".attribute"))
+			attribute(p);
+		else
+			next(p);
+	if (ispunct_(p->tok, '('))
+		fn->ret = params(p, &fn->nret);
+	if (p->tok.kind != TIDENT)
+		errat(p, p->tok.s, "expected a function name before %s", tokdesc(p->tok));
+	fn->nameoff = p->tok.s - b;
+	fn->headname = (Str){p->tok.s, p->tok.n};
+	fn->sym = intern(m, p->tok.s, p->tok.n);
+	next(p);
+	if (ispunct_(p->tok, '('))
+		fn->par = params(p, &fn->npar);
+	pb = p->tok.s;
+	while (!ispunct_(p->tok, '{') && !ispunct_(p->tok, ';')) {
+		if (tokis(p->tok, ".pragma")) {   /* entry-level: ends with its own ';' */
+			tosemi(p);
+			continue;
+		}
+		if (p->tok.kind == TEOF || (p->tok.kind != TDIR && p->tok.kind != TNUM
+		    && p->tok.kind != TSTR && !ispunct_(p->tok, ',') && !ispunct_(p->tok, '(')
+		    && !ispunct_(p->tok, ')') && p->tok.kind != TIDENT))
+			errat(p, p->tok.s, "expected '{' or ';' before %s", tokdesc(p->tok));
+		next(p);
+	}
+	fn->perf = pb < p->tok.s ? span(pb, p->lastend) : (Str){0};
+	fn->head = span(b, p->lastend);
+	fn->open = span(p->lastend, p->tok.s + 1);
+	it->src = fn->head;
+	m->fn = agrow(m->arena, m->fn, m->nfn, &m->capfn, sizeof *m->fn);
+	m->fn[m->nfn] = fn;
+	it->arg = arena_alloc(m->arena, sizeof(Ref));
+	it->arg[0] = REF(RFn, m->nfn++);
+	it->narg = 1;
+	if (consume(p, ';')) {
+		fn->flags |= FDECL;
+		p->prevend = p->lastend;
+		return;
+	}
+	next(p);
+	p->prevend = p->lastend;
+	p->fn = fn;
+	borrow(p, fn);
+	body(p, fn);
+	giveback(p, fn);
+	p->fn = NULL;
+}
+
+// item = ".version" ... | ".target" ... | ".address_size" num | ".file" ...
+//      | ".section" ... | ".pragma" ... ";" | linkage* (var | function)
+static void
+item(P *p)
+{
+	Tok t = p->tok;
+	Module *m = p->m;
+
+	if (tokis(t, ".version") || tokis(t, ".target") || tokis(t, ".address_size")) {
+		Tok v = peek(p);
+		Ins *i;
+		raw(p, NULL, 1);
+		i = &m->top[m->ntop - 1];
+		if (tokis(t, ".version"))
+			m->version = span(v.s, i->src.s + i->src.n);
+		else if (tokis(t, ".target"))
+			m->target = span(v.s, i->src.s + i->src.n);
+		else
+			m->addrsize = atoi(v.s);
+	} else if (tokis(t, ".file"))
+		raw(p, NULL, 1);
+	else if (tokis(t, ".section") || tokis(t, ".pragma") || tokis(t, ".alias"))
+		raw(p, NULL, 0);
+	else if (t.kind == TDIR) {
+		/* linkage, then a variable or a function */
+		Lexer save = p->lx;
+		Tok st = p->tok, sn = p->nxt;
+		int hn = p->hasnxt, isfn = 0;
+		while (p->tok.kind == TDIR && (tokis(p->tok, ".visible") || tokis(p->tok, ".extern")
+		       || tokis(p->tok, ".weak") || tokis(p->tok, ".common")))
+			next(p);
+		if (tokis(p->tok, ".func") || tokis(p->tok, ".entry"))
+			isfn = 1;
+		else if (!isspace_dir(p->tok))
+			errat(p, p->tok.s, "unknown directive %s", tokdesc(p->tok));
+		p->lx = save, p->tok = st, p->nxt = sn, p->hasnxt = hn;
+		if (isfn)
+			function(p);
+		else
+			var(p, NULL);
+	} else
+		errat(p, t.s, "expected a directive before %s", tokdesc(t));
+}
+
+// module = item* EOF
+static Module *
+parsein(Arena *a, const char *path, char *copy, size_t n)
+{
+	Module *m;
+	P *p = arena_alloc(a, sizeof *p);
+	volatile int ok = 0;
+
+	m = arena_alloc(a, sizeof *m);
+	m->arena = a;
+	m->path = arena_strdup(m->arena, path);
+	m->text = (Str){copy, n};
+	p->m = m;
+	p->path = m->path;
+	lex_init(&p->lx, copy, n);
+	p->prevend = copy;
+	if (!setjmp(p->jb)) {
+		p->tok = lex(&p->lx);
+		p->lastend = copy;
+		if (p->lx.bad)
+			errat(p, p->lx.bad, *p->lx.bad == '"' ? "unterminated string" : "unterminated comment");
+		while (p->tok.kind != TEOF)
+			item(p);
+		m->tailtext = span(p->prevend, copy + n);
+		ok = 1;
+	}
+	if (!ok) {
+		arena_free(m->arena);
+		return NULL;
+	}
+	return m;
+}
+
+Module *
+parse(const char *path, const char *text, size_t n)
+{
+	Arena *a = arena_new();
+	char *copy = arena_alloc(a, n + 1);
+
+	memcpy(copy, text, n);
+	return parsein(a, path, copy, n);
+}
+
+/* read straight into the arena: a large file is held once */
+Module *
+parsefile(const char *path)
+{
+	Arena *a;
+	char *s;
+	size_t n = 0, k;
+	FILE *f = fopen(path, "rb");
+
+	if (!f || fseek(f, 0, SEEK_END) || (long)(n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET)) {
+		error("cannot read '%s': %s", path, strerror(errno));
+		if (f)
+			fclose(f);
+		return NULL;
+	}
+	a = arena_new();
+	s = arena_alloc(a, n + 1);
+	k = fread(s, 1, n, f);
+	fclose(f);
+	if (k != n) {
+		error("cannot read '%s'", path);
+		arena_free(a);
+		return NULL;
+	}
+	return parsein(a, path, s, n);
+}
+
+void
+mod_free(Module *m)
+{
+	if (m)
+		arena_free(m->arena);
+}
+
+/* mkins: one instruction from text, for passes (see ptx.h) */
+Ins *
+mkins(Fn *fn, const char *text)
+{
+	Module *m = fn->mod;
+	P *p = arena_alloc(m->arena, sizeof *p);
+	size_t n = strlen(text);
+	char *copy = arena_alloc(m->arena, n + 1);
+	Ins *i = NULL;
+	uint at = fn->nins;
+
+	memcpy(copy, text, n);
+	p->m = m;
+	p->path = "<mkins>";
+	lex_init(&p->lx, copy, n);
+	p->prevend = copy;
+	if (setjmp(p->jb)) {
+		fn->nins = at;
+		return NULL;
+	}
+	p->tok = lex(&p->lx);
+	p->lastend = copy;
+	if (p->lx.bad)
+		errat(p, p->lx.bad, "unterminated string");
+	ins(p, fn);
+	if (p->tok.kind != TEOF)
+		errat(p, p->tok.s, "expected the end of the instruction before %s", tokdesc(p->tok));
+	i = arena_alloc(m->arena, sizeof *i);
+	*i = fn->ins[at];
+	fn->nins = at;
+	for (uint j = 0; j < i->narg; j++) {
+		Ref *r = &i->arg[j];
+		uint l;
+		if (r->kind == RSym && (l = names_get(fn->lblnames, m->sym[r->idx].name.s,
+		                                      m->sym[r->idx].name.n)) != ~0u)
+			r->kind = RLbl, r->idx = l;
+	}
+	i->lead = (Str){0};
+	i->src = (Str){0};
+	i->sep = (Str){0};   /* cicc's " \t" */
+	i->line = 0;
+	return i;
+}

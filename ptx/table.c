@@ -1,0 +1,145 @@
+/* table.c: the opcode and type tables, the name tables (open addressing
+ * from a name to a number) and the module's symbols. */
+#include "ptx/ptx.h"
+#include <string.h>
+
+const struct opinfo opinfo[NPSEUDO] = {
+#define OP(name, f64, pair16, approx, jmp) [O##name] = {#name, f64, pair16, approx, jmp},
+#include "ptx/ops.h"
+#undef OP
+	[Olabel] = {"<label>"}, [Oreg] = {".reg"}, [Ovar] = {"<var>"},
+	[Oopen] = {"{"}, [Oclose] = {"}"}, [Oloc] = {".loc"}, [Oraw] = {"<raw>"},
+	[Ofn] = {"<fn>"},
+};
+
+const char *const tyname[NTYPE] = {
+	"", "pred", "b8", "b16", "b32", "b64", "b128", "u8", "u16", "u32", "u64",
+	"s8", "s16", "s32", "s64", "f16", "f16x2", "bf16", "bf16x2", "f32", "f64", "tf32",
+};
+
+/* names: open addressing from a name to a number */
+struct Names {
+	Str *key;
+	uint *val;
+	uint n, cap;
+};
+
+static uint
+hash(const char *s, uint n)
+{
+	uint h = 2166136261u;
+	while (n--)
+		h = (h ^ (uchar)*s++) * 16777619u;
+	return h;
+}
+
+uint
+names_get(const Names *t, const char *s, uint n)
+{
+	uint i;
+
+	if (!t)
+		return ~0u;
+	for (i = hash(s, n) & (t->cap - 1); t->key[i].s; i = (i + 1) & (t->cap - 1))
+		if (t->key[i].n == n && memcmp(t->key[i].s, s, n) == 0)
+			return t->val[i];
+	return ~0u;
+}
+
+static void
+names_grow(Arena *a, Names *t)
+{
+	Names old = *t;
+	uint i, j;
+
+	t->cap = old.cap ? 2 * old.cap : 64;
+	t->key = arena_alloc(a, t->cap * sizeof *t->key);
+	t->val = arena_alloc(a, t->cap * sizeof *t->val);
+	for (i = 0; i < old.cap; i++) {
+		if (!old.key[i].s)
+			continue;
+		for (j = hash(old.key[i].s, old.key[i].n) & (t->cap - 1); t->key[j].s;
+		     j = (j + 1) & (t->cap - 1))
+			;
+		t->key[j] = old.key[i];
+		t->val[j] = old.val[i];
+	}
+}
+
+void
+names_put(Arena *a, Names **tp, const char *s, uint n, uint v)
+{
+	Names *t = *tp;
+	uint i;
+
+	if (!t)
+		t = *tp = arena_alloc(a, sizeof *t);
+	if (2 * (t->n + 1) > t->cap)
+		names_grow(a, t);
+	for (i = hash(s, n) & (t->cap - 1); t->key[i].s; i = (i + 1) & (t->cap - 1))
+		if (t->key[i].n == n && memcmp(t->key[i].s, s, n) == 0) {
+			t->val[i] = v;
+			return;
+		}
+	t->key[i] = (Str){s, n};
+	t->val[i] = v;
+	t->n++;
+}
+
+/* grow an arena array: the old copy is left to the arena */
+void *
+agrow(Arena *a, void *p, uint n, uint *cap, size_t size)
+{
+	void *q;
+
+	if (n < *cap)
+		return p;
+	*cap = *cap ? 2 * *cap : 16;
+	q = arena_alloc(a, *cap * size);
+	if (n)
+		memcpy(q, p, n * size);
+	return q;
+}
+
+int
+opcode(const char *s, size_t n)
+{
+	static Names *t;
+	static Arena *a;
+	uint i;
+
+	if (!t) {
+		a = arena_new();
+		for (i = 0; i < NOP; i++)
+			names_put(a, &t, opinfo[i].name, strlen(opinfo[i].name), i);
+	}
+	i = names_get(t, s, n);
+	return i == ~0u ? -1 : (int)i;
+}
+
+uint
+intern(Module *m, const char *s, size_t n)
+{
+	uint i = names_get(m->symnames, s, n);
+
+	if (i != ~0u)
+		return i;
+	m->sym = agrow(m->arena, m->sym, m->nsym, &m->capsym, sizeof *m->sym);
+	m->sym[m->nsym] = (Sym){{s, n}, 0};
+	names_put(m->arena, &m->symnames, s, n, m->nsym);
+	return m->nsym++;
+}
+
+Fn *
+findfn(Module *m, const char *name)
+{
+	uint s = names_get(m->symnames, name, strlen(name));
+
+	for (uint i = 0; s != ~0u && i < m->nfn; i++)
+		if (m->fn[i]->sym == s && !(m->fn[i]->flags & FDECL))
+			return m->fn[i];
+	for (uint i = 0; s != ~0u && i < m->nfn; i++)
+		if (m->fn[i]->sym == s)
+			return m->fn[i];
+	return NULL;
+}

@@ -1,0 +1,436 @@
+/* u-ptx.c: the PTX library's IR, editing API and analyses */
+#include "ptx/ptx.h"
+#include "tests/unit/test.h"
+#include <stdlib.h>
+#include <unistd.h>
+
+static const char kernel[] =
+	".version 9.0\n"
+	".target sm_80\n"
+	".address_size 64\n"
+	"\n"
+	".global .align 4 .b8 tab[16];\n"
+	"\n"
+	".func  (.param .b32 func_retval0) _Z4halff(\n"
+	"\t.param .b32 _Z4halff_param_0\n"
+	")\n"
+	"{\n"
+	"\t.reg .f32 \t%f<3>;\n"
+	"\n"
+	"\tld.param.f32 \t%f1, [_Z4halff_param_0];\n"
+	"\tmul.f32 \t%f2, %f1, 0f3F000000;\n"
+	"\tst.param.f32 \t[func_retval0], %f2;\n"
+	"\tret;\n"
+	"\n"
+	"}\n"
+	"\t// .globl\t_Z3sumPfi\n"
+	".visible .entry _Z3sumPfi(\n"
+	"\t.param .u64 _Z3sumPfi_param_0,\n"
+	"\t.param .u32 _Z3sumPfi_param_1\n"
+	")\n"
+	"{\n"
+	"\t.local .align 4 .b8 \t__local_depot1[4];\n"
+	"\t.shared .align 4 .b8 \tsh[64];\n"
+	"\t.reg .pred \t%p<3>;\n"
+	"\t.reg .b32 \t%r<5>;\n"
+	"\t.reg .f32 \t%f<5>;\n"
+	"\t.reg .b64 \t%rd<4>;\n"
+	"\n"
+	"\tld.param.u64 \t%rd1, [_Z3sumPfi_param_0];\n"
+	"\tld.param.u32 \t%r2, [_Z3sumPfi_param_1];\n"
+	"\tcvta.to.global.u64 \t%rd2, %rd1;\n"
+	"\tmov.f32 \t%f4, 0f00000000;\n"
+	"\tmov.u32 \t%r4, 0;\n"
+	"\tsetp.lt.s32 \t%p1, %r2, 1;\n"
+	"\t@%p1 bra \t$L__BB1_3;\n"
+	"\n"
+	"$L__BB1_2:\n"
+	"\t.loc\t1 7 5\n"
+	"\tld.global.f32 \t%f2, [%rd2];\n"
+	"\t{ // callseq 0, 0\n"
+	"\t.param .b32 param0;\n"
+	"\tst.param.f32 \t[param0], %f2;\n"
+	"\t.param .b32 retval0;\n"
+	"\tcall.uni (retval0), \n"
+	"\t_Z4halff, \n"
+	"\t(\n"
+	"\tparam0\n"
+	"\t);\n"
+	"\tld.param.f32 \t%f3, [retval0];\n"
+	"\t} // callseq 0\n"
+	"\tadd.f32 \t%f4, %f4, %f3;\n"
+	"\tadd.s64 \t%rd2, %rd2, 4;\n"
+	"\tadd.s32 \t%r4, %r4, 1;\n"
+	"\tsetp.lt.s32 \t%p2, %r4, %r2;\n"
+	"\t@%p2 bra \t$L__BB1_2;\n"
+	"\n"
+	"$L__BB1_3:\n"
+	"\tst.global.f32 \t[%rd2], %f4;\n"
+	"\tst.shared.f32 \t[sh], %f4;\n"
+	"\tret;\n"
+	"\n"
+	"}\n"
+	"\t.file\t1 \"sum.cu\"\n";
+
+static Module *
+mod(void)
+{
+	Module *m = parse("kernel.ptx", kernel, sizeof kernel - 1);
+	CHECK(m != NULL);
+	if (!m)
+		exit(1);
+	return m;
+}
+
+static char *
+text(Module *m)
+{
+	return printstr(m, NULL);
+}
+
+/* the printed module parses again and prints the same */
+static int
+stable(Module *m)
+{
+	size_t n, n2;
+	char *s = printstr(m, &n), *s2;
+	Module *m2 = parse("again.ptx", s, n);
+	int ok;
+
+	if (!m2) {
+		fprintf(stderr, "%s", s);
+		free(s);
+		return 0;
+	}
+	s2 = printstr(m2, &n2);
+	ok = n == n2 && !memcmp(s, s2, n);
+	free(s);
+	free(s2);
+	mod_free(m2);
+	return ok;
+}
+
+/* ptxas accepts the module (skipped, i.e. true, without ptxas) */
+static int
+assembles(Module *m)
+{
+	const char *ptxas = "/usr/local/cuda/bin/ptxas";
+	char in[] = "/tmp/u-ptx-XXXXXX";
+	char *cmd;
+	size_t n;
+	char *s;
+	int fd, rc;
+
+	if (access(ptxas, X_OK))
+		return 1;
+	fd = mkstemp(in);
+	s = printstr(m, &n);
+	rc = write(fd, s, n) == (ssize_t)n;
+	close(fd);
+	free(s);
+	cmd = fmt("%s -arch=sm_80 %s -o /dev/null", ptxas, in);
+	rc = rc && system(cmd) == 0;
+	free(cmd);
+	unlink(in);
+	return rc;
+}
+
+TEST(print_of_parse_is_the_input)
+{
+	Module *m = mod();
+	char *s = text(m);
+	CHECK_STR(s, kernel);
+	free(s);
+	mod_free(m);
+}
+
+TEST(parse_finds_functions_params_and_ranges)
+{
+	Module *m = mod();
+	Fn *k = findfn(m, "_Z3sumPfi"), *h = findfn(m, "_Z4halff");
+	CHECK(k && h);
+	CHECK(k->flags & FENTRY);
+	CHECK(k->flags & FVISIBLE);
+	CHECK(!(h->flags & FENTRY));
+	CHECK(k->npar == 2 && h->nret == 1);
+	CHECK(findreg(k, "%r4") != ~0u);
+	CHECK(findreg(k, "%r5") == ~0u);   /* %r<5> is %r0..%r4 */
+	CHECK(findlbl(k, "$L__BB1_2") != ~0u);
+	CHECK(m->addrsize == 64);
+	mod_free(m);
+}
+
+TEST(newreg_declares_a_fresh_register)
+{
+	Module *m = mod();
+	Fn *k = findfn(m, "_Z3sumPfi");
+	uint r = newreg(k, Tf32);
+	char buf[64], *s;
+	Ins *i;
+	regname(k, r, buf, sizeof buf);
+	CHECK(findreg(k, buf) == r);
+	i = mkins(k, fmt("mov.f32 %s, 0f3F800000;", buf));
+	CHECK(i != NULL);
+	ins_insert(k, k->nins - 1, i);
+	s = text(m);
+	CHECK(strstr(s, fmt(".reg .f32 \t%s;", buf)) != NULL);
+	CHECK(strstr(s, fmt("mov.f32 \t%s, 0f3F800000;", buf)) != NULL);
+	CHECK(stable(m));
+	CHECK(assembles(m));
+	free(s);
+	mod_free(m);
+}
+
+TEST(mkins_resolves_registers_labels_and_guards)
+{
+	Module *m = mod();
+	Fn *k = findfn(m, "_Z3sumPfi");
+	Ins *i = mkins(k, "@!%p1 bra $L__BB1_3;");
+	CHECK(i && i->op == Obra);
+	CHECK(i->flags & INEGPRED);
+	CHECK(i->pred.kind == RReg && i->pred.idx == findreg(k, "%p1"));
+	CHECK(i->arg[0].kind == RLbl && i->arg[0].idx == findlbl(k, "$L__BB1_3"));
+	ptx_quiet = 1;
+	CHECK(mkins(k, "add.s32 %r1, %r2") == NULL);
+	ptx_quiet = 0;
+	mod_free(m);
+}
+
+TEST(insert_moves_label_positions)
+{
+	Module *m = mod();
+	Fn *k = findfn(m, "_Z3sumPfi");
+	uint l = findlbl(k, "$L__BB1_3"), at = k->lbl[l].ins;
+	ins_insert(k, 0, mkins(k, "mov.u32 %r1, %warpid;"));
+	CHECK(k->lbl[l].ins == at + 1);
+	CHECK(k->ins[k->lbl[l].ins].op == Olabel);
+	ins_remove(k, 0);
+	CHECK(k->lbl[l].ins == at);
+	CHECK(stable(m));
+	mod_free(m);
+}
+
+TEST(placed_label_is_a_branch_target)
+{
+	Module *m = mod();
+	Fn *k = findfn(m, "_Z3sumPfi");
+	uint l = newlbl(k, NULL), at = k->nins - 1;   /* before the final ret */
+	Ins *b = mkins(k, fmt("bra.uni %.*s;", (int)k->lbl[l].name.n, k->lbl[l].name.s));
+	CHECK(b && b->arg[0].kind == RLbl);
+	placelbl(k, at, l);
+	ins_insert(k, at, b);
+	fillcfg(k);
+	CHECK(k->blk[k->insblk[at]].nsucc == 1);
+	CHECK(k->blk[k->insblk[at]].succ[0] == k->insblk[k->lbl[l].ins]);
+	CHECK(stable(m));
+	CHECK(assembles(m));
+	mod_free(m);
+}
+
+TEST(renamed_register_range_prints_everywhere)
+{
+	Module *m = mod();
+	Fn *k = findfn(m, "_Z3sumPfi");
+	char *s;
+	reg_rename(k, findreg(k, "%r2"), "%n");
+	s = text(m);
+	CHECK(strstr(s, "%n<5>") != NULL);
+	CHECK(strstr(s, "setp.lt.s32 \t%p2, %n4, %n2;") != NULL);
+	CHECK(strstr(s, "%r2") == NULL && strstr(s, "%r<5>") == NULL);
+	CHECK(findreg(k, "%n3") != ~0u);
+	CHECK(stable(m));
+	CHECK(assembles(m));
+	free(s);
+	mod_free(m);
+}
+
+TEST(renamed_label_prints_at_label_and_branch)
+{
+	Module *m = mod();
+	Fn *k = findfn(m, "_Z3sumPfi");
+	char *s;
+	lbl_rename(k, findlbl(k, "$L__BB1_2"), "$L__loop");
+	s = text(m);
+	CHECK(strstr(s, "$L__loop:") != NULL);
+	CHECK(strstr(s, "@%p2 bra \t$L__loop;") != NULL);
+	CHECK(strstr(s, "$L__BB1_2") == NULL);
+	CHECK(assembles(m));
+	free(s);
+	mod_free(m);
+}
+
+TEST(fn_rename_changes_header_and_calls)
+{
+	Module *m = mod();
+	char *s;
+	fn_rename(findfn(m, "_Z4halff"), "_Z4halff_fast");
+	s = text(m);
+	CHECK(strstr(s, ".func  (.param .b32 func_retval0) _Z4halff_fast(") != NULL);
+	CHECK(strstr(s, "call.uni (retval0), _Z4halff_fast, (param0);") != NULL);
+	CHECK(findfn(m, "_Z4halff_fast") != NULL);
+	CHECK(stable(m));
+	CHECK(assembles(m));
+	free(s);
+	mod_free(m);
+}
+
+/* what the SFU pass does: a warp-id test in front of a renamed copy of the
+ * same kernel from another module */
+TEST(clonebody_merges_two_copies_of_a_kernel)
+{
+	Module *m = mod(), *fast = mod();
+	Fn *k = findfn(m, "_Z3sumPfi");
+	uint w = newreg(k, Tu32), p = newreg(k, Tpred), acc = newlbl(k, "$L__accurate");
+	uint at = 0, n;
+	char wn[64], pn[64], *s;
+
+	regname(k, w, wn, sizeof wn);
+	regname(k, p, pn, sizeof pn);
+	at = bodystart(k);
+	CHECK(k->ins[at].op == Old);   /* ld.param.u64, after the declarations */
+	ins_insert(k, at++, mkins(k, fmt("mov.u32 %s, %%warpid;", wn)));
+	ins_insert(k, at++, mkins(k, fmt("setp.ge.u32 %s, %s, 2;", pn, wn)));
+	ins_insert(k, at++, mkins(k, fmt("@%s bra $L__accurate;", pn)));
+	fn_rename(findfn(fast, "_Z4halff"), "_Z4halff_fast");
+	n = clonebody(k, at, findfn(fast, "_Z3sumPfi"), "_fast");
+	CHECK(n == findfn(fast, "_Z3sumPfi")->nins - 1);   /* less the .shared */
+	placelbl(k, at + n, acc);
+	addfn(m, findfn(fast, "_Z4halff_fast"), "_Z4halff_fast");
+	mod_free(fast);   /* everything was copied */
+	s = text(m);
+	if (getenv("U_PTX_SHOW"))
+		fputs(s, stderr);
+	CHECK(strstr(s, ".reg .b32 \t%r_fast<5>;") != NULL);
+	CHECK(strstr(s, "__local_depot1_fast[4];") != NULL);
+	CHECK(strstr(s, "sh_fast") == NULL);          /* .shared is shared */
+	CHECK(strstr(strstr(s, "sh[64];") + 1, "sh[64];") == NULL);   /* declared once */
+	CHECK(strstr(s, "st.shared.f32 \t[sh], %f_fast4;") != NULL);
+	CHECK(strstr(s, "$L__BB1_2_fast:") != NULL);
+	CHECK(strstr(s, "@%p_fast2 bra \t$L__BB1_2_fast;") != NULL);
+	CHECK(strstr(s, "ld.param.u64 \t%rd_fast1, [_Z3sumPfi_param_0];") != NULL);
+	CHECK(strstr(s, "call.uni (retval0_fast), _Z4halff_fast, (param0_fast);") != NULL);
+	CHECK(strstr(s, "mul.f32 \t%f2, %f1, 0f3F000000;") != NULL);
+	CHECK(stable(m));
+	CHECK(assembles(m));
+	fillcfg(k);
+	fillloops(k);
+	CHECK(k->nloop == 2);
+	free(s);
+	mod_free(m);
+}
+
+TEST(ins_replace_keeps_the_place_and_lines)
+{
+	Module *m = mod();
+	Fn *k = findfn(m, "_Z3sumPfi");
+	uint at = bodystart(k) + 3;   /* mov.f32 %f4, 0f00000000 */
+	char *s;
+	CHECK(k->ins[at].op == Omov);
+	ins_replace(k, at, mkins(k, "mov.b32 %f4, 0x3F800000;"));
+	s = text(m);
+	CHECK(strstr(s, "%rd1;\n\tmov.b32 \t%f4, 0x3F800000;\n\tmov.u32 \t%r4, 0;") != NULL);
+	CHECK(stable(m));
+	CHECK(assembles(m));
+	free(s);
+	mod_free(m);
+}
+
+TEST(adddecl_adds_once_before_the_functions)
+{
+	Module *m = mod();
+	char *s;
+	CHECK(adddecl(m, ".global .align 4 .b8 tab[16];") == 0);
+	CHECK(adddecl(m, ".global .align 4 .u32 counter;") == 1);
+	CHECK(adddecl(m, ".global .align 4 .u32 counter;") == 0);
+	CHECK(adddecl(m, ".extern .func  (.param .b32 func_retval0) vprintf\n(\n"
+	                 "\t.param .b64 vprintf_param_0,\n\t.param .b64 vprintf_param_1\n)\n;") == 1);
+	CHECK(adddecl(m, ".extern .func  (.param .b32 func_retval0) vprintf\n(\n"
+	                 "\t.param .b64 vprintf_param_0,\n\t.param .b64 vprintf_param_1\n)\n;") == 0);
+	ptx_quiet = 1;
+	CHECK(adddecl(m, ".global .u32") == -1);
+	ptx_quiet = 0;
+	s = text(m);
+	CHECK(strstr(s, "counter;") != NULL && strstr(s, "counter;") < strstr(s, ".func"));
+	CHECK(strstr(s, "vprintf") < strstr(s, "_Z4halff"));
+	CHECK(stable(m));
+	CHECK(assembles(m));
+	free(s);
+	mod_free(m);
+}
+
+TEST(cfg_blocks_loops_and_rpo)
+{
+	Module *m = mod();
+	Fn *k = findfn(m, "_Z3sumPfi");
+	uint b2, b3;
+	fillcfg(k);
+	fillloops(k);
+	CHECK(k->nblk == 3);
+	b2 = k->insblk[k->lbl[findlbl(k, "$L__BB1_2")].ins];
+	b3 = k->insblk[k->lbl[findlbl(k, "$L__BB1_3")].ins];
+	CHECK(k->blk[0].nsucc == 2);
+	CHECK(k->blk[b2].depth == 1 && k->blk[0].depth == 0 && k->blk[b3].depth == 0);
+	CHECK(k->nloop == 1 && k->loop[0].head == b2);
+	CHECK(k->blk[b3].npred == 2);
+	CHECK(k->nrpo == 3 && k->rpo[0] == 0 && k->rpo[2] == b3);
+	mod_free(m);
+}
+
+TEST(defuse_sees_loop_carried_registers)
+{
+	Module *m = mod();
+	Fn *k = findfn(m, "_Z3sumPfi");
+	uint r4 = findreg(k, "%r4"), f3 = findreg(k, "%f3");
+	filldefuse(k);
+	CHECK(multidef(k, r4));          /* mov %r4, 0 and add %r4, %r4, 1 */
+	CHECK(k->use[r4].nuse == 2);
+	CHECK(!multidef(k, f3));
+	CHECK(k->use[f3].ndef == 1 && k->use[f3].nuse == 1);
+	mod_free(m);
+}
+
+TEST(insline_reads_the_nearest_loc)
+{
+	Module *m = mod();
+	Fn *k = findfn(m, "_Z3sumPfi");
+	uint file, at = k->lbl[findlbl(k, "$L__BB1_2")].ins;
+	CHECK(insline(k, 0, NULL) == 0);
+	CHECK(insline(k, at + 2, &file) == 7 && file == 1);
+	mod_free(m);
+}
+
+TEST(reprint_gives_the_same_text_for_cicc_layout)
+{
+	Module *m = mod();
+	char *s;
+	reprint(m);
+	s = text(m);
+	/* the call sequence is joined on one line, padded to keep line numbers */
+	CHECK(strstr(s, "call.uni (retval0), _Z4halff, (param0);\n\n\n\n\n") != NULL);
+	CHECK(strstr(s, "\tadd.f32 \t%f4, %f4, %f3;\n") != NULL);
+	CHECK(assembles(m));
+	free(s);
+	mod_free(m);
+}
+
+int
+main(void)
+{
+	RUN(print_of_parse_is_the_input);
+	RUN(parse_finds_functions_params_and_ranges);
+	RUN(newreg_declares_a_fresh_register);
+	RUN(mkins_resolves_registers_labels_and_guards);
+	RUN(insert_moves_label_positions);
+	RUN(placed_label_is_a_branch_target);
+	RUN(renamed_register_range_prints_everywhere);
+	RUN(renamed_label_prints_at_label_and_branch);
+	RUN(fn_rename_changes_header_and_calls);
+	RUN(clonebody_merges_two_copies_of_a_kernel);
+	RUN(ins_replace_keeps_the_place_and_lines);
+	RUN(adddecl_adds_once_before_the_functions);
+	RUN(cfg_blocks_loops_and_rpo);
+	RUN(defuse_sees_loop_carried_registers);
+	RUN(insline_reads_the_nearest_loc);
+	RUN(reprint_gives_the_same_text_for_cicc_layout);
+	return DONE();
+}
