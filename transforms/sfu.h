@@ -1,0 +1,34 @@
+/* sfu.h: the sfu pass (sfu.c). These prototypes belong in pass.h; they live
+ * here until the integrator moves them (see docs/sfu-readme.md). */
+#ifndef MPCC_SFU_H
+#define MPCC_SFU_H
+
+#include <stdio.h>
+#include "policies/policy.h"
+
+/* what the fast body approximates, by kind: the f32 approx instructions it
+ * holds and the FP64 operations the pass rewrote */
+struct sfu_stats {
+	int trans, div, sqrt, rcp;              /* ex2/lg2/sin/cos/tanh, div, (r)sqrt, rcp .approx */
+	int f64div, f64rcp, f64sqrt, f64rsqrt;  /* FP64 rewrites */
+};
+
+enum { SFU_COLLAPSE = 1 };  /* lambda 0 or 64: keep only the body every warp takes */
+
+/* sfu.c */
+/* Merge kernel (mangled name) of the PTX text acc with its twin in the PTX
+ * text fast (NULL: a copy of acc's) into one warp-partitioned entry; the rest
+ * of acc is kept byte for byte. Returns the new text (malloc'd), or NULL with
+ * *why saying why the kernel was left alone.
+ * needs: acc and fast from the same source and cicc; breaks: nothing (text in, text out) */
+char *sfu(const char *acc, const char *fast, const char *kernel, const struct sfu_params *p,
+          int flags, struct sfu_stats *st, const char **why);
+/* "lambda=N,fast=F.ptx,approx=div+sqrt,newton=1,collapse=1,kernels=GLOB" */
+int sfu_params_parse(const char *s, struct sfu_params *p, int *flags, char **fastpath,
+                     char **kernels, char **err);
+void sfu_params_json(const struct sfu_params *p, char *buf, size_t cap);
+void sfu_stats_json(const struct sfu_stats *st, char *buf, size_t cap);
+/* mpcc-opt -p sfu:ARGS: sfu on every kernel of in that ARGS selects; notes to msg */
+char *sfu_opt(const char *args, const char *in, FILE *msg);
+
+#endif
