@@ -26,6 +26,7 @@
  * names), and working on text keeps every kernel that is not selected byte
  * for byte as it was. Names are found by a small identifier scanner that
  * skips comments and strings. */
+#define _GNU_SOURCE   /* memmem */
 #include <ctype.h>
 #include <fnmatch.h>
 #include <stdlib.h>
@@ -131,8 +132,8 @@ static const char *
 skipjunk(const char *p)
 {
 	if (p[0] == '/' && p[1] == '/') {
-		p = strchr(p, '\n');
-		return p ? p : p + strlen(p);
+		const char *e = strchr(p, '\n');
+		return e ? e : p + strlen(p);
 	}
 	if (p[0] == '/' && p[1] == '*') {
 		const char *e = strstr(p + 2, "*/");
@@ -840,7 +841,7 @@ bodystart(struct fn *f)
 /* the fast body (renamed, with f64 rewrites) of kernel kf from module fast */
 static char *
 fastbody(struct fn *kf, struct fn *ka, const struct names *funcs, const char *fsuffix,
-         const struct sfu_params *p, struct sfu_stats *st, const char **why)
+         const struct sfu_params *p, int alone, struct sfu_stats *st, const char **why)
 {
 	struct decls da = {0}, df = {0};
 	struct names keep = {0};
@@ -848,7 +849,7 @@ fastbody(struct fn *kf, struct fn *ka, const struct names *funcs, const char *fs
 	scandecls(&da, ka->body, ka->end - 1);
 	scandecls(&df, kf->body, kf->end - 1);
 	/* .shared in the kernel: the same declaration in both is one object */
-	for (int i = 0; i < df.shared.n; i++) {
+	for (int i = 0; !alone && i < df.shared.n; i++) {
 		if (nfind(&da.shared, df.shared.v[i], strlen(df.shared.v[i])) < 0)
 			continue;
 		nadd(&keep, df.shared.v[i], strlen(df.shared.v[i]));
@@ -866,8 +867,8 @@ fastbody(struct fn *kf, struct fn *ka, const struct names *funcs, const char *fs
 			declvar(&nm, s + 7, e);
 			if (nm.n && nfind(&keep, nm.v[0], strlen(nm.v[0])) >= 0) {
 				/* same name, so it must be the same declaration */
-				const char *a = strstr(ka->body, s);
-				if (!a || a > ka->end) {
+				const char *a = memmem(ka->body, ka->end - ka->body, s, e - s);
+				if (!a) {
 					*why = "a .shared array of the kernel differs between the accurate and fast PTX";
 					return NULL;
 				}
@@ -981,7 +982,9 @@ sfu(const char *acc, const char *fast, const char *kernel, const struct sfu_para
 		snprintf(fsuffix, sizeof fsuffix, "_sfu%x", p->approx);
 
 	callees(&mf, kf->body, kf->end, &funcs);
-	char *body = fastbody(kf, ka, &funcs, fsuffix, p, st, why);
+	int alone = (flags & SFU_COLLAPSE) && p->lambda == 64;
+	int accurate = (flags & SFU_COLLAPSE) && p->lambda == 0;   /* the input as it was */
+	char *body = fastbody(kf, ka, &funcs, fsuffix, p, alone, st, why);
 	if (!body)
 		return NULL;
 	for (int i = 0; i < funcs.n; i++)
@@ -1008,9 +1011,9 @@ sfu(const char *acc, const char *fast, const char *kernel, const struct sfu_para
 	/* module text before the kernel, the fast module's own declarations and
 	 * functions, the merged kernel, the rest */
 	badd(&out, acc, ka->beg - acc);
-	if (fast)
+	if (fast && !accurate)
 		moddecls(&out, &ma, &mf);
-	for (int i = 0; i < funcs.n; i++) {
+	for (int i = 0; !accurate && i < funcs.n; i++) {
 		char name[512];
 		snprintf(name, sizeof name, "%s%s", funcs.v[i], fsuffix);
 		if (modfind(&ma, name, 1)) {   /* added by an earlier kernel's merge */
@@ -1021,7 +1024,7 @@ sfu(const char *acc, const char *fast, const char *kernel, const struct sfu_para
 		funchead(&out, f, bodystart(f), fsuffix);
 		bstr(&out, ";\n");
 	}
-	if (fb.s) {
+	if (fb.s && !accurate) {
 		/* drop copies already present from an earlier merge */
 		struct mod mc = {0};
 		modparse(&mc, fb.s);
@@ -1032,7 +1035,7 @@ sfu(const char *acc, const char *fast, const char *kernel, const struct sfu_para
 			}
 	}
 	badd(&out, ka->beg, ka->body - ka->beg);
-	if ((flags & SFU_COLLAPSE) && p->lambda == 0) {
+	if (accurate) {
 		badd(&out, ka->body, ka->end - ka->body);
 	} else if ((flags & SFU_COLLAPSE) && p->lambda == 64) {
 		bstr(&out, body);
