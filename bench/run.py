@@ -11,15 +11,16 @@ Variants of each kernel K:
   fast-math    the same with -use_fast_math
   plain-cubin  the plain binary launching K from ptxas(nvcc -ptx K.cu): shows
                that loading a cubin at run time costs nothing
+  plain2       the plain build timed again: the spread between the two is noise
   lambda=L     mpcc-opt -p sfu:lambda=L,fast=K.fast.ptx on K.ptx, assembled
-               by ptxas and launched from the plain binary (via=opt, the
-               default), or the whole program built by the mpcc driver with a
-               .mpcc.yaml rule {sfu: {lambda: L}} (via=driver, needs MPCC)
+               by ptxas and launched from the plain binary
+  mpcc:lambda=L  (for L in DRIVER_LAMBDAS, needs MPCC) the whole program
+               built by the mpcc driver with a .mpcc.yaml rule {sfu: {lambda: L}}
   lambda=L/1   (for L in LAMBDAS_ONE, 0 or 64) the same with collapse=1: one
                body only (the accurate one at 0, the fast one at 64)
 
 Environment: NVCC, PTXAS, MPCC_OPT, MPCC, ARCH (sm_90), KERNELS, LAMBDAS, LAMBDAS_ONE,
-VIA (opt|driver), SIZE_SCALE (divides each program's default size), SEED.
+DRIVER_LAMBDAS, SIZE_SCALE (divides each program's default size), SEED.
 """
 import os
 import re
@@ -55,7 +56,7 @@ PTXAS = tool('ptxas', 'PTXAS')
 ARCH = env('ARCH', 'sm_90')
 LAMBDAS = [int(x) for x in env('LAMBDAS', '0 8 16 24 32 40 48 56 64').split()]
 ONE = [int(x) for x in env('LAMBDAS_ONE', '').split()]
-VIA = env('VIA', 'opt')
+DRIVER = [int(x) for x in env('DRIVER_LAMBDAS', '').split()] if os.environ.get('MPCC') else []
 
 
 def sh(cmd, **kw):
@@ -75,10 +76,15 @@ def kernels():
 
 
 def variants(k):
-    v = ['plain', 'fast-math', 'plain-cubin']
+    v = ['plain', 'plain2', 'fast-math', 'plain-cubin']
     v += ['lambda=%d' % l for l in LAMBDAS]
     v += ['lambda=%d/1' % l for l in ONE]
+    v += ['mpcc:lambda=%d' % l for l in DRIVER]
     return v
+
+
+def tag(k, v):
+    return k + '.' + re.sub(r'[:=/]', '', v.replace('/', '-'))
 
 
 def mpcc_opt():
@@ -104,47 +110,44 @@ def build(d):
         sh(base + ['-ptx', '-o', out + '.ptx', src])
         sh(base + ['-ptx', '-use_fast_math', '-o', out + '.fast.ptx', src])
         sh([PTXAS, '-O3', '-arch=' + ARCH, '-o', out + '.plain-cubin.cubin', out + '.ptx'])
-        for v in variants(k)[3:]:
-            m = re.match(r'lambda=(\d+)(/1)?$', v)
-            lam, one = int(m.group(1)), bool(m.group(2))
-            tag = out + '.' + v.replace('=', '').replace('/', '-')
-            if VIA == 'driver':
-                build_driver(k, src, lam, tag)
+        for v in variants(k)[4:]:
+            m = re.match(r'(mpcc:)?lambda=(\d+)(/1)?$', v)
+            lam, one, t = int(m.group(2)), bool(m.group(3)), os.path.join(d, tag(k, v))
+            if m.group(1):
+                build_driver(k, src, lam, t)
                 continue
             p = 'sfu:lambda=%d,fast=%s' % (lam, out + '.fast.ptx')
             if one:
                 p += ',collapse=1'
-            sh([mpcc_opt(), '-p', p, out + '.ptx', '-o', tag + '.ptx'])
-            sh([PTXAS, '-O3', '-arch=' + ARCH, '-o', tag + '.cubin', tag + '.ptx'])
+            sh([mpcc_opt(), '-p', p, out + '.ptx', '-o', t + '.ptx'])
+            sh([PTXAS, '-O3', '-arch=' + ARCH, '-o', t + '.cubin', t + '.ptx'])
         print('built', k, flush=True)
 
 
-def build_driver(k, src, lam, tag):
-    mpcc = os.environ.get('MPCC')
-    if not mpcc:
-        raise SystemExit('run.py: error: VIA=driver needs MPCC')
-    pol = tag + '.mpcc.yaml'
+def build_driver(k, src, lam, t):
+    """the whole program through the mpcc driver and a policy file"""
+    pol = t + '.mpcc.yaml'
     with open(pol, 'w') as f:
         f.write('version: 1\ndefault_profile: bench\nprofiles:\n  bench:\n    rules:\n'
                 '      - kernels: ["%s"]\n        sfu: {lambda: %d}\n' % (k, lam))
-    sh([mpcc, '--mpcc-policy=' + pol, '-O3', '-arch=' + ARCH, '-I', HERE, '-o', tag, src])
+    sh([os.environ['MPCC'], '--mpcc-policy=' + pol, '--mpcc-report=' + t + '.report.json',
+        '-O3', '-arch=' + ARCH, '-I', HERE, '-o', t, src])
 
 
 def run_one(d, k, v, seed):
     out = os.path.join(d, k)
     e = dict(os.environ)
     e.pop('BENCH_CUBIN', None)
-    if v in ('plain', 'fast-math'):
-        exe = out + '.' + v
+    if v in ('plain', 'plain2', 'fast-math'):
+        exe = out + '.' + v.replace('plain2', 'plain')
+    elif v.startswith('mpcc:'):
+        exe = os.path.join(d, tag(k, v))
     else:
         exe = out + '.plain'
-        tag = out + '.' + v.replace('=', '').replace('/', '-')
-        if VIA == 'driver' and v.startswith('lambda'):
-            exe = tag
-        else:
-            e['BENCH_CUBIN'] = tag + '.cubin' if v.startswith('lambda') else out + '.plain-cubin.cubin'
+        e['BENCH_CUBIN'] = (os.path.join(d, tag(k, v)) + '.cubin' if v.startswith('lambda')
+                            else out + '.plain-cubin.cubin')
     n = DEFAULT_N[k] // int(env('SIZE_SCALE', '1'))
-    res = out + '.' + v.replace('=', '').replace('/', '-') + '.out'
+    res = os.path.join(d, tag(k, v)) + '.out'
     r = subprocess.run([exe, str(n), str(seed), res], capture_output=True, text=True, env=e)
     if r.returncode:
         raise SystemExit('run.py: error: %s %s failed:\n%s%s' % (k, v, r.stdout, r.stderr))
@@ -171,23 +174,25 @@ def run(d):
         for v in variants(k):
             ms, out = res[v]
             bad, mean, mx, same = compare(d, res['plain'][1], out, t)
-            rows.append((k, v, ms, base / ms, mean, mx, bad, same))
-            print('%s\t%s\t%.4f\t%.3f\t%.3e\t%.3e\t%d\t%d' % rows[-1], flush=True)
+            fast = compare(d, res['fast-math'][1], out, t)[3]
+            rows.append((k, v, ms, base / ms, mean, mx, bad, same, fast))
+            print('%s\t%s\t%.4f\t%.3f\t%.3e\t%.3e\t%d\t%d\t%d' % rows[-1], flush=True)
     with open(os.path.join(d, 'results.tsv'), 'w') as f:
-        f.write('kernel\tsetting\ttime_ms\tspeedup\tmean_rel\tmax_rel\tunwritten\tidentical\n')
+        f.write('kernel\tsetting\ttime_ms\tspeedup\tmean_rel\tmax_rel\tunwritten\t'
+                'same_as_plain\tsame_as_fast_math\n')
         for r in rows:
-            f.write('%s\t%s\t%.4f\t%.4f\t%.4e\t%.4e\t%d\t%d\n' % r)
+            f.write('%s\t%s\t%.4f\t%.4f\t%.4e\t%.4e\t%d\t%d\t%d\n' % r)
     table(rows)
     targets(rows)
 
 
 def table(rows):
-    print('\n| kernel | setting | time (ms) | speedup | mean rel err | max rel err | identical to plain |')
-    print('|---|---|---:|---:|---:|---:|---|')
-    for k, v, ms, sp, mean, mx, bad, same in rows:
+    print('\n| kernel | setting | time (ms) | speedup | mean rel err | max rel err | bits = plain | bits = fast-math |')
+    print('|---|---|---:|---:|---:|---:|---|---|')
+    for k, v, ms, sp, mean, mx, bad, same, fast in rows:
         flag = ' UNWRITTEN=%d' % bad if bad else ''
-        print('| %s | %s | %.4f | %.3fx | %.2e | %.2e | %s%s |'
-              % (k, v, ms, sp, mean, mx, 'yes' if same else 'no', flag))
+        print('| %s | %s | %.4f | %.3fx | %.2e | %.2e | %s%s | %s |'
+              % (k, v, ms, sp, mean, mx, 'yes' if same else 'no', flag, 'yes' if fast else 'no'))
 
 
 def targets(rows):

@@ -1184,3 +1184,68 @@ sfu_opt(const char *args, const char *in, FILE *msg)
 	free(kernels);
 	return text;
 }
+
+/* ---- the driver's hook ---- */
+
+#if __has_include("policies/report.c")
+#define HAVE_REPORT 1
+#else
+#define HAVE_REPORT 0   /* the policy layer's report.c is not in this tree yet */
+#endif
+
+static void
+sfu_report(const struct hook *h, const char *mangled, const struct sfu_params *p,
+           const struct sfu_stats *st, const char *why)
+{
+	char params[256], stats[256];
+	char *demangled = demangle(mangled);
+	sfu_params_json(p, params, sizeof params);
+	sfu_stats_json(st, stats, sizeof stats);
+	if (why)
+		note("%s: sfu: kernel '%s' left alone: %s", h->src, demangled, why);
+#if HAVE_REPORT
+	if (h->report) {
+		struct report r = {.src = h->src, .arch = h->arch, .mangled = mangled,
+		                   .demangled = demangled, .transform = "sfu", .params = params,
+		                   .applied = !why, .reason = why, .stats = why ? NULL : stats};
+		report_append(h->report, &r);
+	}
+#endif
+	free(demangled);
+}
+
+char *
+sfu_module(const char *text, const struct hook *h)
+{
+	struct mod m = {0};
+	char *cur = NULL;
+	if (!h->prof || h->dryrun || modparse(&m, text))
+		return NULL;
+	for (int i = 0; i < m.nfn; i++) {
+		struct choice c;
+		struct sfu_stats st = {0};
+		const char *why = NULL, *fp;
+		char *demangled, *fast = NULL, *next;
+		if (!m.fn[i].entry || !m.fn[i].body)
+			continue;
+		demangled = demangle(m.fn[i].name);
+		profile_match(h->prof, h->src, m.fn[i].name, demangled, &c);
+		free(demangled);
+		if (!c.rule[T_SFU])
+			continue;
+		const struct sfu_params *p = &c.rule[T_SFU]->sfu;
+		fp = h->fastptx ? h->fastptx(h->drv, p->approx) : NULL;
+		if (fp && !(fast = readfile(fp, NULL)))
+			fp = NULL;
+		next = sfu(cur ? cur : text, fast, m.fn[i].name, p, 0, &st, &why);
+		if (!fp && !why)
+			note("%s: sfu: no fast-math PTX for '%s': FP64 rewrites only", h->src, m.fn[i].name);
+		sfu_report(h, m.fn[i].name, p, &st, why);
+		free(fast);
+		if (next) {
+			free(cur);
+			cur = next;
+		}
+	}
+	return cur;
+}

@@ -30,5 +30,10 @@ void sfu_params_json(const struct sfu_params *p, char *buf, size_t cap);
 void sfu_stats_json(const struct sfu_stats *st, char *buf, size_t cap);
 /* mpcc-opt -p sfu:ARGS: sfu on every kernel of in that ARGS selects; notes to msg */
 char *sfu_opt(const char *args, const char *in, FILE *msg);
+struct hook;
+/* the driver's hook, before the IR passes: sfu on every kernel of the PTX
+ * text whose policy rule has an sfu block, with h->fastptx's PTX, one report
+ * line per kernel. The new text (malloc'd), or NULL if nothing changed. */
+char *sfu_module(const char *text, const struct hook *h);
 
 #endif
