@@ -4,7 +4,7 @@
  * values that are never zero, poisons its output with a NaN pattern that no
  * arithmetic produces (so an element left unwritten shows), runs its kernel
  * once to check it, then times it with CUDA events (median of REPS runs
- * after WARM warm-ups), prints "time_ms=..." and writes the output as raw
+ * after at least WARM_MS of warm-up runs, so that the clocks have risen), prints "time_ms=..." and writes the output as raw
  * binary to OUT.
  *
  * The kernel is launched through launch(), which normally calls the kernel
@@ -21,8 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define WARM 3
-#define REPS 15
+#define WARM_MS 200.0f  /* warm up this long at least: the clocks rise from idle */
+#define REPS 21
 
 #define CK(x) ck((x), #x, __FILE__, __LINE__)
 static void ck(cudaError_t e, const char *what, const char *file, int line)
@@ -98,16 +98,21 @@ static int cmpf(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* check once, then the median of REPS timed runs after WARM warm-ups */
+/* the median of REPS timed runs after WARM_MS of warm-up runs */
 static float timeit(const void *fn, const char *name, dim3 g, dim3 b, size_t shm, void **argv)
 {
 	float t[REPS];
 	cudaEvent_t e0, e1;
 	CK(cudaEventCreate(&e0));
 	CK(cudaEventCreate(&e1));
-	for (int i = 0; i < WARM; i++)
+	float spent = 0;
+	CK(cudaEventRecord(e0, 0));
+	for (int i = 0; i < 3 || spent < WARM_MS; i++) {
 		launch(fn, name, g, b, shm, argv);
-	CK(cudaDeviceSynchronize());
+		CK(cudaEventRecord(e1, 0));
+		CK(cudaEventSynchronize(e1));
+		CK(cudaEventElapsedTime(&spent, e0, e1));
+	}
 	for (int i = 0; i < REPS; i++) {
 		CK(cudaEventRecord(e0, 0));
 		launch(fn, name, g, b, shm, argv);

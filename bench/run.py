@@ -16,10 +16,10 @@ Variants of each kernel K:
                by ptxas and launched from the plain binary
   mpcc:lambda=L  (for L in DRIVER_LAMBDAS, needs MPCC) the whole program
                built by the mpcc driver with a .mpcc.yaml rule {sfu: {lambda: L}}
-  lambda=L/1   (for L in LAMBDAS_ONE, 0 or 64) the same with collapse=1: one
-               body only (the accurate one at 0, the fast one at 64)
+  lambda=L/2   (for L in LAMBDAS_TWO, 0 or 64) the same with collapse=0: both
+               bodies kept although every warp takes the same one
 
-Environment: NVCC, PTXAS, MPCC_OPT, MPCC, ARCH (sm_90), KERNELS, LAMBDAS, LAMBDAS_ONE,
+Environment: NVCC, PTXAS, MPCC_OPT, MPCC, ARCH (sm_90), KERNELS, LAMBDAS, LAMBDAS_TWO,
 DRIVER_LAMBDAS, SIZE_SCALE (divides each program's default size), SEED.
 """
 import os
@@ -37,7 +37,7 @@ KERNELS = {  # name: (element type, approximations it exercises)
     'fp64': 'd',
 }
 DEFAULT_N = {'boxmuller': 1 << 22, 'blackscholes': 1 << 22, 'coulomb': 1 << 18,
-             'bilateral': 1 << 22, 'fp64': 1 << 22}
+             'bilateral': 1 << 23, 'fp64': 1 << 22}
 TRANSCENDENTAL = ('boxmuller', 'blackscholes', 'bilateral')
 
 
@@ -55,7 +55,7 @@ NVCC = tool('nvcc', 'NVCC')
 PTXAS = tool('ptxas', 'PTXAS')
 ARCH = env('ARCH', 'sm_90')
 LAMBDAS = [int(x) for x in env('LAMBDAS', '0 8 16 24 32 40 48 56 64').split()]
-ONE = [int(x) for x in env('LAMBDAS_ONE', '').split()]
+TWO = [int(x) for x in env('LAMBDAS_TWO', '').split()]
 DRIVER = [int(x) for x in env('DRIVER_LAMBDAS', '').split()] if os.environ.get('MPCC') else []
 
 
@@ -78,7 +78,7 @@ def kernels():
 def variants(k):
     v = ['plain', 'plain2', 'fast-math', 'plain-cubin']
     v += ['lambda=%d' % l for l in LAMBDAS]
-    v += ['lambda=%d/1' % l for l in ONE]
+    v += ['lambda=%d/2' % l for l in TWO]
     v += ['mpcc:lambda=%d' % l for l in DRIVER]
     return v
 
@@ -111,14 +111,14 @@ def build(d):
         sh(base + ['-ptx', '-use_fast_math', '-o', out + '.fast.ptx', src])
         sh([PTXAS, '-O3', '-arch=' + ARCH, '-o', out + '.plain-cubin.cubin', out + '.ptx'])
         for v in variants(k)[4:]:
-            m = re.match(r'(mpcc:)?lambda=(\d+)(/1)?$', v)
-            lam, one, t = int(m.group(2)), bool(m.group(3)), os.path.join(d, tag(k, v))
+            m = re.match(r'(mpcc:)?lambda=(\d+)(/2)?$', v)
+            lam, two, t = int(m.group(2)), bool(m.group(3)), os.path.join(d, tag(k, v))
             if m.group(1):
                 build_driver(k, src, lam, t)
                 continue
             p = 'sfu:lambda=%d,fast=%s' % (lam, out + '.fast.ptx')
-            if one:
-                p += ',collapse=1'
+            if two:
+                p += ',collapse=0'
             sh([mpcc_opt(), '-p', p, out + '.ptx', '-o', t + '.ptx'])
             sh([PTXAS, '-O3', '-arch=' + ARCH, '-o', t + '.cubin', t + '.ptx'])
         print('built', k, flush=True)

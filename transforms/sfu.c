@@ -1061,7 +1061,7 @@ sfu_params_parse(const char *s, struct sfu_params *p, int *flags, char **fastpat
 {
 	char *copy = xstrdup(s ? s : ""), *tok, *save;
 	*p = (struct sfu_params){ 32, AX_ALL, 0 };
-	*flags = 0;
+	*flags = SFU_COLLAPSE;
 	*fastpath = NULL;
 	*kernels = NULL;
 	*err = NULL;
@@ -1092,6 +1092,8 @@ sfu_params_parse(const char *s, struct sfu_params *p, int *flags, char **fastpat
 				p->newton = *v == '1';
 			else if (*v == '1')
 				*flags |= SFU_COLLAPSE;
+			else
+				*flags &= ~SFU_COLLAPSE;
 		} else if (!strcmp(tok, "approx")) {
 			char *a, *s2;
 			p->approx = 0;
@@ -1237,7 +1239,7 @@ sfu_module(const char *text, const struct hook *h)
 		fp = h->fastptx ? h->fastptx(h->drv, p->approx) : NULL;
 		if (fp && !(fast = readfile(fp, NULL)))
 			fp = NULL;
-		next = sfu(cur ? cur : text, fast, m.fn[i].name, p, 0, &st, &why);
+		next = sfu(cur ? cur : text, fast, m.fn[i].name, p, SFU_COLLAPSE, &st, &why);
 		if (!fp && !why)
 			note("%s: sfu: no fast-math PTX for '%s': FP64 rewrites only", h->src, m.fn[i].name);
 		sfu_report(h, m.fn[i].name, p, &st, why);

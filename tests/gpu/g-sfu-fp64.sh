@@ -17,7 +17,7 @@ echo "testing fp64 forms: exact build ..."
 for newton in 0 1; do
 	max=1e-4
 	[ $newton = 1 ] && max=1e-12
-	"$MPCC_OPT" "$d/f.ptx" -p "sfu:lambda=64,collapse=1,newton=$newton" -o "$d/n$newton.ptx" || fail "mpcc-opt failed"
+	"$MPCC_OPT" "$d/f.ptx" -p "sfu:lambda=64,newton=$newton" -o "$d/n$newton.ptx" || fail "mpcc-opt failed"
 	"$PTXAS" -arch="$ARCH" -o "$d/n$newton.cubin" "$d/n$newton.ptx" || fail "ptxas rejected the forms (newton=$newton)"
 	echo "testing fp64 forms, newton=$newton, max rel err <= $max ..."
 	BENCH_CUBIN="$d/n$newton.cubin" "$d/fp64forms" 1048576 7 $max || fail "fp64 forms (newton=$newton)"
