@@ -14,12 +14,14 @@ Variants of each kernel K:
   plain2       the plain build timed again: the spread between the two is noise
   lambda=L     mpcc-opt -p sfu:lambda=L,fast=K.fast.ptx on K.ptx, assembled
                by ptxas and launched from the plain binary
+  lambda=L/n   (for L in LAMBDAS_NEWTON) with newton=1: the FP64 forms refined
   mpcc:lambda=L  (for L in DRIVER_LAMBDAS, needs MPCC) the whole program
                built by the mpcc driver with a .mpcc.yaml rule {sfu: {lambda: L}}
   lambda=L/2   (for L in LAMBDAS_TWO, 0 or 64) the same with collapse=0: both
                bodies kept although every warp takes the same one
 
 Environment: NVCC, PTXAS, MPCC_OPT, MPCC, ARCH (sm_90), KERNELS, LAMBDAS, LAMBDAS_TWO,
+LAMBDAS_NEWTON,
 DRIVER_LAMBDAS, SIZE_SCALE (divides each program's default size), SEED.
 """
 import os
@@ -56,6 +58,7 @@ PTXAS = tool('ptxas', 'PTXAS')
 ARCH = env('ARCH', 'sm_90')
 LAMBDAS = [int(x) for x in env('LAMBDAS', '0 8 16 24 32 40 48 56 64').split()]
 TWO = [int(x) for x in env('LAMBDAS_TWO', '').split()]
+NEWTON = [int(x) for x in env('LAMBDAS_NEWTON', '').split()]
 DRIVER = [int(x) for x in env('DRIVER_LAMBDAS', '').split()] if os.environ.get('MPCC') else []
 
 
@@ -79,6 +82,7 @@ def variants(k):
     v = ['plain', 'plain2', 'fast-math', 'plain-cubin']
     v += ['lambda=%d' % l for l in LAMBDAS]
     v += ['lambda=%d/2' % l for l in TWO]
+    v += ['lambda=%d/n' % l for l in NEWTON]
     v += ['mpcc:lambda=%d' % l for l in DRIVER]
     return v
 
@@ -111,14 +115,13 @@ def build(d):
         sh(base + ['-ptx', '-use_fast_math', '-o', out + '.fast.ptx', src])
         sh([PTXAS, '-O3', '-arch=' + ARCH, '-o', out + '.plain-cubin.cubin', out + '.ptx'])
         for v in variants(k)[4:]:
-            m = re.match(r'(mpcc:)?lambda=(\d+)(/2)?$', v)
-            lam, two, t = int(m.group(2)), bool(m.group(3)), os.path.join(d, tag(k, v))
+            m = re.match(r'(mpcc:)?lambda=(\d+)(/2|/n)?$', v)
+            lam, opt, t = int(m.group(2)), m.group(3), os.path.join(d, tag(k, v))
             if m.group(1):
                 build_driver(k, src, lam, t)
                 continue
             p = 'sfu:lambda=%d,fast=%s' % (lam, out + '.fast.ptx')
-            if two:
-                p += ',collapse=0'
+            p += {'/2': ',collapse=0', '/n': ',newton=1'}.get(opt, '')
             sh([mpcc_opt(), '-p', p, out + '.ptx', '-o', t + '.ptx'])
             sh([PTXAS, '-O3', '-arch=' + ARCH, '-o', t + '.cubin', t + '.ptx'])
         print('built', k, flush=True)
