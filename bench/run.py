@@ -17,11 +17,11 @@ Variants of each kernel K:
   lambda=L/n   (for L in LAMBDAS_NEWTON) with newton=1: the FP64 forms refined
   mpcc:lambda=L  (for L in DRIVER_LAMBDAS, needs MPCC) the whole program
                built by the mpcc driver with a .mpcc.yaml rule {sfu: {lambda: L}}
-  lambda=L/2   (for L in LAMBDAS_TWO, 0 or 64) the same with collapse=0: both
-               bodies kept although every warp takes the same one
+  lambda=0/c0  (LAMBDAS_C0="0") with collapse=0: both bodies kept at lambda 0
+  lambda=64/c2 (LAMBDAS_C2="64") with collapse=2: only the fast body at 64
 
-Environment: NVCC, PTXAS, MPCC_OPT, MPCC, ARCH (sm_90), KERNELS, LAMBDAS, LAMBDAS_TWO,
-LAMBDAS_NEWTON,
+Environment: NVCC, PTXAS, MPCC_OPT, MPCC, ARCH (sm_90), KERNELS, LAMBDAS, LAMBDAS_C0,
+LAMBDAS_C2, LAMBDAS_NEWTON,
 DRIVER_LAMBDAS, SIZE_SCALE (divides each program's default size), SEED.
 """
 import os
@@ -57,8 +57,8 @@ NVCC = tool('nvcc', 'NVCC')
 PTXAS = tool('ptxas', 'PTXAS')
 ARCH = env('ARCH', 'sm_90')
 LAMBDAS = [int(x) for x in env('LAMBDAS', '0 8 16 24 32 40 48 56 64').split()]
-TWO = [int(x) for x in env('LAMBDAS_TWO', '').split()]
-NEWTON = [int(x) for x in env('LAMBDAS_NEWTON', '').split()]
+OPTS = [('/c0', ',collapse=0', 'LAMBDAS_C0'), ('/c2', ',collapse=2', 'LAMBDAS_C2'),
+        ('/n', ',newton=1', 'LAMBDAS_NEWTON')]
 DRIVER = [int(x) for x in env('DRIVER_LAMBDAS', '').split()] if os.environ.get('MPCC') else []
 
 
@@ -81,8 +81,8 @@ def kernels():
 def variants(k):
     v = ['plain', 'plain2', 'fast-math', 'plain-cubin']
     v += ['lambda=%d' % l for l in LAMBDAS]
-    v += ['lambda=%d/2' % l for l in TWO]
-    v += ['lambda=%d/n' % l for l in NEWTON]
+    for sfx, _, var in OPTS:
+        v += ['lambda=%d%s' % (int(l), sfx) for l in env(var, '').split()]
     v += ['mpcc:lambda=%d' % l for l in DRIVER]
     return v
 
@@ -115,13 +115,13 @@ def build(d):
         sh(base + ['-ptx', '-use_fast_math', '-o', out + '.fast.ptx', src])
         sh([PTXAS, '-O3', '-arch=' + ARCH, '-o', out + '.plain-cubin.cubin', out + '.ptx'])
         for v in variants(k)[4:]:
-            m = re.match(r'(mpcc:)?lambda=(\d+)(/2|/n)?$', v)
+            m = re.match(r'(mpcc:)?lambda=(\d+)(/c0|/c2|/n)?$', v)
             lam, opt, t = int(m.group(2)), m.group(3), os.path.join(d, tag(k, v))
             if m.group(1):
                 build_driver(k, src, lam, t)
                 continue
             p = 'sfu:lambda=%d,fast=%s' % (lam, out + '.fast.ptx')
-            p += {'/2': ',collapse=0', '/n': ',newton=1'}.get(opt, '')
+            p += dict((sfx, par) for sfx, par, _ in OPTS).get(opt, '')
             sh([mpcc_opt(), '-p', p, out + '.ptx', '-o', t + '.ptx'])
             sh([PTXAS, '-O3', '-arch=' + ARCH, '-o', t + '.cubin', t + '.ptx'])
         print('built', k, flush=True)

@@ -982,8 +982,8 @@ sfu(const char *acc, const char *fast, const char *kernel, const struct sfu_para
 		snprintf(fsuffix, sizeof fsuffix, "_sfu%x", p->approx);
 
 	callees(&mf, kf->body, kf->end, &funcs);
-	int alone = (flags & SFU_COLLAPSE) && p->lambda == 64;
-	int accurate = (flags & SFU_COLLAPSE) && p->lambda == 0;   /* the input as it was */
+	int alone = (flags & SFU_COLLAPSE64) && p->lambda == 64;
+	int accurate = (flags & SFU_COLLAPSE0) && p->lambda == 0;   /* the input as it was */
 	char *body = fastbody(kf, ka, &funcs, fsuffix, p, alone, st, why);
 	if (!body)
 		return NULL;
@@ -1037,7 +1037,7 @@ sfu(const char *acc, const char *fast, const char *kernel, const struct sfu_para
 	badd(&out, ka->beg, ka->body - ka->beg);
 	if (accurate) {
 		badd(&out, ka->body, ka->end - ka->body);
-	} else if ((flags & SFU_COLLAPSE) && p->lambda == 64) {
+	} else if ((flags & SFU_COLLAPSE64) && p->lambda == 64) {
 		bstr(&out, body);
 		bstr(&out, "}");
 	} else {
@@ -1061,7 +1061,7 @@ sfu_params_parse(const char *s, struct sfu_params *p, int *flags, char **fastpat
 {
 	char *copy = xstrdup(s ? s : ""), *tok, *save;
 	*p = (struct sfu_params){ 32, AX_ALL, 0 };
-	*flags = SFU_COLLAPSE;
+	*flags = SFU_COLLAPSE0;
 	*fastpath = NULL;
 	*kernels = NULL;
 	*err = NULL;
@@ -1083,17 +1083,19 @@ sfu_params_parse(const char *s, struct sfu_params *p, int *flags, char **fastpat
 			*fastpath = xstrdup(v);
 		} else if (!strcmp(tok, "kernels")) {
 			*kernels = xstrdup(v);
-		} else if (!strcmp(tok, "newton") || !strcmp(tok, "collapse")) {
+		} else if (!strcmp(tok, "newton")) {
 			if (strcmp(v, "0") && strcmp(v, "1")) {
-				*err = fmt("sfu: %s must be 0 or 1, got '%s'", tok, v);
+				*err = fmt("sfu: newton must be 0 or 1, got '%s'", v);
 				break;
 			}
-			if (tok[0] == 'n')
-				p->newton = *v == '1';
-			else if (*v == '1')
-				*flags |= SFU_COLLAPSE;
-			else
-				*flags &= ~SFU_COLLAPSE;
+			p->newton = *v == '1';
+		} else if (!strcmp(tok, "collapse")) {
+			/* 0: always two bodies; 1: one at lambda 0; 2: one at 0 and 64 */
+			if (strcmp(v, "0") && strcmp(v, "1") && strcmp(v, "2")) {
+				*err = fmt("sfu: collapse must be 0, 1 or 2, got '%s'", v);
+				break;
+			}
+			*flags = *v == '0' ? 0 : *v == '1' ? SFU_COLLAPSE0 : SFU_COLLAPSE0 | SFU_COLLAPSE64;
 		} else if (!strcmp(tok, "approx")) {
 			char *a, *s2;
 			p->approx = 0;
@@ -1239,7 +1241,7 @@ sfu_module(const char *text, const struct hook *h)
 		fp = h->fastptx ? h->fastptx(h->drv, p->approx) : NULL;
 		if (fp && !(fast = readfile(fp, NULL)))
 			fp = NULL;
-		next = sfu(cur ? cur : text, fast, m.fn[i].name, p, SFU_COLLAPSE, &st, &why);
+		next = sfu(cur ? cur : text, fast, m.fn[i].name, p, SFU_COLLAPSE0, &st, &why);
 		if (!fp && !why)
 			note("%s: sfu: no fast-math PTX for '%s': FP64 rewrites only", h->src, m.fn[i].name);
 		sfu_report(h, m.fn[i].name, p, &st, why);

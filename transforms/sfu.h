@@ -13,10 +13,12 @@ struct sfu_stats {
 	int f64div, f64rcp, f64sqrt, f64rsqrt;  /* FP64 rewrites */
 };
 
-/* lambda 0 or 64: keep only the body every warp takes (the default of
- * sfu_params_parse and sfu_module: on an H100 the unused second body cost
- * Black-Scholes 1.4% at lambda 0, over the 1% the issue allows) */
-enum { SFU_COLLAPSE = 1 };
+/* keep only the body every warp takes: SFU_COLLAPSE0 at lambda 0 (the
+ * module is left as it was; the default: on an H100 the unused fast body cost
+ * Black-Scholes 1.4-2% at lambda 0, over the 1% the issue allows), and
+ * SFU_COLLAPSE64 at lambda 64 (off by default: there the two-body kernel
+ * measured as fast as or faster than the fast-math one, bilateral by 2%) */
+enum { SFU_COLLAPSE0 = 1, SFU_COLLAPSE64 = 2 };
 
 /* sfu.c */
 /* Merge kernel (mangled name) of the PTX text acc with its twin in the PTX
@@ -26,7 +28,7 @@ enum { SFU_COLLAPSE = 1 };
  * needs: acc and fast from the same source and cicc; breaks: nothing (text in, text out) */
 char *sfu(const char *acc, const char *fast, const char *kernel, const struct sfu_params *p,
           int flags, struct sfu_stats *st, const char **why);
-/* "lambda=N,fast=F.ptx,approx=div+sqrt,newton=1,collapse=0,kernels=GLOB" */
+/* "lambda=N,fast=F.ptx,approx=div+sqrt,newton=1,collapse=0|1|2,kernels=GLOB" */
 int sfu_params_parse(const char *s, struct sfu_params *p, int *flags, char **fastpath,
                      char **kernels, char **err);
 void sfu_params_json(const struct sfu_params *p, char *buf, size_t cap);
