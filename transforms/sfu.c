@@ -886,6 +886,68 @@ fastbody(struct fn *kf, struct fn *ka, const struct names *funcs, const char *fs
 	return s;
 }
 
+/* ---- debug info (-G, -lineinfo) ---- */
+
+/* the lines of text that start with directive dir (".file"), or the block
+ * of ".section NAME" up to its closing brace; malloc'd, "" if none */
+static char *
+debugpart(const char *text, const char *dir, const char *section)
+{
+	struct buf b = {0};
+	for (const char *p = text; *p; p = *eol(p) ? eol(p) + 1 : eol(p)) {
+		const char *s = p, *e = eol(p);
+		while (s < e && isspace((uchar)*s))
+			s++;
+		if (dir && startsdir(s, dir))
+			badd(&b, s, e - s + 1);
+		if (section && startsdir(s, ".section")) {
+			const char *n = s + 8;
+			while (*n == ' ' || *n == '\t')
+				n++;
+			if (startsdir(n, section)) {
+				const char *o = strchr(e, '{'), *c = o ? closing(o + 1) : NULL;
+				if (c)
+					badd(&b, s, c - s);
+			}
+		}
+	}
+	return b.s ? b.s : xstrdup("");
+}
+
+/* The fast body's .loc lines name the fast module's .file numbers and its
+ * debug strings (function_name $L__info_stringN, for inlined code). Keep
+ * them where the accurate module has the same .file table and the same
+ * strings; else drop the function_name/inlined_at part, or the whole .loc
+ * (then a debugger maps the fast body to no source line). */
+static char *
+fixloc(char *body, const char *acc, const char *fast)
+{
+	char *fa = debugpart(acc, ".file", NULL), *ff = debugpart(fast, ".file", NULL);
+	char *sa = debugpart(acc, NULL, ".debug_str"), *sf = debugpart(fast, NULL, ".debug_str");
+	int drop = strcmp(fa, ff) != 0, strip = strcmp(sa, sf) != 0;
+	struct buf b = {0};
+	free(fa), free(ff), free(sa), free(sf);
+	if (!drop && !strip)
+		return body;
+	for (const char *p = body; *p; p = *eol(p) ? eol(p) + 1 : eol(p)) {
+		const char *s = p, *e = eol(p), *fn;
+		while (s < e && isspace((uchar)*s))
+			s++;
+		if (startsdir(s, ".loc")) {
+			if (drop)
+				continue;
+			if ((fn = memmem(s, e - s, ", function_name", 15))) {
+				badd(&b, p, fn - p);
+				bstr(&b, "\n");
+				continue;
+			}
+		}
+		badd(&b, p, e - p + (*e != 0));
+	}
+	free(body);
+	return b.s ? b.s : xstrdup("");
+}
+
 /* a callee's definition, renamed, with f64 rewrites */
 static void
 fastfunc(struct buf *out, struct fn *f, const struct names *funcs, const char *fsuffix,
@@ -989,6 +1051,13 @@ sfu(const char *acc, const char *fast, const char *kernel, const struct sfu_para
 		return NULL;
 	for (int i = 0; i < funcs.n; i++)
 		fastfunc(&fb, modfind(&mf, funcs.v[i], 1), &funcs, fsuffix, p, st);
+	if (fast) {
+		body = fixloc(body, acc, fast);
+		if (fb.s) {
+			fb.s = fixloc(fb.s, acc, fast);
+			fb.n = strlen(fb.s);
+		}
+	}
 	count(st, body, body + strlen(body));
 	if (fb.s)
 		count(st, fb.s, fb.s + fb.n);
