@@ -6,725 +6,434 @@
  * accurate body). The entry reads the hardware warp slot %warpid once and
  * sends the warps whose slot is below lambda to the fast body:
  *
- *	mov.u32 %sfu_w, %warpid;  setp.lt.u32 %sfu_p, %sfu_w, LAMBDA;
- *	@%sfu_p bra $SFU_FAST;  <accurate body>  $SFU_FAST: <fast body>
+ *	mov.u32 %w, %warpid;  setp.lt.u32 %p, %w, LAMBDA;  @%p bra $SFU_FAST;
+ *	<accurate body>  ret;  $SFU_FAST:  <fast body>
  *
- * The fast body's registers, labels and .local arrays get the suffix _sfu,
- * and the .funcs it calls are copied from the fast module under new names
- * (NAME_sfu, NAME_sfuM for an approximation mask M other than all), so the
- * two bodies never share a name they do not mean to share. What they do mean
- * to share stays one object: kernel parameters, module-level .global/.const/
- * .shared variables, and .shared arrays declared inside the kernel (warps of
- * one CTA may take different bodies and still exchange data through them and
- * meet at the same barriers). In the fast body, FP64 division, reciprocal,
- * square root and reciprocal square root become the SFU forms of the paper's
- * Table 2 (rcp.approx.ftz.f64, rsqrt.approx.f64), optionally refined by one
- * Newton step, since cicc has no fast-math for double.
- *
- * The pass works on PTX text, line by line: cicc's output is regular enough
- * (one statement a line, braces balanced, no braces in strings but .file
- * names), and working on text keeps every kernel that is not selected byte
- * for byte as it was. Names are found by a small identifier scanner that
- * skips comments and strings. */
-#define _GNU_SOURCE   /* memmem */
+ * The fast body is cloned from the fast module with clonebody(): its
+ * registers, labels and .local arrays get the suffix _sfu. The .funcs it
+ * calls are copied from the fast module with addfn() under new names
+ * (NAME_sfu, NAME_sfuM for an approximation mask M other than all), made
+ * private, and the fast body's calls are pointed at them. What the two
+ * bodies mean to share stays one object: kernel parameters, module-level
+ * variables (the fast module's declarations are added only where the name
+ * is missing), and the .shared arrays declared in the kernel: warps of one
+ * CTA may take different bodies, and must still meet in the same shared
+ * memory at the same barriers. In the fast body, FP64 division, reciprocal,
+ * square root and reciprocal square root become the SFU forms of the
+ * paper's Table 2 (rcp.approx.ftz.f64, rsqrt.approx.f64), optionally refined
+ * by one Newton step, since cicc has no fast math for double. */
+#define _GNU_SOURCE   /* open_memstream, memmem */
 #include <ctype.h>
 #include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "ptx/ptx.h"
 #include "transforms/pass.h"
 #include "transforms/sfu.h"
 
-/* growable text */
-struct buf {
-	char *s;
-	size_t n, cap;
-};
-
-static void
-badd(struct buf *b, const char *s, size_t n)
+static int
+streq(Str s, const char *t)
 {
-	if (b->n + n + 1 > b->cap) {
-		b->cap = 2 * (b->n + n + 1);
-		b->s = xrealloc(b->s, b->cap);
+	return s.n == strlen(t) && !memcmp(s.s, t, s.n);
+}
+
+static int
+strpre(Str s, const char *t)
+{
+	return s.n >= strlen(t) && !memcmp(s.s, t, strlen(t));
+}
+
+static char *
+symname(const Module *m, uint sym)
+{
+	return xstrndup(m->sym[sym].name.s, m->sym[sym].name.n);
+}
+
+/* the operand as PTX text, malloc'd */
+static char *
+reftext(const Fn *fn, Ref r)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&buf, &n);
+	if (!f)
+		die("cannot print to memory");
+	printref(f, fn, r);
+	fclose(f);
+	return buf;
+}
+
+/* a fresh register declared before statement `at` (newreg() declares it
+ * after the last .reg of the body, which may sit inside a call's { } scope
+ * where the rest of the body cannot see it) */
+static uint
+freshreg(Fn *fn, int ty, uint at)
+{
+	uint r = newreg(fn, ty), d = fn->reg[r].decl;
+	Ins i = fn->ins[d];
+	ins_remove(fn, d);
+	ins_insert(fn, at, &i);
+	return r;
+}
+
+static char *
+rname(const Fn *fn, uint r)
+{
+	char buf[64];
+	return xstrdup(regname(fn, r, buf, sizeof buf));
+}
+
+/* ---- pointing references at other symbols ---- */
+
+/* map[s] != ~0u: symbol s becomes map[s] in every operand of ins[from, to) */
+static void
+remapref(Fn *fn, Ref *r, const uint *map, uint nmap, int *hit)
+{
+	switch (r->kind) {
+	case RSym:
+		if (r->idx < nmap && map[r->idx] != ~0u) {
+			r->idx = map[r->idx];
+			*hit = 1;
+		}
+		break;
+	case RMem:
+		remapref(fn, &fn->mem[r->idx].base, map, nmap, hit);
+		remapref(fn, &fn->mem[r->idx].vec, map, nmap, hit);
+		break;
+	case RVec:
+	case RList:
+		for (uint k = 0; k < fn->vec[r->idx].n; k++)
+			remapref(fn, &fn->vec[r->idx].el[k], map, nmap, hit);
+		break;
 	}
-	memcpy(b->s + b->n, s, n);
-	b->n += n;
-	b->s[b->n] = 0;
 }
 
 static void
-bstr(struct buf *b, const char *s)
+remap(Fn *fn, uint from, uint to, const uint *map, uint nmap)
 {
-	badd(b, s, strlen(s));
+	for (uint k = from; k < to; k++) {
+		Ins *i = &fn->ins[k];
+		int hit = 0;
+		for (uint j = 0; j < i->narg; j++)
+			remapref(fn, &i->arg[j], map, nmap, &hit);
+		if (hit)
+			ins_touch(i);
+	}
 }
 
-static void
-bfmt(struct buf *b, const char *f, ...) __attribute__((format(printf, 2, 3)));
-static void
-bfmt(struct buf *b, const char *f, ...)
+static uint *
+newmap(Module *m)
 {
-	char tmp[512];
-	va_list ap;
+	uint *map = arena_alloc(m->arena, (m->nsym + 64) * sizeof *map);
+	memset(map, 0xff, (m->nsym + 64) * sizeof *map);
+	return map;
+}
+
+/* ---- the .funcs the fast body reaches ---- */
+
+struct funcs {
+	Fn *src[64];       /* in the fast module */
 	int n;
-	va_start(ap, f);
-	n = vsnprintf(tmp, sizeof tmp, f, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= sizeof tmp)
-		BUG("bfmt: line too long");
-	badd(b, tmp, n);
-}
-
-/* a set of names (small: a kernel declares a few dozen) */
-struct names {
-	char **v;
-	int n, cap;
 };
 
-static int
-nfind(const struct names *s, const char *p, size_t len)
+static Fn *
+fnbysym(Module *m, Str name)
 {
-	for (int i = 0; i < s->n; i++)
-		if (strlen(s->v[i]) == len && !memcmp(s->v[i], p, len))
-			return i;
-	return -1;
+	uint s = names_get(m->symnames, name.s, name.n);
+	for (uint k = 0; s != ~0u && k < m->nfn; k++)
+		if (m->fn[k]->sym == s && !(m->fn[k]->flags & FDECL))
+			return m->fn[k];
+	return NULL;
 }
 
 static void
-nadd(struct names *s, const char *p, size_t len)
+refsyms(const Fn *fn, Ref r, void (*f)(const Fn *, uint, void *), void *arg)
 {
-	if (nfind(s, p, len) >= 0)
+	switch (r.kind) {
+	case RSym:
+		f(fn, r.idx, arg);
+		break;
+	case RMem:
+		refsyms(fn, fn->mem[r.idx].base, f, arg);
+		break;
+	case RVec:
+	case RList:
+		for (uint k = 0; k < fn->vec[r.idx].n; k++)
+			refsyms(fn, fn->vec[r.idx].el[k], f, arg);
+		break;
+	}
+}
+
+static void calleesof(const Fn *fn, struct funcs *out);
+
+static void
+callee1(const Fn *fn, uint sym, void *arg)
+{
+	struct funcs *out = arg;
+	Fn *f = fnbysym(fn->mod, fn->mod->sym[sym].name);
+	if (!f || (f->flags & FENTRY) || f == fn)
 		return;
-	vgrow(s->v, s->n, s->cap);
-	s->v[s->n++] = xstrndup(p, len);
+	for (int k = 0; k < out->n; k++)
+		if (out->src[k] == f)
+			return;
+	if (out->n == (int)countof(out->src))
+		BUG("more than %d functions under one kernel", (int)countof(out->src));
+	out->src[out->n++] = f;
+	calleesof(f, out);
 }
 
-/* ---- module structure ---- */
-
-/* one .entry or .func of a module: [beg, end) is its whole text, from the
- * first line of its header to the closing brace (or the ';' of a prototype) */
-struct fn {
-	const char *beg, *body, *end;  /* body: just after '{'; NULL for a prototype */
-	char *name;
-	int entry;
-};
-
-struct mod {
-	const char *text;
-	struct fn *fn;
-	int nfn, cap;
-};
-
-static int
-isid0(int c)
-{
-	return isalpha(c) || c == '_' || c == '$' || c == '%';
-}
-
-static int
-isid(int c)
-{
-	return isalnum(c) || c == '_' || c == '$';
-}
-
-/* skip a comment or a string starting at p; NULL if there is none */
-static const char *
-skipjunk(const char *p)
-{
-	if (p[0] == '/' && p[1] == '/') {
-		const char *e = strchr(p, '\n');
-		return e ? e : p + strlen(p);
-	}
-	if (p[0] == '/' && p[1] == '*') {
-		const char *e = strstr(p + 2, "*/");
-		return e ? e + 2 : p + strlen(p);
-	}
-	if (p[0] == '"') {
-		for (p++; *p && *p != '"'; p++)
-			if (*p == '\\' && p[1])
-				p++;
-		return *p ? p + 1 : p;
-	}
-	return NULL;
-}
-
-/* the next identifier at or after p (skipping comments and strings) before
- * end; its length in *len */
-static const char *
-nextid(const char *p, const char *end, size_t *len)
-{
-	int prev = ' ';   /* callers start at a token boundary */
-	while (p < end && *p) {
-		const char *q = skipjunk(p);
-		if (q) {
-			p = q;
-			prev = ' ';
-			continue;
-		}
-		if ((isid0((uchar)*p) || (*p == '.' && isalpha((uchar)p[1]))) && !isid(prev) &&
-		    prev != '.') {
-			const char *s = p;
-			for (p++; p < end && isid((uchar)*p); p++)
-				;
-			*len = p - s;
-			return s;
-		}
-		prev = (uchar)*p++;
-	}
-	return NULL;
-}
-
-static char *
-fnname(const char *hdr, const char *end, int entry)
-{
-	const char *p = strstr(hdr, entry ? ".entry" : ".func") + (entry ? 6 : 5);
-	size_t len;
-	while (isspace((uchar)*p))
-		p++;
-	if (!entry && *p == '(') {   /* return parameters come first */
-		int depth = 0;
-		for (; p < end; p++) {
-			depth += (*p == '(') - (*p == ')');
-			if (!depth)
-				break;
-		}
-	}
-	p = nextid(p, end, &len);
-	return p ? xstrndup(p, len) : NULL;
-}
-
-/* does the statement starting at line begin a function: ".entry"/".func"
- * outside a comment, before any '(' */
-static int
-fnkind(const char *line, const char *eol)
-{
-	size_t len;
-	for (const char *p = line; (p = nextid(p, eol, &len)); p += len) {
-		if (len == 6 && !memcmp(p, ".entry", 6))
-			return 2;
-		if (len == 5 && !memcmp(p, ".func", 5))
-			return 1;
-		if (*p != '.')
-			return 0;
-	}
-	return 0;
-}
-
-static const char *
-eol(const char *p)
-{
-	const char *e = strchr(p, '\n');
-	return e ? e : p + strlen(p);
-}
-
-/* the matching '}' of the '{' just before p; p at end of text if none */
-static const char *
-closing(const char *p)
-{
-	int depth = 1;
-	while (*p) {
-		const char *q = skipjunk(p);
-		if (q) {
-			p = q;
-			continue;
-		}
-		if (*p == '{')
-			depth++;
-		else if (*p == '}' && !--depth)
-			return p;
-		p++;
-	}
-	return p;
-}
-
-/* the first '{' or ';' at depth 0 from p */
-static const char *
-hdrend(const char *p)
-{
-	while (*p && *p != '{' && *p != ';') {
-		const char *q = skipjunk(p);
-		p = q ? q : p + 1;
-	}
-	return p;
-}
-
-static int
-modparse(struct mod *m, const char *text)
-{
-	const char *p = text;
-	m->text = text;
-	while (*p) {
-		const char *e = eol(p), *q = skipjunk(p);
-		int kind;
-		while (isspace((uchar)*p) && p < e)
-			p++;
-		if (p < e && (q = skipjunk(p))) {
-			p = q;
-			if (*p == '\n')
-				p++;
-			continue;
-		}
-		if (p < e && (kind = fnkind(p, e))) {
-			struct fn f = { p, NULL, NULL, NULL, kind == 2 };
-			const char *h = hdrend(p);
-			if (!*h)
-				return -1;
-			f.name = fnname(p, h, f.entry);
-			if (*h == '{') {
-				f.body = h + 1;
-				f.end = closing(h + 1);
-				if (!*f.end)
-					return -1;
-				f.end++;
-			} else {
-				f.end = h + 1;
-			}
-			vgrow(m->fn, m->nfn, m->cap);
-			m->fn[m->nfn++] = f;
-			p = f.end;
-			continue;
-		}
-		if (p < e && *p == '{')    /* a stray block: skip it whole */
-			p = closing(p + 1);
-		p = *e ? e + 1 : e;
-	}
-	return 0;
-}
-
-static struct fn *
-modfind(struct mod *m, const char *name, int wantbody)
-{
-	for (int i = 0; i < m->nfn; i++)
-		if (!strcmp(m->fn[i].name, name) && (!wantbody || m->fn[i].body))
-			return &m->fn[i];
-	return NULL;
-}
-
-/* ---- names a body declares ---- */
-
-struct decls {
-	struct names regs;    /* single registers: %SP, temp_param_reg */
-	struct names fams;    /* parametrized families: %r for %r<16> */
-	struct names labels;
-	struct names locals;  /* .local arrays and variables */
-	struct names shared;  /* .shared declared in the body */
-};
-
-static int
-startsdir(const char *p, const char *dir)
-{
-	size_t n = strlen(dir);
-	return !strncmp(p, dir, n) && !isid((uchar)p[n]);
-}
-
+/* the functions of fn's module that fn names (calls or takes the address
+ * of), and theirs, in the order first reached */
 static void
-declreg(struct decls *d, const char *p, const char *e)
+calleesof(const Fn *fn, struct funcs *out)
 {
-	size_t len;
-	for (p += 4; (p = nextid(p, e, &len)); p += len) {
-		if (*p == '.')
-			continue;     /* the type */
-		if (p[len] == '<')
-			nadd(&d->fams, p, len);
-		else
-			nadd(&d->regs, p, len);
-	}
-}
-
-/* the declared name of ".local .align 8 .b8 __local_depot0[32];" */
-static void
-declvar(struct names *s, const char *p, const char *e)
-{
-	const char *last = NULL;
-	size_t len, lastlen = 0;
-	for (; (p = nextid(p, e, &len)); p += len) {
-		if (*p != '.' && !last) {
-			last = p;
-			lastlen = len;
-		}
-	}
-	if (last)
-		nadd(s, last, lastlen);
-}
-
-static void
-scandecls(struct decls *d, const char *body, const char *end)
-{
-	for (const char *p = body; p < end;) {
-		const char *e = eol(p), *s = p;
-		if (e > end)
-			e = end;
-		while (s < e && isspace((uchar)*s))
-			s++;
-		if (startsdir(s, ".reg"))
-			declreg(d, s, e);
-		else if (startsdir(s, ".local"))
-			declvar(&d->locals, s + 6, e);
-		else if (startsdir(s, ".shared"))
-			declvar(&d->shared, s + 7, e);
-		else if (isid0((uchar)*s)) {
-			const char *q = s;
-			while (q < e && isid((uchar)*q))
-				q++;
-			if (*q == ':')
-				nadd(&d->labels, s, q - s);
-		}
-		p = e < end ? e + 1 : end;
-	}
-}
-
-/* ---- renaming ---- */
-
-struct ren {
-	const struct decls *d;
-	const struct names *funcs;  /* functions to rename */
-	const char *suffix;         /* "_sfu" for the body */
-	const char *fsuffix;        /* for the functions */
-	const struct names *keep;   /* .shared shared with the accurate body */
-};
-
-/* the new name of identifier [p, p+len), or NULL to keep it */
-static char *
-rename1(const struct ren *r, const char *p, size_t len)
-{
-	size_t base = len;
-	if (nfind(&r->d->regs, p, len) >= 0 || nfind(&r->d->labels, p, len) >= 0 ||
-	    nfind(&r->d->locals, p, len) >= 0)
-		return fmt("%.*s%s", (int)len, p, r->suffix);
-	if (nfind(&r->d->shared, p, len) >= 0 && nfind(r->keep, p, len) < 0)
-		return fmt("%.*s%s", (int)len, p, r->suffix);
-	if (r->funcs && nfind(r->funcs, p, len) >= 0)
-		return fmt("%.*s%s", (int)len, p, r->fsuffix);
-	if (*p == '%') {
-		while (base > 1 && isdigit((uchar)p[base - 1]))
-			base--;
-		if (nfind(&r->d->fams, p, base) >= 0)
-			return fmt("%.*s%s%.*s", (int)base, p, r->suffix, (int)(len - base), p + base);
-	}
-	return NULL;
-}
-
-static void
-renametext(struct buf *out, const struct ren *r, const char *p, const char *end)
-{
-	int prev = ' ';
-	while (p < end) {
-		const char *q = skipjunk(p);
-		if (q) {
-			badd(out, p, (q > end ? end : q) - p);
-			p = q;
-			prev = ' ';
-			continue;
-		}
-		/* a directive or an opcode suffix follows a '.'; a float immediate
-		 * like 0d3FF0... starts with a digit: neither is a name */
-		if (isid0((uchar)*p) && !isid(prev) && prev != '.') {
-			const char *s = p;
-			char *n;
-			for (p++; p < end && isid((uchar)*p); p++)
-				;
-			if ((n = rename1(r, s, p - s))) {
-				bstr(out, n);
-				free(n);
-			} else {
-				badd(out, s, p - s);
-			}
-			prev = 'a';
-			continue;
-		}
-		badd(out, p, 1);
-		prev = (uchar)*p++;
-	}
+	for (uint k = 0; k < fn->nins; k++)
+		for (uint j = 0; j < fn->ins[k].narg; j++)
+			refsyms(fn, fn->ins[k].arg[j], callee1, out);
 }
 
 /* ---- FP64 rewrites (Table 2) ---- */
 
 struct f64 {
-	uint mask;
+	Fn *fn;
+	uint at;           /* where the next instruction goes */
+	const char *g;     /* guard: "@%p " or "" */
 	int newton;
-	int ntmp, npred;     /* temporaries used so far */
-	struct sfu_stats *st;
+	char **d, **q;     /* temporaries declared up front, f64 and pred */
+	int nd, nq;        /* used so far */
 };
 
-/* operands of "op d, a, b;" into v[], at most 4; returns the count */
-static int
-operands(const char *p, const char *e, char v[][64])
-{
-	int n = 0;
-	while (p < e && !isspace((uchar)*p))
-		p++;                      /* the opcode */
-	while (p < e && n < 4) {
-		const char *s;
-		while (p < e && (isspace((uchar)*p) || *p == ','))
-			p++;
-		if (p >= e || *p == ';')
-			break;
-		s = p;
-		while (p < e && *p != ',' && *p != ';' && !isspace((uchar)*p))
-			p++;
-		if (p - s >= 63)
-			return -1;
-		memcpy(v[n], s, p - s);
-		v[n++][p - s] = 0;
-	}
-	return n;
-}
-
 static void
-tmp(struct f64 *f, char *out)
-{
-	sprintf(out, "%%sfu_d%d", f->ntmp++);
-}
-
-/* "@%p1 " or "" */
+emit(struct f64 *x, const char *f, ...) __attribute__((format(printf, 2, 3)));
 static void
-emit(struct buf *b, const char *guard, const char *f, ...) __attribute__((format(printf, 3, 4)));
-static void
-emit(struct buf *b, const char *guard, const char *f, ...)
+emit(struct f64 *x, const char *f, ...)
 {
-	char tmp[256];
+	char body[512], line[600];
 	va_list ap;
+	Ins *i;
 	va_start(ap, f);
-	vsnprintf(tmp, sizeof tmp, f, ap);
+	vsnprintf(body, sizeof body, f, ap);
 	va_end(ap);
-	bfmt(b, "\t%s%s;\n", guard, tmp);
+	snprintf(line, sizeof line, "%s%s;", x->g, body);
+	if (!(i = mkins(x->fn, line)))
+		BUG("sfu: cannot build '%s'", line);
+	ins_insert(x->fn, x->at++, i);
+}
+
+static char *
+tmp(struct f64 *x, int ty)
+{
+	return xstrdup(ty == Tpred ? x->q[x->nq++] : x->d[x->nd++]);
 }
 
 #define ONE "0d3FF0000000000000"
 
-/* d = raw where x is zero, infinite, subnormal or NaN (Newton's step would
- * turn inf * 0 into NaN there), else refined */
+/* d = refined where x is a normal number, else raw (Newton's step turns
+ * 0 * inf into NaN at zeros and infinities) */
 static void
-keepraw(struct buf *b, struct f64 *f, const char *g, const char *d, const char *x,
-        const char *refined, const char *raw)
+keepraw(struct f64 *x, const char *d, const char *v, const char *refined, const char *raw)
 {
-	int p = f->npred++;
-	emit(b, g, "testp.normal.f64 %%sfu_q%d, %s", p, x);
-	emit(b, g, "selp.f64 %s, %s, %s, %%sfu_q%d", d, refined, raw, p);
+	char *q = tmp(x, Tpred);
+	emit(x, "testp.normal.f64 %s, %s", q, v);
+	emit(x, "selp.f64 %s, %s, %s, %s", d, refined, raw, q);
+	free(q);
 }
 
 /* d = 1/a */
 static void
-f64rcp(struct buf *b, struct f64 *f, const char *g, const char *d, const char *a)
+f64rcp(struct f64 *x, const char *d, const char *a)
 {
-	char r[32], na[32], e[32], r1[32];
-	if (!f->newton) {
-		emit(b, g, "rcp.approx.ftz.f64 %s, %s", d, a);
+	if (!x->newton) {
+		emit(x, "rcp.approx.ftz.f64 %s, %s", d, a);
 		return;
 	}
-	tmp(f, r), tmp(f, na), tmp(f, e), tmp(f, r1);
-	emit(b, g, "rcp.approx.ftz.f64 %s, %s", r, a);
-	emit(b, g, "neg.f64 %s, %s", na, a);
-	emit(b, g, "fma.rn.f64 %s, %s, %s, " ONE, e, na, r);
-	emit(b, g, "fma.rn.f64 %s, %s, %s, %s", r1, r, e, r);
-	keepraw(b, f, g, d, a, r1, r);
+	char *r = tmp(x, Tf64), *na = tmp(x, Tf64), *e = tmp(x, Tf64), *r1 = tmp(x, Tf64);
+	emit(x, "rcp.approx.ftz.f64 %s, %s", r, a);
+	emit(x, "neg.f64 %s, %s", na, a);
+	emit(x, "fma.rn.f64 %s, %s, %s, " ONE, e, na, r);
+	emit(x, "fma.rn.f64 %s, %s, %s, %s", r1, r, e, r);
+	keepraw(x, d, a, r1, r);
+	free(r), free(na), free(e), free(r1);
 }
 
-/* d = a/b */
+/* d = a/b, with a final residual correction under newton */
 static void
-f64div(struct buf *b, struct f64 *f, const char *g, const char *d, const char *a, const char *x)
+f64div(struct f64 *x, const char *d, const char *a, const char *b)
 {
-	char r[32], nx[32], e[32], r1[32], q[32], rem[32], q1[32];
-	tmp(f, r), tmp(f, q);
-	emit(b, g, "rcp.approx.ftz.f64 %s, %s", r, x);
-	if (!f->newton) {
-		emit(b, g, "mul.rn.f64 %s, %s, %s", d, a, r);
+	char *r = tmp(x, Tf64);
+	emit(x, "rcp.approx.ftz.f64 %s, %s", r, b);
+	if (!x->newton) {
+		emit(x, "mul.rn.f64 %s, %s, %s", d, a, r);
+		free(r);
 		return;
 	}
-	tmp(f, nx), tmp(f, e), tmp(f, r1), tmp(f, rem), tmp(f, q1);
-	emit(b, g, "neg.f64 %s, %s", nx, x);
-	emit(b, g, "fma.rn.f64 %s, %s, %s, " ONE, e, nx, r);
-	emit(b, g, "fma.rn.f64 %s, %s, %s, %s", r1, r, e, r);
-	emit(b, g, "mul.rn.f64 %s, %s, %s", q, a, r1);
-	emit(b, g, "fma.rn.f64 %s, %s, %s, %s", rem, nx, q, a);   /* a - x*q */
-	emit(b, g, "fma.rn.f64 %s, %s, %s, %s", q1, r1, rem, q);
-	emit(b, g, "mul.rn.f64 %s, %s, %s", r, a, r);             /* raw quotient */
-	keepraw(b, f, g, d, x, q1, r);
+	char *nb = tmp(x, Tf64), *e = tmp(x, Tf64), *r1 = tmp(x, Tf64), *q = tmp(x, Tf64);
+	char *rem = tmp(x, Tf64), *q1 = tmp(x, Tf64), *raw = tmp(x, Tf64);
+	emit(x, "neg.f64 %s, %s", nb, b);
+	emit(x, "fma.rn.f64 %s, %s, %s, " ONE, e, nb, r);
+	emit(x, "fma.rn.f64 %s, %s, %s, %s", r1, r, e, r);
+	emit(x, "mul.rn.f64 %s, %s, %s", q, a, r1);
+	emit(x, "fma.rn.f64 %s, %s, %s, %s", rem, nb, q, a);   /* a - b*q */
+	emit(x, "fma.rn.f64 %s, %s, %s, %s", q1, r1, rem, q);
+	emit(x, "mul.rn.f64 %s, %s, %s", raw, a, r);
+	keepraw(x, d, b, q1, raw);
+	free(r), free(nb), free(e), free(r1), free(q), free(rem), free(q1), free(raw);
 }
 
-/* y = 1/sqrt(a), refined by one Newton step if asked: y + y/2 (1 - a y y) */
+/* y = 1/sqrt(a); newton: y + y/2 (1 - a y y) */
 static void
-f64rsqrt(struct buf *b, struct f64 *f, const char *g, const char *y, const char *a)
+f64rsqrt(struct f64 *x, const char *y, const char *a)
 {
-	char r[32], t[32], e[32], h[32], r1[32];
-	if (!f->newton) {
-		emit(b, g, "rsqrt.approx.f64 %s, %s", y, a);
+	if (!x->newton) {
+		emit(x, "rsqrt.approx.f64 %s, %s", y, a);
 		return;
 	}
-	tmp(f, r), tmp(f, t), tmp(f, e), tmp(f, h), tmp(f, r1);
-	emit(b, g, "rsqrt.approx.f64 %s, %s", r, a);
-	emit(b, g, "mul.rn.f64 %s, %s, %s", t, a, r);
-	emit(b, g, "neg.f64 %s, %s", t, t);
-	emit(b, g, "fma.rn.f64 %s, %s, %s, " ONE, e, t, r);
-	emit(b, g, "mul.rn.f64 %s, %s, 0d3FE0000000000000", h, r);
-	emit(b, g, "fma.rn.f64 %s, %s, %s, %s", r1, h, e, r);
-	keepraw(b, f, g, y, a, r1, r);
+	char *r = tmp(x, Tf64), *t = tmp(x, Tf64), *e = tmp(x, Tf64), *h = tmp(x, Tf64);
+	char *r1 = tmp(x, Tf64);
+	emit(x, "rsqrt.approx.f64 %s, %s", r, a);
+	emit(x, "mul.rn.f64 %s, %s, %s", t, a, r);
+	emit(x, "neg.f64 %s, %s", t, t);
+	emit(x, "fma.rn.f64 %s, %s, %s, " ONE, e, t, r);
+	emit(x, "mul.rn.f64 %s, %s, 0d3FE0000000000000", h, r);
+	emit(x, "fma.rn.f64 %s, %s, %s, %s", r1, h, e, r);
+	keepraw(x, y, a, r1, r);
+	free(r), free(t), free(e), free(h), free(r1);
 }
 
-/* d = sqrt(a) = a * rsqrt(a), except sqrt(+-0) = +-0 and sqrt(+inf) = +inf,
+/* d = sqrt(a) = a * rsqrt(a), but sqrt(+-0) = +-0 and sqrt(+inf) = +inf,
  * where the product would be 0 * inf */
 static void
-f64sqrt(struct buf *b, struct f64 *f, const char *g, const char *d, const char *a)
+f64sqrt(struct f64 *x, const char *d, const char *a)
 {
-	char y[32], s[32];
-	int p = f->npred;
-	f->npred += 3;
-	tmp(f, y), tmp(f, s);
-	f64rsqrt(b, f, g, y, a);
-	emit(b, g, "mul.rn.f64 %s, %s, %s", s, a, y);
-	emit(b, g, "setp.eq.f64 %%sfu_q%d, %s, 0d0000000000000000", p, a);
-	emit(b, g, "setp.eq.f64 %%sfu_q%d, %s, 0d7FF0000000000000", p + 1, a);
-	emit(b, g, "or.pred %%sfu_q%d, %%sfu_q%d, %%sfu_q%d", p + 2, p, p + 1);
-	emit(b, g, "selp.f64 %s, %s, %s, %%sfu_q%d", d, a, s, p + 2);
+	char *y = tmp(x, Tf64), *s = tmp(x, Tf64);
+	char *p0 = tmp(x, Tpred), *p1 = tmp(x, Tpred), *p = tmp(x, Tpred);
+	f64rsqrt(x, y, a);
+	emit(x, "mul.rn.f64 %s, %s, %s", s, a, y);
+	emit(x, "setp.eq.f64 %s, %s, 0d0000000000000000", p0, a);
+	emit(x, "setp.eq.f64 %s, %s, 0d7FF0000000000000", p1, a);
+	emit(x, "or.pred %s, %s, %s", p, p0, p1);
+	emit(x, "selp.f64 %s, %s, %s, %s", d, a, s, p);
+	free(y), free(s), free(p0), free(p1), free(p);
 }
 
-/* the guard ("@%p1 ") and opcode of the instruction line [p, e) */
-static const char *
-opcode(const char *p, const char *e, char *guard, size_t gcap)
-{
-	const char *s;
-	while (p < e && isspace((uchar)*p))
-		p++;
-	guard[0] = 0;
-	if (*p == '@') {
-		s = p;
-		while (p < e && !isspace((uchar)*p))
-			p++;
-		if ((size_t)(p - s) + 2 > gcap)
-			return NULL;
-		memcpy(guard, s, p - s);
-		strcpy(guard + (p - s), " ");
-		while (p < e && isspace((uchar)*p))
-			p++;
-	}
-	return p;
-}
+enum { FNONE, FDIV, FRCP, FSQRT, FRSQRT };
 
 static int
-isop(const char *p, const char *op)
+f64kind(const Ins *i, uint mask)
 {
-	size_t n = strlen(op);
-	return !strncmp(p, op, n) && isspace((uchar)p[n]);
+	if ((mask & AX_DIV) && streq(i->name, "div.rn.f64") && i->narg == 3)
+		return FDIV;
+	if ((mask & (AX_RCP | AX_DIV)) && streq(i->name, "rcp.rn.f64") && i->narg == 2)
+		return FRCP;
+	if ((mask & AX_SQRT) && streq(i->name, "sqrt.rn.f64") && i->narg == 2)
+		return FSQRT;
+	return FNONE;
 }
 
-/* how often the register name occurs as a whole token in [p, end) */
+/* is statement j the reciprocal of the square root that statement k
+ * computes, with k's result used nowhere else, the root's argument not
+ * redefined and no label between? (needs defuse) */
 static int
-uses(const char *p, const char *end, const char *reg)
+rsqrtpair(const Fn *fn, uint k, uint j)
 {
-	size_t len, n = strlen(reg);
-	int c = 0;
-	for (; (p = nextid(p, end, &len)); p += len)
-		c += len == n && !memcmp(p, reg, n);
-	return c;
-}
-
-/* does [p, e) write reg or hold a label between? (the register a sqrt read
- * must be the same when its reciprocal is taken) */
-static int
-clobbers(const char *p, const char *e, const char *reg)
-{
-	char v[4][64], g[32];
-	for (; p < e; p = eol(p) + 1) {
-		const char *l = eol(p), *op;
-		const char *s = p;
-		while (s < l && isspace((uchar)*s))
-			s++;
-		if (s < l && isid0((uchar)*s) && memchr(s, ':', l - s) && !memchr(s, ';', l - s))
-			return 1;   /* a label: control may join here */
-		op = opcode(p, l, g, sizeof g);
-		if (!op || op >= l || *op == '.' || *op == '/')
-			continue;
-		if (operands(op, l, v) > 0 && strstr(v[0], reg) && uses(v[0], v[0] + strlen(v[0]), reg))
-			return 1;
-	}
-	return 0;
-}
-
-/* rewrite one f64 instruction line; 0 if the line is not one */
-static int
-f64line(struct buf *b, struct f64 *f, const char *p, const char *e, const char *body,
-        const char *end, char *dead)
-{
-	char g[32], v[4][64];
-	const char *op = opcode(p, e, g, sizeof g);
-	int n;
-	if (!op)
+	const Ins *s = &fn->ins[k], *r = &fn->ins[j];
+	Ref d = s->arg[0], a = s->arg[1];
+	if (d.kind != RReg || s->pred.kind || r->pred.kind || fn->use[d.idx].nuse != 1 ||
+	    fn->use[d.idx].use[0] != j)
 		return 0;
-	if ((f->mask & AX_DIV) && isop(op, "div.rn.f64") && (n = operands(op, e, v)) == 3) {
-		f64div(b, f, g, v[0], v[1], v[2]);
-		f->st->f64div++;
-		return 1;
-	}
-	if ((f->mask & (AX_RCP | AX_DIV)) && isop(op, "rcp.rn.f64") && operands(op, e, v) == 2) {
-		f64rcp(b, f, g, v[0], v[1]);
-		f->st->f64rcp++;
-		return 1;
-	}
-	if ((f->mask & AX_SQRT) && isop(op, "sqrt.rn.f64") && operands(op, e, v) == 2) {
-		/* 1/sqrt(a): the sqrt's only use is a reciprocal (or 1.0 / s) in
-		 * the same block, with a unchanged in between */
-		const char *q = e + 1;
-		if (!g[0] && uses(body, end, v[0]) == 2) {
-			for (const char *l = q; l < end; l = eol(l) + 1) {
-				char g2[32], w[4][64];
-				const char *le = eol(l), *op2 = opcode(l, le, g2, sizeof g2);
-				int m;
-				if (!op2 || !uses(l, le, v[0]))
-					continue;
-				m = operands(op2, le, w);
-				if (!g2[0] && !clobbers(q, l, v[1]) &&
-				    ((isop(op2, "rcp.rn.f64") && m == 2 && !strcmp(w[1], v[0])) ||
-				     (isop(op2, "div.rn.f64") && m == 3 && !strcmp(w[1], ONE) &&
-				      !strcmp(w[2], v[0])))) {
-					/* the reciprocal's line becomes the rsqrt */
-					memset(dead + (l - body), 1, 1);
-					struct buf tmpb = {0};
-					f64rsqrt(&tmpb, f, "", w[0], v[1]);
-					f->st->f64rsqrt++;
-					bstr(b, tmpb.s);
-					free(tmpb.s);
-					return 1;
-				}
-				break;
-			}
-		}
-		f64sqrt(b, f, g, v[0], v[1]);
-		f->st->f64sqrt++;
-		return 1;
-	}
-	return 0;
+	if (!(streq(r->name, "rcp.rn.f64") && r->narg == 2 && req(r->arg[1], d)) &&
+	    !(streq(r->name, "div.rn.f64") && r->narg == 3 && req(r->arg[2], d) &&
+	      r->arg[1].kind == RImm && streq(fn->imm[r->arg[1].idx].text, ONE)))
+		return 0;
+	for (uint t = k + 1; t < j; t++)
+		if (fn->ins[t].op == Olabel)
+			return 0;
+	if (a.kind == RReg)
+		for (uint t = 0; t < fn->use[a.idx].ndef; t++)
+			if (fn->use[a.idx].def[t] > k && fn->use[a.idx].def[t] < j)
+				return 0;
+	return 1;
 }
 
-/* body text with the f64 forms rewritten; temporaries declared up front */
-static char *
-f64body(const char *body, const char *end, uint mask, int newton, struct sfu_stats *st)
+/* rewrite the FP64 operations of fn->ins[from, *to); *to moves with the
+ * inserted statements */
+static void
+f64body(Fn *fn, uint from, uint *to, const struct sfu_params *p, struct sfu_stats *st)
 {
-	struct f64 f = { mask, newton, 0, 0, st };
-	struct buf b = {0}, out = {0};
-	char *dead = xcalloc(end - body + 1, 1);  /* 1 at the start of a line to drop */
-	for (const char *p = body; p < end;) {
-		const char *e = eol(p);
-		if (e > end)
-			e = end;
-		if (!dead[p - body] && !f64line(&b, &f, p, e, body, end, dead))
-			badd(&b, p, e - p + (e < end));
-		p = e < end ? e + 1 : end;
+	uint c = 0;
+	for (uint k = from; k < *to; k++)
+		c += f64kind(&fn->ins[k], p->approx) != FNONE;
+	if (!c)
+		return;
+	/* at most 8 f64 and 4 predicate temporaries a form, declared at from */
+	struct f64 x = {fn, 0, "", p->newton, xcalloc(8 * c, sizeof(char *)),
+	                xcalloc(4 * c, sizeof(char *)), 0, 0};
+	for (uint k = 0; k < 8 * c; k++)
+		x.d[k] = rname(fn, freshreg(fn, Tf64, from));
+	for (uint k = 0; k < 4 * c; k++)
+		x.q[k] = rname(fn, freshreg(fn, Tpred, from));
+	*to += 12 * c;
+	uint n = *to;
+	char *pair = xcalloc(fn->nins + 1, 1);   /* 1: the sqrt of an rsqrt pair; 2: its rcp */
+	uint *partner = xcalloc(fn->nins + 1, sizeof *partner);
+	filldefuse(fn);
+	for (uint k = from; k < n; k++) {
+		Ins *i = &fn->ins[k];
+		if (f64kind(i, p->approx) != FSQRT || i->arg[0].kind != RReg ||
+		    fn->use[i->arg[0].idx].nuse != 1)
+			continue;
+		uint j = fn->use[i->arg[0].idx].use[0];
+		if (j > k && j < n && rsqrtpair(fn, k, j)) {
+			pair[k] = 1, pair[j] = 2;
+			partner[j] = k;
+		}
 	}
-	free(dead);
-	if (f.ntmp)
-		bfmt(&out, "\n\t.reg .f64 %%sfu_d<%d>;\n", f.ntmp);
-	if (f.npred)
-		bfmt(&out, "\t.reg .pred %%sfu_q<%d>;\n", f.npred);
-	if (b.s)
-		bstr(&out, b.s);
-	free(b.s);
-	return out.s ? out.s : xstrdup("");
+	/* from the end, so that the indices still to visit do not move */
+	for (uint k = n; k-- > from;) {
+		Ins *i = &fn->ins[k];
+		int kind = pair[k] == 2 ? FRSQRT : f64kind(i, p->approx);
+		if (pair[k] == 1) {     /* its reciprocal became the rsqrt */
+			ins_remove(fn, k);
+			(*to)--;
+			continue;
+		}
+		if (kind == FNONE)
+			continue;
+		char guard[80] = "", *d = reftext(fn, i->arg[0]), *a, *b = NULL;
+		a = reftext(fn, kind == FRSQRT ? fn->ins[partner[k]].arg[1] : i->arg[1]);
+		if (kind == FDIV)
+			b = reftext(fn, i->arg[2]);
+		if (i->pred.kind) {
+			char *g = reftext(fn, i->pred);
+			snprintf(guard, sizeof guard, "@%s%s ", i->flags & INEGPRED ? "!" : "", g);
+			free(g);
+		}
+		x.at = k + 1;
+		x.g = guard;
+		switch (kind) {
+		case FDIV: f64div(&x, d, a, b); st->f64div++; break;
+		case FRCP: f64rcp(&x, d, a); st->f64rcp++; break;
+		case FSQRT: f64sqrt(&x, d, a); st->f64sqrt++; break;
+		case FRSQRT: f64rsqrt(&x, d, a); st->f64rsqrt++; break;
+		}
+		*to += x.at - (k + 1) - 1;
+		ins_remove(fn, k);
+		free(d), free(a), free(b);
+	}
+	for (uint k = 0; k < 8 * c; k++)
+		free(x.d[k]);
+	for (uint k = 0; k < 4 * c; k++)
+		free(x.q[k]);
+	free(x.d), free(x.q);
+	free(pair);
+	free(partner);
 }
 
 /* ---- statistics ---- */
 
 static void
-count(struct sfu_stats *st, const char *p, const char *end)
+count(const Fn *fn, uint from, uint to, struct sfu_stats *st)
 {
 	static const struct { const char *op; int kind; } ops[] = {
 		{"ex2.approx", 0}, {"lg2.approx", 0}, {"sin.approx", 0}, {"cos.approx", 0},
@@ -732,395 +441,298 @@ count(struct sfu_stats *st, const char *p, const char *end)
 		{"rsqrt.approx.f32", 2}, {"rsqrt.approx.ftz.f32", 2}, {"rcp.approx.f32", 3},
 		{"rcp.approx.ftz.f32", 3},
 	};
-	for (; p < end; p = eol(p) + 1) {
-		char g[32];
-		const char *op = opcode(p, eol(p), g, sizeof g);
-		for (size_t i = 0; op && i < countof(ops); i++) {
-			if (!startswith(op, ops[i].op))
-				continue;
-			int *c[] = { &st->trans, &st->div, &st->sqrt, &st->rcp };
-			(*c[ops[i].kind])++;
-			break;
-		}
-	}
-}
-
-/* ---- the merge ---- */
-
-/* .funcs of m reachable from [body, end), in call order: any identifier
- * that names a function defined in m (a call, or its address taken) */
-static void
-callees(struct mod *m, const char *body, const char *end, struct names *out)
-{
-	size_t len;
-	for (const char *p = body; (p = nextid(p, end, &len)); p += len) {
-		char *name = xstrndup(p, len);
-		struct fn *f = *p == '%' || *p == '.' ? NULL : modfind(m, name, 1);
-		free(name);
-		if (!f || f->entry || nfind(out, f->name, strlen(f->name)) >= 0)
-			continue;
-		nadd(out, f->name, strlen(f->name));
-		callees(m, f->body, f->end, out);
-	}
+	int *c[] = { &st->trans, &st->div, &st->sqrt, &st->rcp };
+	for (uint k = from; k < to; k++)
+		for (size_t i = 0; fn->ins[k].op < NOP && i < countof(ops); i++)
+			if (strpre(fn->ins[k].name, ops[i].op)) {
+				(*c[ops[i].kind])++;
+				break;
+			}
 }
 
 static int
-sametext(struct fn *a, struct fn *b)
+hasf64(const Fn *fn, uint mask)
 {
-	return a->end - a->beg == b->end - b->beg && !memcmp(a->beg, b->beg, a->end - a->beg);
-}
-
-/* module-level declarations (not functions) of [p, end): one statement a
- * line in cicc's output; each is added to out unless acc has its name */
-static void
-moddecls(struct buf *out, struct mod *acc, struct mod *fast)
-{
-	const char *p = fast->text;
-	for (int i = 0; i <= fast->nfn; i++) {
-		const char *end = i < fast->nfn ? fast->fn[i].beg : p + strlen(p);
-		for (const char *l = p; l < end; l = eol(l) + 1) {
-			const char *e = eol(l), *s = l;
-			size_t len;
-			while (s < e && isspace((uchar)*s))
-				s++;
-			if (!(startsdir(s, ".global") || startsdir(s, ".const") || startsdir(s, ".shared") ||
-			      (startsdir(s, ".extern") && !fnkind(s, e))))
-				continue;
-			struct names nm = {0};
-			declvar(&nm, s, memchr(s, '=', e - s) ? memchr(s, '=', e - s) : e);
-			/* declared in acc (anywhere at module level)? */
-			const char *a = acc->text;
-			int found = 0;
-			for (; (a = nextid(a, a + strlen(a), &len)); a += len)
-				if (nm.n && len == strlen(nm.v[0]) && !memcmp(a, nm.v[0], len)) {
-					found = 1;
-					break;
-				}
-			if (!found) {
-				badd(out, l, e - l);
-				bstr(out, "\n");
-			}
-			if (e >= end)
-				break;
-		}
-		if (i < fast->nfn)
-			p = fast->fn[i].end;
-	}
-}
-
-/* the header of f with its name replaced and .visible/.weak dropped: the
- * copies are private to this module */
-static void
-funchead(struct buf *out, struct fn *f, const char *hdrend, const char *fsuffix)
-{
-	const char *p = f->beg;
-	size_t len;
-	int named = 0;
-	for (const char *q; (q = nextid(p, hdrend, &len)); p = q + len) {
-		badd(out, p, q - p);
-		if ((len == 8 && !memcmp(q, ".visible", 8)) || (len == 5 && !memcmp(q, ".weak", 5))) {
-			while (q[len] == ' ' || q[len] == '\t')
-				len++;
-			continue;
-		}
-		badd(out, q, len);
-		if (!named && len == strlen(f->name) && !memcmp(q, f->name, len)) {
-			bstr(out, fsuffix);
-			named = 1;
-		}
-	}
-	badd(out, p, hdrend - p);
-}
-
-static const char *
-bodystart(struct fn *f)
-{
-	return f->body - 1;   /* the '{' */
-}
-
-/* the fast body (renamed, with f64 rewrites) of kernel kf from module fast */
-static char *
-fastbody(struct fn *kf, struct fn *ka, const struct names *funcs, const char *fsuffix,
-         const struct sfu_params *p, int alone, struct sfu_stats *st, const char **why)
-{
-	struct decls da = {0}, df = {0};
-	struct names keep = {0};
-	struct buf rb = {0};
-	scandecls(&da, ka->body, ka->end - 1);
-	scandecls(&df, kf->body, kf->end - 1);
-	/* .shared in the kernel: the same declaration in both is one object */
-	for (int i = 0; !alone && i < df.shared.n; i++) {
-		if (nfind(&da.shared, df.shared.v[i], strlen(df.shared.v[i])) < 0)
-			continue;
-		nadd(&keep, df.shared.v[i], strlen(df.shared.v[i]));
-	}
-	struct ren r = { &df, funcs, "_sfu", fsuffix, &keep };
-	/* drop the fast body's copies of the shared .shared declarations */
-	for (const char *l = kf->body; l < kf->end - 1; l = eol(l) + 1) {
-		const char *e = eol(l), *s = l;
-		if (e > kf->end - 1)
-			e = kf->end - 1;
-		while (s < e && isspace((uchar)*s))
-			s++;
-		if (startsdir(s, ".shared")) {
-			struct names nm = {0};
-			declvar(&nm, s + 7, e);
-			if (nm.n && nfind(&keep, nm.v[0], strlen(nm.v[0])) >= 0) {
-				/* same name, so it must be the same declaration */
-				const char *a = memmem(ka->body, ka->end - ka->body, s, e - s);
-				if (!a) {
-					*why = "a .shared array of the kernel differs between the accurate and fast PTX";
-					return NULL;
-				}
-				if (e >= kf->end - 1)
-					break;
-				continue;
-			}
-		}
-		renametext(&rb, &r, l, e + (e < kf->end - 1));
-		if (e >= kf->end - 1)
-			break;
-	}
-	char *s = f64body(rb.s ? rb.s : "", rb.s ? rb.s + rb.n : "", p->approx, p->newton, st);
-	free(rb.s);
-	return s;
+	for (uint k = 0; k < fn->nins; k++)
+		if (f64kind(&fn->ins[k], mask) != FNONE)
+			return 1;
+	return 0;
 }
 
 /* ---- debug info (-G, -lineinfo) ---- */
 
-/* the lines of text that start with directive dir (".file"), or the block
- * of ".section NAME" up to its closing brace; malloc'd, "" if none */
+/* the module items that start with pfx (".file", ".section"), as text */
 static char *
-debugpart(const char *text, const char *dir, const char *section)
+toptext(const Module *m, const char *pfx)
 {
-	struct buf b = {0};
-	for (const char *p = text; *p; p = *eol(p) ? eol(p) + 1 : eol(p)) {
-		const char *s = p, *e = eol(p);
-		while (s < e && isspace((uchar)*s))
-			s++;
-		if (dir && startsdir(s, dir))
-			badd(&b, s, e - s + 1);
-		if (section && startsdir(s, ".section")) {
-			const char *n = s + 8;
-			while (*n == ' ' || *n == '\t')
-				n++;
-			if (startsdir(n, section)) {
-				const char *o = strchr(e, '{'), *c = o ? closing(o + 1) : NULL;
-				if (c)
-					badd(&b, s, c - s);
-			}
-		}
+	char *all = xstrdup("");
+	for (uint k = 0; k < m->ntop; k++) {
+		if (m->top[k].op != Oraw || !strpre(m->top[k].src, pfx))
+			continue;
+		char *t = itemtext(m, k), *n = fmt("%s%s\n", all, t);
+		free(t);
+		free(all);
+		all = n;
 	}
-	return b.s ? b.s : xstrdup("");
+	return all;
 }
 
-/* The fast body's .loc lines name the fast module's .file numbers and its
- * debug strings (function_name $L__info_stringN, for inlined code). Keep
- * them where the accurate module has the same .file table and the same
- * strings; else drop the function_name/inlined_at part, or the whole .loc
- * (then a debugger maps the fast body to no source line). */
-static char *
-fixloc(char *body, const char *acc, const char *fast)
+/* The fast body's .loc lines name the fast module's .file numbers and
+ * debug strings; keep them only where the accurate module has the same
+ * .file table and the same sections (one source, one cicc: the usual case),
+ * else a debugger would show wrong lines: then drop them, and it maps only
+ * the accurate body to source. */
+static int
+samedebug(const Module *a, const Module *b)
 {
-	char *fa = debugpart(acc, ".file", NULL), *ff = debugpart(fast, ".file", NULL);
-	char *sa = debugpart(acc, NULL, ".debug_str"), *sf = debugpart(fast, NULL, ".debug_str");
-	int drop = strcmp(fa, ff) != 0, strip = strcmp(sa, sf) != 0;
-	struct buf b = {0};
-	free(fa), free(ff), free(sa), free(sf);
-	if (!drop && !strip)
-		return body;
-	for (const char *p = body; *p; p = *eol(p) ? eol(p) + 1 : eol(p)) {
-		const char *s = p, *e = eol(p), *fn;
-		while (s < e && isspace((uchar)*s))
-			s++;
-		if (startsdir(s, ".loc")) {
-			if (drop)
-				continue;
-			if ((fn = memmem(s, e - s, ", function_name", 15))) {
-				badd(&b, p, fn - p);
-				bstr(&b, "\n");
-				continue;
-			}
+	char *fa = toptext(a, ".file"), *fb = toptext(b, ".file");
+	char *sa = toptext(a, ".section"), *sb = toptext(b, ".section");
+	int same = !strcmp(fa, fb) && !strcmp(sa, sb);
+	free(fa), free(fb), free(sa), free(sb);
+	return same;
+}
+
+static void
+droplocs(Fn *fn, uint from, uint *to)
+{
+	for (uint k = *to; k-- > from;)
+		if (fn->ins[k].op == Oloc) {
+			ins_remove(fn, k);
+			(*to)--;
 		}
-		badd(&b, p, e - p + (*e != 0));
-	}
-	free(body);
-	return b.s ? b.s : xstrdup("");
 }
 
-/* a callee's definition, renamed, with f64 rewrites */
-static void
-fastfunc(struct buf *out, struct fn *f, const struct names *funcs, const char *fsuffix,
-         const struct sfu_params *p, struct sfu_stats *st)
+/* ---- the merge ---- */
+
+static int
+samefn(const Fn *a, const Fn *b)
 {
-	struct decls d = {0};
-	struct names none = {0};
-	struct buf rb = {0};
-	scandecls(&d, f->body, f->end - 1);
-	/* registers and labels live in the function's own scope: only the
-	 * calls need new names */
-	struct decls empty = {0};
-	struct ren r = { &empty, funcs, "", fsuffix, &none };
-	funchead(out, f, bodystart(f), fsuffix);
-	bstr(out, "{");
-	renametext(&rb, &r, f->body, f->end - 1);
-	char *s = f64body(rb.s, rb.s + rb.n, p->approx, p->newton, st);
-	bstr(out, s);
-	bstr(out, "}\n");
-	free(s);
-	free(rb.s);
-	(void)d;
+	if (a->nins != b->nins)
+		return 0;
+	for (uint k = 0; k < a->nins; k++)
+		if (a->ins[k].src.n != b->ins[k].src.n ||
+		    memcmp(a->ins[k].src.s, b->ins[k].src.s, a->ins[k].src.n))
+			return 0;
+	return 1;
 }
 
-/* the accurate body with the partition prologue after its leading
- * declarations */
+/* a copied .func is private to this module: drop .visible and .weak */
 static void
-accbody(struct buf *out, struct fn *ka, int lambda)
+hide(Module *m, Fn *fn)
 {
-	const char *p = ka->body, *end = ka->end - 1;
-	/* leading declarations: blank lines, .reg/.local/.shared/.param lines */
-	for (;;) {
-		const char *s = p, *e = eol(p);
-		while (s < e && isspace((uchar)*s))
-			s++;
-		if (e >= end || !(s == e || *s == '.' || startswith(s, "//")) ||
-		    startsdir(s, ".loc") || startsdir(s, ".pragma"))
+	char *h = xstrndup(fn->head.s, fn->head.n);
+	uint off = fn->nameoff;
+	for (const char *w; (w = strstr(h, ".visible ")) || (w = strstr(h, ".weak "));) {
+		size_t n = w[1] == 'v' ? 9 : 6;
+		if ((uint)(w - h) >= off)
 			break;
-		p = e + 1;
+		memmove((char *)w, w + n, strlen(w + n) + 1);
+		off -= n;
 	}
-	badd(out, ka->body, p - ka->body);
-	bstr(out, "\t.reg .b32 %sfu_w;\n\t.reg .pred %sfu_p;\n");
-	bstr(out, "\tmov.u32 %sfu_w, %warpid;\n");
-	bfmt(out, "\tsetp.lt.u32 %%sfu_p, %%sfu_w, %d;\n", lambda);
-	bstr(out, "\t@%sfu_p bra $SFU_FAST;\n");
-	badd(out, p, end - p);
-	bstr(out, "\tret;\n$SFU_FAST:\n");
+	fn->head = str(m, h);
+	fn->nameoff = off;
+	fn->headname = (Str){fn->head.s + off, fn->headname.n};
+	fn->flags &= ~(FVISIBLE | FWEAK);
+	fn->flags |= FRENAMED;
+	free(h);
 }
 
-char *
-sfu(const char *acc, const char *fast, const char *kernel, const struct sfu_params *p,
-    int flags, struct sfu_stats *st, const char **why)
+/* .shared arrays the accurate body declares too: the clone's copies go, and
+ * the fast body uses the accurate body's (a CTA split by lambda shares them) */
+static void
+unshare(Fn *fn, uint accend, uint from, uint *to)
 {
-	struct mod ma = {0}, mf = {0};
-	struct fn *ka, *kf;
-	struct names funcs = {0};
-	struct buf out = {0}, fb = {0};
+	Module *m = fn->mod;
+	uint *map = newmap(m), nmap = m->nsym + 64;
+	char *drop = xcalloc(*to - from + 1, 1);
+	for (uint k = from; k < *to; k++) {
+		Ins *c = &fn->ins[k];
+		if (c->op != Ovar || !strpre(c->name, ".shared"))
+			continue;
+		Str cn = m->sym[c->arg[0].idx].name;
+		for (uint j = 0; j < accend; j++) {
+			Ins *a = &fn->ins[j];
+			if (a->op != Ovar)
+				continue;
+			Str an = m->sym[a->arg[0].idx].name;
+			if (a->name.n == c->name.n && !memcmp(a->name.s, c->name.s, a->name.n) &&
+			    a->tail.n == c->tail.n && !memcmp(a->tail.s, c->tail.s, a->tail.n) &&
+			    cn.n == an.n + 4 && !memcmp(cn.s, an.s, an.n) && !memcmp(cn.s + an.n, "_sfu", 4)) {
+				map[c->arg[0].idx] = a->arg[0].idx;
+				drop[k - from] = 1;
+				break;
+			}
+		}
+	}
+	remap(fn, from, *to, map, nmap);
+	for (uint k = *to; k-- > from;)
+		if (drop[k - from]) {
+			ins_remove(fn, k);
+			(*to)--;
+		}
+	free(drop);
+}
+
+static void
+insert(Fn *fn, uint at, const char *text)
+{
+	Ins *i = mkins(fn, text);
+	if (!i)
+		BUG("sfu: cannot build '%s'", text);
+	ins_insert(fn, at, i);
+}
+
+/* the partition: "mov %warpid; setp; @p bra $SFU_FAST" after the leading
+ * declarations, "ret; $SFU_FAST:" at the end; returns the end */
+static uint
+partition(Fn *fn, int lambda)
+{
+	char buf[160];
+	uint l = newlbl(fn, "$SFU_FAST");
+	char *w = rname(fn, freshreg(fn, Tb32, 0)), *p = rname(fn, freshreg(fn, Tpred, 1));
+	uint at = bodystart(fn);
+	snprintf(buf, sizeof buf, "mov.u32 %s, %%warpid;", w);
+	insert(fn, at, buf);
+	snprintf(buf, sizeof buf, "setp.lt.u32 %s, %s, %d;", p, w, lambda);
+	insert(fn, at + 1, buf);
+	snprintf(buf, sizeof buf, "@%s bra $SFU_FAST;", p);
+	insert(fn, at + 2, buf);
+	insert(fn, fn->nins, "ret;");
+	placelbl(fn, fn->nins, l);
+	free(w), free(p);
+	return fn->nins;
+}
+
+/* the fast module's .funcs that the fast body reaches, copied into m under
+ * new names; map[old] = new for the calls */
+static void
+copyfuncs(Module *m, Module *fast, const struct funcs *fs, const char *fsuffix,
+          const struct sfu_params *p, int debug, struct sfu_stats *st, uint **mapp,
+          uint *nmapp)
+{
+	Fn *nf[countof(fs->src)];
+	uint old[countof(fs->src)];
+	for (int k = 0; k < fs->n; k++) {
+		char *base = symname(fast, fs->src[k]->sym), *name = fmt("%s%s", base, fsuffix);
+		Str ns = {name, (uint)strlen(name)};
+		old[k] = intern(m, base, strlen(base));
+		if (!(nf[k] = fnbysym(m, ns))) {   /* an earlier kernel's merge made it */
+			nf[k] = addfn(m, fs->src[k], arena_strdup(m->arena, name));
+			hide(m, nf[k]);
+		} else {
+			nf[k] = NULL;
+		}
+		free(base);
+		free(name);
+	}
+	uint *map = newmap(m), nmap = m->nsym + 64;
+	for (int k = 0; k < fs->n; k++) {
+		char *base = symname(fast, fs->src[k]->sym), *name = fmt("%s%s", base, fsuffix);
+		map[old[k]] = intern(m, name, strlen(name));
+		free(base);
+		free(name);
+	}
+	for (int k = 0; k < fs->n; k++) {
+		if (!nf[k])
+			continue;
+		uint to = nf[k]->nins;
+		remap(nf[k], 0, to, map, nmap);
+		f64body(nf[k], 0, &to, p, st);
+		if (!debug)
+			droplocs(nf[k], 0, &to);
+		count(nf[k], 0, to, st);
+	}
+	*mapp = map;
+	*nmapp = nmap;
+}
+
+/* the fast module's module-level declarations that m lacks */
+static void
+copydecls(Module *m, const Module *fast)
+{
+	for (uint k = 0; k < fast->ntop; k++) {
+		const Ins *i = &fast->top[k];
+		if (i->op != Ovar && !(i->op == Ofn && (fast->fn[i->arg[0].idx]->flags & FDECL)))
+			continue;
+		char *t = itemtext(fast, k);
+		if (adddecl(m, t) < 0)
+			BUG("sfu: cannot add '%s'", t);
+		free(t);
+	}
+}
+
+int
+sfu(Module *m, Fn *fn, Module *fast, const struct sfu_params *p, int flags,
+    struct sfu_stats *st, const char **why)
+{
+	Module *own = NULL;
+	Fn *kf;
+	struct funcs fs = {0};
 	char fsuffix[16];
-	int copy = !fast;
+	uint *map, nmap, from, to;
 
 	memset(st, 0, sizeof *st);
 	*why = NULL;
-	if (p->lambda < 0 || p->lambda > 64) {
-		*why = "lambda is not in 0..64";
-		return NULL;
+	if (p->lambda < 0 || p->lambda > 64)
+		return *why = "lambda is not in 0..64", -1;
+	if (!(fn->flags & FENTRY) || (fn->flags & FDECL))
+		return *why = "not a kernel", -1;
+	if (findlbl(fn, "$SFU_FAST") != ~0u)
+		return *why = "the kernel already holds an sfu partition", -1;
+	if (!fast) {   /* FP64 rewrites only: clone from a copy of the module */
+		size_t n;
+		char *t = printstr(m, &n);
+		fast = own = parse(m->path, t, n);
+		free(t);
+		if (!fast)
+			return *why = "cannot reparse the module", -1;
 	}
-	if (modparse(&ma, acc) || (fast && modparse(&mf, fast))) {
-		*why = "unbalanced braces in the PTX";
-		return NULL;
+	if (!(kf = fnbysym(fast, m->sym[fn->sym].name)) || !(kf->flags & FENTRY))
+		return *why = "the kernel is missing from the fast PTX", -1;
+	if (kf->npar != fn->npar)
+		return *why = "the kernel's parameters differ between the accurate and fast PTX", -1;
+	calleesof(kf, &fs);
+	int same = samefn(fn, kf), f64 = hasf64(kf, p->approx);
+	for (int k = 0; k < fs.n; k++) {
+		Fn *a = fnbysym(m, fast->sym[fs.src[k]->sym].name);
+		same = same && a && samefn(a, fs.src[k]);
+		f64 = f64 || hasf64(fs.src[k], p->approx);
 	}
-	if (!fast)
-		mf = ma;
-	if (!(ka = modfind(&ma, kernel, 1)) || !ka->entry) {
-		*why = "no such kernel";
-		return NULL;
-	}
-	if (!(kf = modfind(&mf, kernel, 1)) || !kf->entry) {
-		*why = "the kernel is missing from the fast PTX";
-		return NULL;
-	}
-	const char *old = strstr(ka->body, "%sfu_");
-	if (old && old < ka->end) {
-		*why = "the kernel already holds an sfu partition";
-		return NULL;
-	}
-	if (bodystart(ka) - ka->beg != bodystart(kf) - kf->beg ||
-	    memcmp(ka->beg, kf->beg, bodystart(ka) - ka->beg)) {
-		*why = "the kernel's header differs between the accurate and fast PTX";
-		return NULL;
-	}
+	if (same && !f64)
+		return *why = own ? "no FP64 division, reciprocal or square root to approximate"
+		                  : "the fast-math PTX of the kernel is the same as the accurate one: "
+		                    "nothing to approximate (is -use_fast_math already on?)", -1;
+	if ((flags & SFU_COLLAPSE0) && p->lambda == 0)
+		return 0;   /* every warp accurate: the module as it was */
+
+	int debug = samedebug(m, fast);
 	if (p->approx == AX_ALL)
 		strcpy(fsuffix, "_sfu");
 	else
 		snprintf(fsuffix, sizeof fsuffix, "_sfu%x", p->approx);
-
-	callees(&mf, kf->body, kf->end, &funcs);
-	int alone = (flags & SFU_COLLAPSE64) && p->lambda == 64;
-	int accurate = (flags & SFU_COLLAPSE0) && p->lambda == 0;   /* the input as it was */
-	char *body = fastbody(kf, ka, &funcs, fsuffix, p, alone, st, why);
-	if (!body)
-		return NULL;
-	for (int i = 0; i < funcs.n; i++)
-		fastfunc(&fb, modfind(&mf, funcs.v[i], 1), &funcs, fsuffix, p, st);
-	if (fast) {
-		body = fixloc(body, acc, fast);
-		if (fb.s) {
-			fb.s = fixloc(fb.s, acc, fast);
-			fb.n = strlen(fb.s);
-		}
-	}
-	count(st, body, body + strlen(body));
-	if (fb.s)
-		count(st, fb.s, fb.s + fb.n);
-
-	/* nothing differs: the fast body would be the accurate one */
-	int same = !copy && sametext(ka, kf);
-	for (int i = 0; same && i < funcs.n; i++) {
-		struct fn *a = modfind(&ma, funcs.v[i], 1), *f = modfind(&mf, funcs.v[i], 1);
-		same = a && sametext(a, f);
-	}
-	if ((copy || same) && !(st->f64div + st->f64rcp + st->f64sqrt + st->f64rsqrt)) {
-		*why = copy ? "no FP64 division, reciprocal or square root to approximate"
-		            : "the fast-math PTX of the kernel is the same as the accurate one: "
-		              "nothing to approximate (is -use_fast_math already on?)";
-		free(body);
-		free(fb.s);
-		return NULL;
-	}
-
-	/* module text before the kernel, the fast module's own declarations and
-	 * functions, the merged kernel, the rest */
-	badd(&out, acc, ka->beg - acc);
-	if (fast && !accurate)
-		moddecls(&out, &ma, &mf);
-	for (int i = 0; !accurate && i < funcs.n; i++) {
-		char name[512];
-		snprintf(name, sizeof name, "%s%s", funcs.v[i], fsuffix);
-		if (modfind(&ma, name, 1)) {   /* added by an earlier kernel's merge */
-			*why = NULL;
-			continue;
-		}
-		struct fn *f = modfind(&mf, funcs.v[i], 1);
-		funchead(&out, f, bodystart(f), fsuffix);
-		bstr(&out, ";\n");
-	}
-	if (fb.s && !accurate) {
-		/* drop copies already present from an earlier merge */
-		struct mod mc = {0};
-		modparse(&mc, fb.s);
-		for (int i = 0; i < mc.nfn; i++)
-			if (!modfind(&ma, mc.fn[i].name, 1)) {
-				badd(&out, mc.fn[i].beg, mc.fn[i].end - mc.fn[i].beg);
-				bstr(&out, "\n");
-			}
-	}
-	badd(&out, ka->beg, ka->body - ka->beg);
-	if (accurate) {
-		badd(&out, ka->body, ka->end - ka->body);
-	} else if ((flags & SFU_COLLAPSE64) && p->lambda == 64) {
-		bstr(&out, body);
-		bstr(&out, "}");
+	if (!own)
+		copydecls(m, fast);
+	copyfuncs(m, fast, &fs, fsuffix, p, debug, st, &map, &nmap);
+	if ((flags & SFU_COLLAPSE64) && p->lambda == 64) {
+		while (fn->nins)
+			ins_remove(fn, fn->nins - 1);
+		from = 0;
+		to = clonebody(fn, 0, kf, "_sfu");
 	} else {
-		accbody(&out, ka, p->lambda);
-		bstr(&out, body);
-		bstr(&out, "}");
+		uint accend = partition(fn, p->lambda);
+		from = fn->nins;
+		to = from + clonebody(fn, from, kf, "_sfu");
+		unshare(fn, accend, from, &to);
 	}
-	bstr(&out, ka->end);
-	free(body);
-	free(fb.s);
-	return out.s;
+	remap(fn, from, to, map, nmap);
+	f64body(fn, from, &to, p, st);
+	if (!debug)
+		droplocs(fn, from, &to);
+	count(fn, from, to, st);
+	if (own)
+		mod_free(own);
+	return 0;
 }
-
-/* ---- parameters and the tools' entry ---- */
 
 static const char *const axname[] = {"transcendental", "div", "sqrt", "rcp", "ftz"};
 
@@ -1213,52 +825,59 @@ sfu_params_json(const struct sfu_params *p, char *buf, size_t cap)
 		snprintf(buf + n, cap - n, "]}");
 }
 
+
+/* ---- the tools' entries: mpcc-opt and the driver's hook ---- */
+
+static int
+kernelsel(const Module *m, const Fn *fn, const char *glob)
+{
+	char *name = symname(m, fn->sym), *dm = demangle(name);
+	int ok = !glob || !fnmatch(glob, name, 0) || !fnmatch(glob, dm, 0);
+	free(name);
+	free(dm);
+	return ok && (fn->flags & FENTRY) && !(fn->flags & FDECL);
+}
+
 char *
 sfu_opt(const char *args, const char *in, FILE *msg)
 {
 	struct sfu_params p;
-	char *fastpath, *kernels, *err, *fast = NULL, *text = xstrdup(in);
-	struct mod m = {0};
+	char *fastpath, *kernels, *err;
+	Module *m, *fast = NULL;
 	int flags;
+	size_t n;
 	if (sfu_params_parse(args, &p, &flags, &fastpath, &kernels, &err))
 		die("%s", err);
-	if (fastpath && !(fast = readfile(fastpath, NULL)))
+	if (!(m = parse("<sfu>", in, strlen(in))))
+		die("cannot parse the PTX");
+	if (fastpath && !(fast = parsefile(fastpath)))
 		die("cannot read '%s'", fastpath);
-	if (modparse(&m, in))
-		die("unbalanced braces in the PTX");
-	for (int i = 0; i < m.nfn; i++) {
+	for (uint k = 0, nfn = m->nfn; k < nfn; k++) {
+		Fn *fn = m->fn[k];
 		struct sfu_stats st;
 		const char *why;
-		char *demangled, *next, js[256];
-		if (!m.fn[i].entry || !m.fn[i].body)
+		char js[256], *name;
+		if (!kernelsel(m, fn, kernels))
 			continue;
-		demangled = demangle(m.fn[i].name);
-		if (kernels && fnmatch(kernels, m.fn[i].name, 0) && fnmatch(kernels, demangled, 0)) {
-			free(demangled);
-			continue;
-		}
-		free(demangled);
-		next = sfu(text, fast, m.fn[i].name, &p, flags, &st, &why);
-		if (!next) {
+		name = symname(m, fn->sym);
+		if (sfu(m, fn, fast, &p, flags, &st, &why) < 0) {
 			if (msg)
-				fprintf(msg, "%s: note: sfu: kernel '%s' left alone: %s\n", progname,
-				        m.fn[i].name, why);
-			continue;
+				fprintf(msg, "%s: note: sfu: kernel '%s' left alone: %s\n", progname, name, why);
+		} else if (msg) {
+			sfu_stats_json(&st, js, sizeof js);
+			fprintf(msg, "%s: note: sfu: kernel '%s' lambda %d: %s\n", progname, name,
+			        p.lambda, js);
 		}
-		free(text);
-		text = next;
-		sfu_stats_json(&st, js, sizeof js);
-		if (msg)
-			fprintf(msg, "%s: note: sfu: kernel '%s' lambda %d: %s\n", progname,
-			        m.fn[i].name, p.lambda, js);
+		free(name);
 	}
-	free(fast);
+	char *out = printstr(m, &n);
+	mod_free(m);
+	if (fast)
+		mod_free(fast);
 	free(fastpath);
 	free(kernels);
-	return text;
+	return out;
 }
-
-/* ---- the driver's hook ---- */
 
 #if __has_include("policies/report.c")
 #define HAVE_REPORT 1
@@ -1287,38 +906,58 @@ sfu_report(const struct hook *h, const char *mangled, const struct sfu_params *p
 	free(demangled);
 }
 
+/* the fast module for mask, parsed once per file */
+static Module *
+fastmod(const struct hook *h, uint mask, Module **cache, const char **path)
+{
+	mask &= AX_ALL;
+	if (!cache[mask] && h->fastptx && (*path = h->fastptx(h->drv, mask)))
+		cache[mask] = parsefile(*path);
+	return cache[mask];
+}
+
+int
+sfu_kernel(Module *m, Fn *fn, const struct sfu_params *p, const struct hook *h,
+           Module **cache)
+{
+	struct sfu_stats st;
+	const char *why = NULL, *path = NULL;
+	char *name = symname(m, fn->sym);
+	Module *fast = fastmod(h, p->approx, cache, &path);
+	if (!fast)
+		note("%s: sfu: no fast-math PTX for '%s': FP64 rewrites only", h->src, name);
+	int rc = sfu(m, fn, fast, p, SFU_COLLAPSE0, &st, &why);
+	sfu_report(h, name, p, &st, why);
+	free(name);
+	return rc;
+}
+
 char *
 sfu_module(const char *text, const struct hook *h)
 {
-	struct mod m = {0};
-	char *cur = NULL;
-	if (!h->prof || h->dryrun || modparse(&m, text))
+	Module *m, *cache[AX_ALL + 1] = {0};
+	int changed = 0;
+	size_t n;
+	if (!h->prof || h->dryrun || !(m = parse("<sfu>", text, strlen(text))))
 		return NULL;
-	for (int i = 0; i < m.nfn; i++) {
+	for (uint k = 0, nfn = m->nfn; k < nfn; k++) {
+		Fn *fn = m->fn[k];
 		struct choice c;
-		struct sfu_stats st = {0};
-		const char *why = NULL, *fp;
-		char *demangled, *fast = NULL, *next;
-		if (!m.fn[i].entry || !m.fn[i].body)
+		char *name, *dm;
+		if (!kernelsel(m, fn, NULL))
 			continue;
-		demangled = demangle(m.fn[i].name);
-		profile_match(h->prof, h->src, m.fn[i].name, demangled, &c);
-		free(demangled);
-		if (!c.rule[T_SFU])
-			continue;
-		const struct sfu_params *p = &c.rule[T_SFU]->sfu;
-		fp = h->fastptx ? h->fastptx(h->drv, p->approx) : NULL;
-		if (fp && !(fast = readfile(fp, NULL)))
-			fp = NULL;
-		next = sfu(cur ? cur : text, fast, m.fn[i].name, p, SFU_COLLAPSE0, &st, &why);
-		if (!fp && !why)
-			note("%s: sfu: no fast-math PTX for '%s': FP64 rewrites only", h->src, m.fn[i].name);
-		sfu_report(h, m.fn[i].name, p, &st, why);
-		free(fast);
-		if (next) {
-			free(cur);
-			cur = next;
-		}
+		name = symname(m, fn->sym);
+		dm = demangle(name);
+		profile_match(h->prof, h->src, name, dm, &c);
+		free(name);
+		free(dm);
+		if (c.rule[T_SFU])
+			changed |= sfu_kernel(m, fn, &c.rule[T_SFU]->sfu, h, cache) == 0;
 	}
-	return cur;
+	char *out = changed ? printstr(m, &n) : NULL;
+	for (uint k = 0; k <= AX_ALL; k++)
+		if (cache[k])
+			mod_free(cache[k]);
+	mod_free(m);
+	return out;
 }
