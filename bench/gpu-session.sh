@@ -1,5 +1,5 @@
 #!/bin/sh
-# One GPU session, everything in one call: the GPU tests, then the bench.
+# One GPU session, everything in one call: the GPU tests and the bench.
 #   sh bench/gpu-session.sh BENCHDIR BUILDDIR OUTDIR
 # BENCHDIR was filled by "run.py build" (on a machine with nvcc, no GPU
 # needed) with the same LAMBDAS* and DRIVER_LAMBDAS as below; BUILDDIR
@@ -20,4 +20,5 @@ sh tests/gpu/g-sfu-fp64.sh 2>&1 | tee "$O/tests.log"
 python3 bench/run.py run "$B" 2>&1 | tee "$O/bench.log"
 cp "$B/results.tsv" "$O/" 2>/dev/null
 BENCH_DIR=$B sh tests/gpu/g-sfu-bench.sh 2>&1 | tee -a "$O/tests.log"
+sh tests/gpu/g-sfu-driver.sh 2>&1 | tee -a "$O/tests.log"
 nvidia-smi --query-gpu=clocks.sm,temperature.gpu,power.draw --format=csv 2>&1 | tee -a "$O/env.log"
