@@ -450,6 +450,19 @@ count(const Fn *fn, uint from, uint to, struct sfu_stats *st)
 			}
 }
 
+/* what the fast code fn would approximate, without changing it */
+static void
+tally(const Fn *fn, uint mask, struct sfu_stats *st)
+{
+	count(fn, 0, fn->nins, st);
+	for (uint k = 0; k < fn->nins; k++)
+		switch (f64kind(&fn->ins[k], mask)) {
+		case FDIV: st->f64div++; break;
+		case FRCP: st->f64rcp++; break;
+		case FSQRT: st->f64sqrt++; break;
+		}
+}
+
 static int
 hasf64(const Fn *fn, uint mask)
 {
@@ -661,6 +674,13 @@ copydecls(Module *m, const Module *fast)
 	}
 }
 
+/* Merge kernel fn of m with its twin in fast (the same source through cicc
+ * with fast-math flags; NULL: a copy of fn, for the FP64 rewrites alone)
+ * into one entry that sends the warps whose %warpid is below p->lambda to
+ * the fast body. The rest of m is left as it was. 0: done, st counts the
+ * approximate operations of the fast body by kind; -1: fn left alone, *why
+ * says why (nothing to approximate, no twin, ...).
+ * needs: nothing; breaks: cfg defuse loops of fn, m's function order */
 int
 sfu(Module *m, Fn *fn, Module *fast, const struct sfu_params *p, int flags,
     struct sfu_stats *st, const char **why)
@@ -702,8 +722,16 @@ sfu(Module *m, Fn *fn, Module *fast, const struct sfu_params *p, int flags,
 		return *why = own ? "no FP64 division, reciprocal or square root to approximate"
 		                  : "the fast-math PTX of the kernel is the same as the accurate one: "
 		                    "nothing to approximate (is -use_fast_math already on?)", -1;
-	if ((flags & SFU_COLLAPSE0) && p->lambda == 0)
-		return 0;   /* every warp accurate: the module as it was */
+	if ((flags & SFU_COLLAPSE0) && p->lambda == 0) {
+		/* every warp accurate: the module as it was; the counts say what
+		 * a higher lambda would approximate */
+		tally(kf, p->approx, st);
+		for (int k = 0; k < fs.n; k++)
+			tally(fs.src[k], p->approx, st);
+		if (own)
+			mod_free(own);
+		return 0;
+	}
 
 	int debug = samedebug(m, fast);
 	if (p->approx == AX_ALL)
