@@ -1,0 +1,991 @@
+/* sfu.c: warp-partitioned approximation (paper 004, Sections 5.1-5.2).
+ *
+ * A selected kernel becomes one .entry holding two bodies: the accurate one
+ * (the PTX the user's flags produced) and a fast one (the same kernel from a
+ * second cicc run with fast-math flags, or, without one, a copy of the
+ * accurate body). The entry reads the hardware warp slot %warpid once and
+ * sends the warps whose slot is below lambda to the fast body:
+ *
+ *	mov.u32 %w, %warpid;  setp.lt.u32 %p, %w, LAMBDA;  @%p bra $SFU_FAST;
+ *	<accurate body>  ret;  $SFU_FAST:  <fast body>
+ *
+ * The fast body is cloned from the fast module with clonebody(): its
+ * registers, labels and .local arrays get the suffix _sfu. The .funcs it
+ * calls are copied from the fast module with addfn() under new names
+ * (NAME_sfu, NAME_sfuM for an approximation mask M other than all), made
+ * private, and the fast body's calls are pointed at them. What the two
+ * bodies mean to share stays one object: kernel parameters, module-level
+ * variables (the fast module's declarations are added only where the name
+ * is missing), and the .shared arrays declared in the kernel: warps of one
+ * CTA may take different bodies, and must still meet in the same shared
+ * memory at the same barriers. In the fast body, FP64 division, reciprocal,
+ * square root and reciprocal square root become the SFU forms of the
+ * paper's Table 2 (rcp.approx.ftz.f64, rsqrt.approx.f64), optionally refined
+ * by one Newton step, since cicc has no fast math for double. */
+#define _GNU_SOURCE   /* open_memstream, memmem */
+#include <ctype.h>
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ptx/ptx.h"
+#include "transforms/pass.h"
+#include "transforms/sfu.h"
+
+static int
+streq(Str s, const char *t)
+{
+	return s.n == strlen(t) && !memcmp(s.s, t, s.n);
+}
+
+static int
+strpre(Str s, const char *t)
+{
+	return s.n >= strlen(t) && !memcmp(s.s, t, strlen(t));
+}
+
+static char *
+symname(const Module *m, uint sym)
+{
+	return xstrndup(m->sym[sym].name.s, m->sym[sym].name.n);
+}
+
+/* the operand as PTX text, malloc'd */
+static char *
+reftext(const Fn *fn, Ref r)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&buf, &n);
+	if (!f)
+		die("cannot print to memory");
+	printref(f, fn, r);
+	fclose(f);
+	return buf;
+}
+
+/* a fresh register declared before statement `at` (newreg() declares it
+ * after the last .reg of the body, which may sit inside a call's { } scope
+ * where the rest of the body cannot see it) */
+static uint
+freshreg(Fn *fn, int ty, uint at)
+{
+	uint r = newreg(fn, ty), d = fn->reg[r].decl;
+	Ins i = fn->ins[d];
+	ins_remove(fn, d);
+	ins_insert(fn, at, &i);
+	return r;
+}
+
+static char *
+rname(const Fn *fn, uint r)
+{
+	char buf[64];
+	return xstrdup(regname(fn, r, buf, sizeof buf));
+}
+
+/* ---- pointing references at other symbols ---- */
+
+/* map[s] != ~0u: symbol s becomes map[s] in every operand of ins[from, to) */
+static void
+remapref(Fn *fn, Ref *r, const uint *map, uint nmap, int *hit)
+{
+	switch (r->kind) {
+	case RSym:
+		if (r->idx < nmap && map[r->idx] != ~0u) {
+			r->idx = map[r->idx];
+			*hit = 1;
+		}
+		break;
+	case RMem:
+		remapref(fn, &fn->mem[r->idx].base, map, nmap, hit);
+		remapref(fn, &fn->mem[r->idx].vec, map, nmap, hit);
+		break;
+	case RVec:
+	case RList:
+		for (uint k = 0; k < fn->vec[r->idx].n; k++)
+			remapref(fn, &fn->vec[r->idx].el[k], map, nmap, hit);
+		break;
+	}
+}
+
+static void
+remap(Fn *fn, uint from, uint to, const uint *map, uint nmap)
+{
+	for (uint k = from; k < to; k++) {
+		Ins *i = &fn->ins[k];
+		int hit = 0;
+		for (uint j = 0; j < i->narg; j++)
+			remapref(fn, &i->arg[j], map, nmap, &hit);
+		if (hit)
+			ins_touch(i);
+	}
+}
+
+static uint *
+newmap(Module *m)
+{
+	uint *map = arena_alloc(m->arena, (m->nsym + 64) * sizeof *map);
+	memset(map, 0xff, (m->nsym + 64) * sizeof *map);
+	return map;
+}
+
+/* ---- the .funcs the fast body reaches ---- */
+
+struct funcs {
+	Fn *src[64];       /* in the fast module */
+	int n;
+};
+
+static Fn *
+fnbysym(Module *m, Str name)
+{
+	uint s = names_get(m->symnames, name.s, name.n);
+	for (uint k = 0; s != ~0u && k < m->nfn; k++)
+		if (m->fn[k]->sym == s && !(m->fn[k]->flags & FDECL))
+			return m->fn[k];
+	return NULL;
+}
+
+static void
+refsyms(const Fn *fn, Ref r, void (*f)(const Fn *, uint, void *), void *arg)
+{
+	switch (r.kind) {
+	case RSym:
+		f(fn, r.idx, arg);
+		break;
+	case RMem:
+		refsyms(fn, fn->mem[r.idx].base, f, arg);
+		break;
+	case RVec:
+	case RList:
+		for (uint k = 0; k < fn->vec[r.idx].n; k++)
+			refsyms(fn, fn->vec[r.idx].el[k], f, arg);
+		break;
+	}
+}
+
+static void calleesof(const Fn *fn, struct funcs *out);
+
+static void
+callee1(const Fn *fn, uint sym, void *arg)
+{
+	struct funcs *out = arg;
+	Fn *f = fnbysym(fn->mod, fn->mod->sym[sym].name);
+	if (!f || (f->flags & FENTRY) || f == fn)
+		return;
+	for (int k = 0; k < out->n; k++)
+		if (out->src[k] == f)
+			return;
+	if (out->n == (int)countof(out->src))
+		BUG("more than %d functions under one kernel", (int)countof(out->src));
+	out->src[out->n++] = f;
+	calleesof(f, out);
+}
+
+/* the functions of fn's module that fn names (calls or takes the address
+ * of), and theirs, in the order first reached */
+static void
+calleesof(const Fn *fn, struct funcs *out)
+{
+	for (uint k = 0; k < fn->nins; k++)
+		for (uint j = 0; j < fn->ins[k].narg; j++)
+			refsyms(fn, fn->ins[k].arg[j], callee1, out);
+}
+
+/* ---- FP64 rewrites (Table 2) ---- */
+
+struct f64 {
+	Fn *fn;
+	uint at;           /* where the next instruction goes */
+	const char *g;     /* guard: "@%p " or "" */
+	int newton;
+	char **d, **q;     /* temporaries declared up front, f64 and pred */
+	int nd, nq;        /* used so far */
+};
+
+static void
+emit(struct f64 *x, const char *f, ...) __attribute__((format(printf, 2, 3)));
+static void
+emit(struct f64 *x, const char *f, ...)
+{
+	char body[512], line[600];
+	va_list ap;
+	Ins *i;
+	va_start(ap, f);
+	vsnprintf(body, sizeof body, f, ap);
+	va_end(ap);
+	snprintf(line, sizeof line, "%s%s;", x->g, body);
+	if (!(i = mkins(x->fn, line)))
+		BUG("sfu: cannot build '%s'", line);
+	ins_insert(x->fn, x->at++, i);
+}
+
+static char *
+tmp(struct f64 *x, int ty)
+{
+	return xstrdup(ty == Tpred ? x->q[x->nq++] : x->d[x->nd++]);
+}
+
+#define ONE "0d3FF0000000000000"
+
+/* d = refined where x is a normal number, else raw (Newton's step turns
+ * 0 * inf into NaN at zeros and infinities) */
+static void
+keepraw(struct f64 *x, const char *d, const char *v, const char *refined, const char *raw)
+{
+	char *q = tmp(x, Tpred);
+	emit(x, "testp.normal.f64 %s, %s", q, v);
+	emit(x, "selp.f64 %s, %s, %s, %s", d, refined, raw, q);
+	free(q);
+}
+
+/* d = 1/a */
+static void
+f64rcp(struct f64 *x, const char *d, const char *a)
+{
+	if (!x->newton) {
+		emit(x, "rcp.approx.ftz.f64 %s, %s", d, a);
+		return;
+	}
+	char *r = tmp(x, Tf64), *na = tmp(x, Tf64), *e = tmp(x, Tf64), *r1 = tmp(x, Tf64);
+	emit(x, "rcp.approx.ftz.f64 %s, %s", r, a);
+	emit(x, "neg.f64 %s, %s", na, a);
+	emit(x, "fma.rn.f64 %s, %s, %s, " ONE, e, na, r);
+	emit(x, "fma.rn.f64 %s, %s, %s, %s", r1, r, e, r);
+	keepraw(x, d, a, r1, r);
+	free(r), free(na), free(e), free(r1);
+}
+
+/* d = a/b, with a final residual correction under newton */
+static void
+f64div(struct f64 *x, const char *d, const char *a, const char *b)
+{
+	char *r = tmp(x, Tf64);
+	emit(x, "rcp.approx.ftz.f64 %s, %s", r, b);
+	if (!x->newton) {
+		emit(x, "mul.rn.f64 %s, %s, %s", d, a, r);
+		free(r);
+		return;
+	}
+	char *nb = tmp(x, Tf64), *e = tmp(x, Tf64), *r1 = tmp(x, Tf64), *q = tmp(x, Tf64);
+	char *rem = tmp(x, Tf64), *q1 = tmp(x, Tf64), *raw = tmp(x, Tf64);
+	emit(x, "neg.f64 %s, %s", nb, b);
+	emit(x, "fma.rn.f64 %s, %s, %s, " ONE, e, nb, r);
+	emit(x, "fma.rn.f64 %s, %s, %s, %s", r1, r, e, r);
+	emit(x, "mul.rn.f64 %s, %s, %s", q, a, r1);
+	emit(x, "fma.rn.f64 %s, %s, %s, %s", rem, nb, q, a);   /* a - b*q */
+	emit(x, "fma.rn.f64 %s, %s, %s, %s", q1, r1, rem, q);
+	emit(x, "mul.rn.f64 %s, %s, %s", raw, a, r);
+	keepraw(x, d, b, q1, raw);
+	free(r), free(nb), free(e), free(r1), free(q), free(rem), free(q1), free(raw);
+}
+
+/* y = 1/sqrt(a); newton: y + y/2 (1 - a y y) */
+static void
+f64rsqrt(struct f64 *x, const char *y, const char *a)
+{
+	if (!x->newton) {
+		emit(x, "rsqrt.approx.f64 %s, %s", y, a);
+		return;
+	}
+	char *r = tmp(x, Tf64), *t = tmp(x, Tf64), *e = tmp(x, Tf64), *h = tmp(x, Tf64);
+	char *r1 = tmp(x, Tf64);
+	emit(x, "rsqrt.approx.f64 %s, %s", r, a);
+	emit(x, "mul.rn.f64 %s, %s, %s", t, a, r);
+	emit(x, "neg.f64 %s, %s", t, t);
+	emit(x, "fma.rn.f64 %s, %s, %s, " ONE, e, t, r);
+	emit(x, "mul.rn.f64 %s, %s, 0d3FE0000000000000", h, r);
+	emit(x, "fma.rn.f64 %s, %s, %s, %s", r1, h, e, r);
+	keepraw(x, y, a, r1, r);
+	free(r), free(t), free(e), free(h), free(r1);
+}
+
+/* d = sqrt(a) = a * rsqrt(a), but sqrt(+-0) = +-0 and sqrt(+inf) = +inf,
+ * where the product would be 0 * inf */
+static void
+f64sqrt(struct f64 *x, const char *d, const char *a)
+{
+	char *y = tmp(x, Tf64), *s = tmp(x, Tf64);
+	char *p0 = tmp(x, Tpred), *p1 = tmp(x, Tpred), *p = tmp(x, Tpred);
+	f64rsqrt(x, y, a);
+	emit(x, "mul.rn.f64 %s, %s, %s", s, a, y);
+	emit(x, "setp.eq.f64 %s, %s, 0d0000000000000000", p0, a);
+	emit(x, "setp.eq.f64 %s, %s, 0d7FF0000000000000", p1, a);
+	emit(x, "or.pred %s, %s, %s", p, p0, p1);
+	emit(x, "selp.f64 %s, %s, %s, %s", d, a, s, p);
+	free(y), free(s), free(p0), free(p1), free(p);
+}
+
+enum { FNONE, FDIV, FRCP, FSQRT, FRSQRT };
+
+static int
+f64kind(const Ins *i, uint mask)
+{
+	if ((mask & AX_DIV) && streq(i->name, "div.rn.f64") && i->narg == 3)
+		return FDIV;
+	if ((mask & (AX_RCP | AX_DIV)) && streq(i->name, "rcp.rn.f64") && i->narg == 2)
+		return FRCP;
+	if ((mask & AX_SQRT) && streq(i->name, "sqrt.rn.f64") && i->narg == 2)
+		return FSQRT;
+	return FNONE;
+}
+
+/* is statement j the reciprocal of the square root that statement k
+ * computes, with k's result used nowhere else, the root's argument not
+ * redefined and no label between? (needs defuse) */
+static int
+rsqrtpair(const Fn *fn, uint k, uint j)
+{
+	const Ins *s = &fn->ins[k], *r = &fn->ins[j];
+	Ref d = s->arg[0], a = s->arg[1];
+	if (d.kind != RReg || s->pred.kind || r->pred.kind || fn->use[d.idx].nuse != 1 ||
+	    fn->use[d.idx].use[0] != j)
+		return 0;
+	if (!(streq(r->name, "rcp.rn.f64") && r->narg == 2 && req(r->arg[1], d)) &&
+	    !(streq(r->name, "div.rn.f64") && r->narg == 3 && req(r->arg[2], d) &&
+	      r->arg[1].kind == RImm && streq(fn->imm[r->arg[1].idx].text, ONE)))
+		return 0;
+	for (uint t = k + 1; t < j; t++)
+		if (fn->ins[t].op == Olabel)
+			return 0;
+	if (a.kind == RReg)
+		for (uint t = 0; t < fn->use[a.idx].ndef; t++)
+			if (fn->use[a.idx].def[t] > k && fn->use[a.idx].def[t] < j)
+				return 0;
+	return 1;
+}
+
+/* rewrite the FP64 operations of fn->ins[from, *to); *to moves with the
+ * inserted statements */
+static void
+f64body(Fn *fn, uint from, uint *to, const struct sfu_params *p, struct sfu_stats *st)
+{
+	uint c = 0;
+	for (uint k = from; k < *to; k++)
+		c += f64kind(&fn->ins[k], p->approx) != FNONE;
+	if (!c)
+		return;
+	/* at most 8 f64 and 4 predicate temporaries a form, declared at from */
+	struct f64 x = {fn, 0, "", p->newton, xcalloc(8 * c, sizeof(char *)),
+	                xcalloc(4 * c, sizeof(char *)), 0, 0};
+	for (uint k = 0; k < 8 * c; k++)
+		x.d[k] = rname(fn, freshreg(fn, Tf64, from));
+	for (uint k = 0; k < 4 * c; k++)
+		x.q[k] = rname(fn, freshreg(fn, Tpred, from));
+	*to += 12 * c;
+	uint n = *to;
+	char *pair = xcalloc(fn->nins + 1, 1);   /* 1: the sqrt of an rsqrt pair; 2: its rcp */
+	uint *partner = xcalloc(fn->nins + 1, sizeof *partner);
+	filldefuse(fn);
+	for (uint k = from; k < n; k++) {
+		Ins *i = &fn->ins[k];
+		if (f64kind(i, p->approx) != FSQRT || i->arg[0].kind != RReg ||
+		    fn->use[i->arg[0].idx].nuse != 1)
+			continue;
+		uint j = fn->use[i->arg[0].idx].use[0];
+		if (j > k && j < n && rsqrtpair(fn, k, j)) {
+			pair[k] = 1, pair[j] = 2;
+			partner[j] = k;
+		}
+	}
+	/* from the end, so that the indices still to visit do not move */
+	for (uint k = n; k-- > from;) {
+		Ins *i = &fn->ins[k];
+		int kind = pair[k] == 2 ? FRSQRT : f64kind(i, p->approx);
+		if (pair[k] == 1) {     /* its reciprocal became the rsqrt */
+			ins_remove(fn, k);
+			(*to)--;
+			continue;
+		}
+		if (kind == FNONE)
+			continue;
+		char guard[80] = "", *d = reftext(fn, i->arg[0]), *a, *b = NULL;
+		a = reftext(fn, kind == FRSQRT ? fn->ins[partner[k]].arg[1] : i->arg[1]);
+		if (kind == FDIV)
+			b = reftext(fn, i->arg[2]);
+		if (i->pred.kind) {
+			char *g = reftext(fn, i->pred);
+			snprintf(guard, sizeof guard, "@%s%s ", i->flags & INEGPRED ? "!" : "", g);
+			free(g);
+		}
+		x.at = k + 1;
+		x.g = guard;
+		switch (kind) {
+		case FDIV: f64div(&x, d, a, b); st->f64div++; break;
+		case FRCP: f64rcp(&x, d, a); st->f64rcp++; break;
+		case FSQRT: f64sqrt(&x, d, a); st->f64sqrt++; break;
+		case FRSQRT: f64rsqrt(&x, d, a); st->f64rsqrt++; break;
+		}
+		*to += x.at - (k + 1) - 1;
+		ins_remove(fn, k);
+		free(d), free(a), free(b);
+	}
+	for (uint k = 0; k < 8 * c; k++)
+		free(x.d[k]);
+	for (uint k = 0; k < 4 * c; k++)
+		free(x.q[k]);
+	free(x.d), free(x.q);
+	free(pair);
+	free(partner);
+}
+
+/* ---- statistics ---- */
+
+static void
+count(const Fn *fn, uint from, uint to, struct sfu_stats *st)
+{
+	static const struct { const char *op; int kind; } ops[] = {
+		{"ex2.approx", 0}, {"lg2.approx", 0}, {"sin.approx", 0}, {"cos.approx", 0},
+		{"tanh.approx", 0}, {"div.approx", 1}, {"div.full", 1}, {"sqrt.approx", 2},
+		{"rsqrt.approx.f32", 2}, {"rsqrt.approx.ftz.f32", 2}, {"rcp.approx.f32", 3},
+		{"rcp.approx.ftz.f32", 3},
+	};
+	int *c[] = { &st->trans, &st->div, &st->sqrt, &st->rcp };
+	for (uint k = from; k < to; k++)
+		for (size_t i = 0; fn->ins[k].op < NOP && i < countof(ops); i++)
+			if (strpre(fn->ins[k].name, ops[i].op)) {
+				(*c[ops[i].kind])++;
+				break;
+			}
+}
+
+/* what the fast code fn would approximate, without changing it */
+static void
+tally(const Fn *fn, uint mask, struct sfu_stats *st)
+{
+	count(fn, 0, fn->nins, st);
+	for (uint k = 0; k < fn->nins; k++)
+		switch (f64kind(&fn->ins[k], mask)) {
+		case FDIV: st->f64div++; break;
+		case FRCP: st->f64rcp++; break;
+		case FSQRT: st->f64sqrt++; break;
+		}
+}
+
+static int
+hasf64(const Fn *fn, uint mask)
+{
+	for (uint k = 0; k < fn->nins; k++)
+		if (f64kind(&fn->ins[k], mask) != FNONE)
+			return 1;
+	return 0;
+}
+
+/* ---- debug info (-G, -lineinfo) ---- */
+
+/* the module items that start with pfx (".file", ".section"), as text */
+static char *
+toptext(const Module *m, const char *pfx)
+{
+	char *all = xstrdup("");
+	for (uint k = 0; k < m->ntop; k++) {
+		if (m->top[k].op != Oraw || !strpre(m->top[k].src, pfx))
+			continue;
+		char *t = itemtext(m, k), *n = fmt("%s%s\n", all, t);
+		free(t);
+		free(all);
+		all = n;
+	}
+	return all;
+}
+
+/* The fast body's .loc lines name the fast module's .file numbers and
+ * debug strings; keep them only where the accurate module has the same
+ * .file table and the same sections (one source, one cicc: the usual case),
+ * else a debugger would show wrong lines: then drop them, and it maps only
+ * the accurate body to source. */
+static int
+samedebug(const Module *a, const Module *b)
+{
+	char *fa = toptext(a, ".file"), *fb = toptext(b, ".file");
+	char *sa = toptext(a, ".section"), *sb = toptext(b, ".section");
+	int same = !strcmp(fa, fb) && !strcmp(sa, sb);
+	free(fa), free(fb), free(sa), free(sb);
+	return same;
+}
+
+static void
+droplocs(Fn *fn, uint from, uint *to)
+{
+	for (uint k = *to; k-- > from;)
+		if (fn->ins[k].op == Oloc) {
+			ins_remove(fn, k);
+			(*to)--;
+		}
+}
+
+/* ---- the merge ---- */
+
+static int
+samefn(const Fn *a, const Fn *b)
+{
+	if (a->nins != b->nins)
+		return 0;
+	for (uint k = 0; k < a->nins; k++)
+		if (a->ins[k].src.n != b->ins[k].src.n ||
+		    memcmp(a->ins[k].src.s, b->ins[k].src.s, a->ins[k].src.n))
+			return 0;
+	return 1;
+}
+
+/* a copied .func is private to this module: drop .visible and .weak */
+static void
+hide(Module *m, Fn *fn)
+{
+	char *h = xstrndup(fn->head.s, fn->head.n);
+	uint off = fn->nameoff;
+	for (const char *w; (w = strstr(h, ".visible ")) || (w = strstr(h, ".weak "));) {
+		size_t n = w[1] == 'v' ? 9 : 6;
+		if ((uint)(w - h) >= off)
+			break;
+		memmove((char *)w, w + n, strlen(w + n) + 1);
+		off -= n;
+	}
+	fn->head = str(m, h);
+	fn->nameoff = off;
+	fn->headname = (Str){fn->head.s + off, fn->headname.n};
+	fn->flags &= ~(FVISIBLE | FWEAK);
+	fn->flags |= FRENAMED;
+	free(h);
+}
+
+/* .shared arrays the accurate body declares too: the clone's copies go, and
+ * the fast body uses the accurate body's (a CTA split by lambda shares them) */
+static void
+unshare(Fn *fn, uint accend, uint from, uint *to)
+{
+	Module *m = fn->mod;
+	uint *map = newmap(m), nmap = m->nsym + 64;
+	char *drop = xcalloc(*to - from + 1, 1);
+	for (uint k = from; k < *to; k++) {
+		Ins *c = &fn->ins[k];
+		if (c->op != Ovar || !strpre(c->name, ".shared"))
+			continue;
+		Str cn = m->sym[c->arg[0].idx].name;
+		for (uint j = 0; j < accend; j++) {
+			Ins *a = &fn->ins[j];
+			if (a->op != Ovar)
+				continue;
+			Str an = m->sym[a->arg[0].idx].name;
+			if (a->name.n == c->name.n && !memcmp(a->name.s, c->name.s, a->name.n) &&
+			    a->tail.n == c->tail.n && !memcmp(a->tail.s, c->tail.s, a->tail.n) &&
+			    cn.n == an.n + 4 && !memcmp(cn.s, an.s, an.n) && !memcmp(cn.s + an.n, "_sfu", 4)) {
+				map[c->arg[0].idx] = a->arg[0].idx;
+				drop[k - from] = 1;
+				break;
+			}
+		}
+	}
+	remap(fn, from, *to, map, nmap);
+	for (uint k = *to; k-- > from;)
+		if (drop[k - from]) {
+			ins_remove(fn, k);
+			(*to)--;
+		}
+	free(drop);
+}
+
+static void
+insert(Fn *fn, uint at, const char *text)
+{
+	Ins *i = mkins(fn, text);
+	if (!i)
+		BUG("sfu: cannot build '%s'", text);
+	ins_insert(fn, at, i);
+}
+
+/* the partition: "mov %warpid; setp; @p bra $SFU_FAST" after the leading
+ * declarations, "ret; $SFU_FAST:" at the end; returns the end */
+static uint
+partition(Fn *fn, int lambda)
+{
+	char buf[160];
+	uint l = newlbl(fn, "$SFU_FAST");
+	char *w = rname(fn, freshreg(fn, Tb32, 0)), *p = rname(fn, freshreg(fn, Tpred, 1));
+	uint at = bodystart(fn);
+	snprintf(buf, sizeof buf, "mov.u32 %s, %%warpid;", w);
+	insert(fn, at, buf);
+	snprintf(buf, sizeof buf, "setp.lt.u32 %s, %s, %d;", p, w, lambda);
+	insert(fn, at + 1, buf);
+	snprintf(buf, sizeof buf, "@%s bra $SFU_FAST;", p);
+	insert(fn, at + 2, buf);
+	insert(fn, fn->nins, "ret;");
+	placelbl(fn, fn->nins, l);
+	free(w), free(p);
+	return fn->nins;
+}
+
+/* the fast module's .funcs that the fast body reaches, copied into m under
+ * new names; map[old] = new for the calls */
+static void
+copyfuncs(Module *m, Module *fast, const struct funcs *fs, const char *fsuffix,
+          const struct sfu_params *p, int debug, struct sfu_stats *st, uint **mapp,
+          uint *nmapp)
+{
+	Fn *nf[countof(fs->src)];
+	uint old[countof(fs->src)];
+	for (int k = 0; k < fs->n; k++) {
+		char *base = symname(fast, fs->src[k]->sym), *name = fmt("%s%s", base, fsuffix);
+		Str ns = {name, (uint)strlen(name)};
+		old[k] = intern(m, base, strlen(base));
+		if (!(nf[k] = fnbysym(m, ns))) {   /* an earlier kernel's merge made it */
+			nf[k] = addfn(m, fs->src[k], arena_strdup(m->arena, name));
+			hide(m, nf[k]);
+		} else {
+			nf[k] = NULL;
+		}
+		free(base);
+		free(name);
+	}
+	uint *map = newmap(m), nmap = m->nsym + 64;
+	for (int k = 0; k < fs->n; k++) {
+		char *base = symname(fast, fs->src[k]->sym), *name = fmt("%s%s", base, fsuffix);
+		map[old[k]] = intern(m, name, strlen(name));
+		free(base);
+		free(name);
+	}
+	for (int k = 0; k < fs->n; k++) {
+		if (!nf[k])
+			continue;
+		uint to = nf[k]->nins;
+		remap(nf[k], 0, to, map, nmap);
+		f64body(nf[k], 0, &to, p, st);
+		if (!debug)
+			droplocs(nf[k], 0, &to);
+		count(nf[k], 0, to, st);
+	}
+	*mapp = map;
+	*nmapp = nmap;
+}
+
+/* the fast module's module-level declarations that m lacks */
+static void
+copydecls(Module *m, const Module *fast)
+{
+	for (uint k = 0; k < fast->ntop; k++) {
+		const Ins *i = &fast->top[k];
+		if (i->op != Ovar && !(i->op == Ofn && (fast->fn[i->arg[0].idx]->flags & FDECL)))
+			continue;
+		char *t = itemtext(fast, k);
+		if (adddecl(m, t) < 0)
+			BUG("sfu: cannot add '%s'", t);
+		free(t);
+	}
+}
+
+/* Merge kernel fn of m with its twin in fast (the same source through cicc
+ * with fast-math flags; NULL: a copy of fn, for the FP64 rewrites alone)
+ * into one entry that sends the warps whose %warpid is below p->lambda to
+ * the fast body. The rest of m is left as it was. 0: done, st counts the
+ * approximate operations of the fast body by kind; -1: fn left alone, *why
+ * says why (nothing to approximate, no twin, ...).
+ * needs: nothing; breaks: cfg defuse loops of fn, m's function order */
+int
+sfu(Module *m, Fn *fn, Module *fast, const struct sfu_params *p, int flags,
+    struct sfu_stats *st, const char **why)
+{
+	Module *own = NULL;
+	Fn *kf;
+	struct funcs fs = {0};
+	char fsuffix[16];
+	uint *map, nmap, from, to;
+
+	memset(st, 0, sizeof *st);
+	*why = NULL;
+	if (p->lambda < 0 || p->lambda > 64)
+		return *why = "lambda is not in 0..64", -1;
+	if (!(fn->flags & FENTRY) || (fn->flags & FDECL))
+		return *why = "not a kernel", -1;
+	if (findlbl(fn, "$SFU_FAST") != ~0u)
+		return *why = "the kernel already holds an sfu partition", -1;
+	if (!fast) {   /* FP64 rewrites only: clone from a copy of the module */
+		size_t n;
+		char *t = printstr(m, &n);
+		fast = own = parse(m->path, t, n);
+		free(t);
+		if (!fast)
+			return *why = "cannot reparse the module", -1;
+	}
+	if (!(kf = fnbysym(fast, m->sym[fn->sym].name)) || !(kf->flags & FENTRY))
+		return *why = "the kernel is missing from the fast PTX", -1;
+	if (kf->npar != fn->npar)
+		return *why = "the kernel's parameters differ between the accurate and fast PTX", -1;
+	calleesof(kf, &fs);
+	int same = samefn(fn, kf), f64 = hasf64(kf, p->approx);
+	for (int k = 0; k < fs.n; k++) {
+		Fn *a = fnbysym(m, fast->sym[fs.src[k]->sym].name);
+		same = same && a && samefn(a, fs.src[k]);
+		f64 = f64 || hasf64(fs.src[k], p->approx);
+	}
+	if (same && !f64)
+		return *why = own ? "no FP64 division, reciprocal or square root to approximate"
+		                  : "the fast-math PTX of the kernel is the same as the accurate one: "
+		                    "nothing to approximate (is -use_fast_math already on?)", -1;
+	if ((flags & SFU_COLLAPSE0) && p->lambda == 0) {
+		/* every warp accurate: the module as it was; the counts say what
+		 * a higher lambda would approximate */
+		tally(kf, p->approx, st);
+		for (int k = 0; k < fs.n; k++)
+			tally(fs.src[k], p->approx, st);
+		if (own)
+			mod_free(own);
+		return 0;
+	}
+
+	int debug = samedebug(m, fast);
+	if (p->approx == AX_ALL)
+		strcpy(fsuffix, "_sfu");
+	else
+		snprintf(fsuffix, sizeof fsuffix, "_sfu%x", p->approx);
+	if (!own)
+		copydecls(m, fast);
+	copyfuncs(m, fast, &fs, fsuffix, p, debug, st, &map, &nmap);
+	if ((flags & SFU_COLLAPSE64) && p->lambda == 64) {
+		while (fn->nins)
+			ins_remove(fn, fn->nins - 1);
+		from = 0;
+		to = clonebody(fn, 0, kf, "_sfu");
+	} else {
+		uint accend = partition(fn, p->lambda);
+		from = fn->nins;
+		to = from + clonebody(fn, from, kf, "_sfu");
+		unshare(fn, accend, from, &to);
+	}
+	remap(fn, from, to, map, nmap);
+	f64body(fn, from, &to, p, st);
+	if (!debug)
+		droplocs(fn, from, &to);
+	count(fn, from, to, st);
+	if (own)
+		mod_free(own);
+	return 0;
+}
+
+static const char *const axname[] = {"transcendental", "div", "sqrt", "rcp", "ftz"};
+
+int
+sfu_params_parse(const char *s, struct sfu_params *p, int *flags, char **fastpath,
+                 char **kernels, char **err)
+{
+	char *copy = xstrdup(s ? s : ""), *tok, *save;
+	*p = (struct sfu_params){ 32, AX_ALL, 0 };
+	*flags = SFU_COLLAPSE0;
+	*fastpath = NULL;
+	*kernels = NULL;
+	*err = NULL;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *v = strchr(tok, '='), *end;
+		if (!v) {
+			*err = fmt("sfu: expected 'name=value', got '%s'", tok);
+			break;
+		}
+		*v++ = 0;
+		if (!strcmp(tok, "lambda")) {
+			long l = strtol(v, &end, 10);
+			if (*end || end == v || l < 0 || l > 64) {
+				*err = fmt("sfu: lambda must be 0..64, got '%s'", v);
+				break;
+			}
+			p->lambda = (int)l;
+		} else if (!strcmp(tok, "fast")) {
+			*fastpath = xstrdup(v);
+		} else if (!strcmp(tok, "kernels")) {
+			*kernels = xstrdup(v);
+		} else if (!strcmp(tok, "newton")) {
+			if (strcmp(v, "0") && strcmp(v, "1")) {
+				*err = fmt("sfu: newton must be 0 or 1, got '%s'", v);
+				break;
+			}
+			p->newton = *v == '1';
+		} else if (!strcmp(tok, "collapse")) {
+			/* 0: always two bodies; 1: one at lambda 0; 2: one at 0 and 64 */
+			if (strcmp(v, "0") && strcmp(v, "1") && strcmp(v, "2")) {
+				*err = fmt("sfu: collapse must be 0, 1 or 2, got '%s'", v);
+				break;
+			}
+			*flags = *v == '0' ? 0 : *v == '1' ? SFU_COLLAPSE0 : SFU_COLLAPSE0 | SFU_COLLAPSE64;
+		} else if (!strcmp(tok, "approx")) {
+			char *a, *s2;
+			p->approx = 0;
+			for (a = strtok_r(v, "+", &s2); a; a = strtok_r(NULL, "+", &s2)) {
+				size_t i;
+				for (i = 0; i < countof(axname) && strcmp(a, axname[i]); i++)
+					;
+				if (i == countof(axname)) {
+					*err = fmt("sfu: unknown approximation '%s' (transcendental, div, "
+					           "sqrt, rcp, ftz)", a);
+					break;
+				}
+				p->approx |= 1u << i;
+			}
+			if (*err)
+				break;
+		} else {
+			*err = fmt("sfu: unknown parameter '%s' (lambda, fast, approx, newton, "
+			           "collapse, kernels)", tok);
+			break;
+		}
+	}
+	free(copy);
+	return *err ? -1 : 0;
+}
+
+void
+sfu_stats_json(const struct sfu_stats *st, char *buf, size_t cap)
+{
+	snprintf(buf, cap,
+	         "{\"transcendental\":%d,\"div\":%d,\"sqrt\":%d,\"rcp\":%d,"
+	         "\"f64_div\":%d,\"f64_rcp\":%d,\"f64_sqrt\":%d,\"f64_rsqrt\":%d}",
+	         st->trans, st->div, st->sqrt, st->rcp, st->f64div, st->f64rcp, st->f64sqrt,
+	         st->f64rsqrt);
+}
+
+void
+sfu_params_json(const struct sfu_params *p, char *buf, size_t cap)
+{
+	size_t n = snprintf(buf, cap, "{\"lambda\":%d,\"newton\":%d,\"approx\":[", p->lambda,
+	                    p->newton);
+	for (size_t i = 0, k = 0; i < countof(axname) && n < cap; i++)
+		if (p->approx & (1u << i))
+			n += snprintf(buf + n, cap - n, "%s\"%s\"", k++ ? "," : "", axname[i]);
+	if (n < cap)
+		snprintf(buf + n, cap - n, "]}");
+}
+
+
+/* ---- the tools' entries: mpcc-opt and the driver's hook ---- */
+
+static int
+kernelsel(const Module *m, const Fn *fn, const char *glob)
+{
+	char *name = symname(m, fn->sym), *dm = demangle(name);
+	int ok = !glob || !fnmatch(glob, name, 0) || !fnmatch(glob, dm, 0);
+	free(name);
+	free(dm);
+	return ok && (fn->flags & FENTRY) && !(fn->flags & FDECL);
+}
+
+char *
+sfu_opt(const char *args, const char *in, FILE *msg)
+{
+	struct sfu_params p;
+	char *fastpath, *kernels, *err;
+	Module *m, *fast = NULL;
+	int flags;
+	size_t n;
+	if (sfu_params_parse(args, &p, &flags, &fastpath, &kernels, &err))
+		die("%s", err);
+	if (!(m = parse("<sfu>", in, strlen(in))))
+		die("cannot parse the PTX");
+	if (fastpath && !(fast = parsefile(fastpath)))
+		die("cannot read '%s'", fastpath);
+	for (uint k = 0, nfn = m->nfn; k < nfn; k++) {
+		Fn *fn = m->fn[k];
+		struct sfu_stats st;
+		const char *why;
+		char js[256], *name;
+		if (!kernelsel(m, fn, kernels))
+			continue;
+		name = symname(m, fn->sym);
+		if (sfu(m, fn, fast, &p, flags, &st, &why) < 0) {
+			if (msg)
+				fprintf(msg, "%s: note: sfu: kernel '%s' left alone: %s\n", progname, name, why);
+		} else if (msg) {
+			sfu_stats_json(&st, js, sizeof js);
+			fprintf(msg, "%s: note: sfu: kernel '%s' lambda %d: %s\n", progname, name,
+			        p.lambda, js);
+		}
+		free(name);
+	}
+	char *out = printstr(m, &n);
+	mod_free(m);
+	if (fast)
+		mod_free(fast);
+	free(fastpath);
+	free(kernels);
+	return out;
+}
+
+#if __has_include("policies/report.c")
+#define HAVE_REPORT 1
+#else
+#define HAVE_REPORT 0   /* the policy layer's report.c is not in this tree yet */
+#endif
+
+static void
+sfu_report(const struct hook *h, const char *mangled, const struct sfu_params *p,
+           const struct sfu_stats *st, const char *why)
+{
+	char params[256], stats[256];
+	char *demangled = demangle(mangled);
+	sfu_params_json(p, params, sizeof params);
+	sfu_stats_json(st, stats, sizeof stats);
+	if (why)
+		note("%s: sfu: kernel '%s' left alone: %s", h->src, demangled, why);
+#if HAVE_REPORT
+	if (h->report) {
+		struct report r = {.src = h->src, .arch = h->arch, .mangled = mangled,
+		                   .demangled = demangled, .transform = "sfu", .params = params,
+		                   .applied = !why, .reason = why, .stats = why ? NULL : stats};
+		report_append(h->report, &r);
+	}
+#endif
+	free(demangled);
+}
+
+/* the fast module for mask, parsed once per file */
+static Module *
+fastmod(const struct hook *h, uint mask, Module **cache, const char **path)
+{
+	mask &= AX_ALL;
+	if (!cache[mask] && h->fastptx && (*path = h->fastptx(h->drv, mask)))
+		cache[mask] = parsefile(*path);
+	return cache[mask];
+}
+
+int
+sfu_kernel(Module *m, Fn *fn, const struct sfu_params *p, const struct hook *h,
+           Module **cache)
+{
+	struct sfu_stats st;
+	const char *why = NULL, *path = NULL;
+	char *name = symname(m, fn->sym);
+	Module *fast = fastmod(h, p->approx, cache, &path);
+	if (!fast)
+		note("%s: sfu: no fast-math PTX for '%s': FP64 rewrites only", h->src, name);
+	int rc = sfu(m, fn, fast, p, SFU_COLLAPSE0, &st, &why);
+	sfu_report(h, name, p, &st, why);
+	free(name);
+	return rc;
+}
+
+char *
+sfu_module(const char *text, const struct hook *h)
+{
+	Module *m, *cache[AX_ALL + 1] = {0};
+	int changed = 0;
+	size_t n;
+	if (!h->prof || h->dryrun || !(m = parse("<sfu>", text, strlen(text))))
+		return NULL;
+	for (uint k = 0, nfn = m->nfn; k < nfn; k++) {
+		Fn *fn = m->fn[k];
+		struct choice c;
+		char *name, *dm;
+		if (!kernelsel(m, fn, NULL))
+			continue;
+		name = symname(m, fn->sym);
+		dm = demangle(name);
+		profile_match(h->prof, h->src, name, dm, &c);
+		free(name);
+		free(dm);
+		if (c.rule[T_SFU])
+			changed |= sfu_kernel(m, fn, &c.rule[T_SFU]->sfu, h, cache) == 0;
+	}
+	char *out = changed ? printstr(m, &n) : NULL;
+	for (uint k = 0; k <= AX_ALL; k++)
+		if (cache[k])
+			mod_free(cache[k]);
+	mod_free(m);
+	return out;
+}
