@@ -21,7 +21,7 @@ setmp(struct cmd *c, const struct mpopt *o, const char *val)
 	else if (!strcmp(n, "policy"))
 		c->policy = val;
 	else if (!strcmp(n, "policy-hash"))
-		c->hash = 1;
+		c->hash = 1, c->hashdir = val;
 	else if (!strcmp(n, "profile"))
 		c->profile = val;
 	else if (!strcmp(n, "report"))
@@ -56,7 +56,7 @@ mparg(struct cmd *c, const char *arg)
 	if (!o) {
 		error("unknown option '%s' (see 'man mpcc')", name);
 		r = -1;
-	} else if (o->value && (!eq || !eq[1])) {
+	} else if (o->value == 1 && (!eq || !eq[1])) {
 		error("option '%s' needs a value: '%s=...'", name, name);
 		r = -1;
 	} else if (!o->value && eq) {

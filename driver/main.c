@@ -11,7 +11,8 @@ printhash(const struct cmd *c)
 {
 	int n = c->cu.n ? c->cu.n : 1;
 	for (int i = 0; i < n; i++) {
-		char *h = policy_hash(c->cu.n ? c->cu.v[i] : NULL, c->policy, c->profile);
+		const char *what = c->hashdir ? c->hashdir : c->cu.n ? c->cu.v[i] : NULL;
+		char *h = policy_hash(what, c->policy, c->profile);
 		printf("%s\n", h);
 		free(h);
 	}

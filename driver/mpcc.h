@@ -48,7 +48,7 @@ extern const struct opt nvopts[];
 extern const int nnvopts;
 struct mpopt {
 	const char *name;
-	int value;         /* 1: --mpcc-x=VALUE, 0: a flag */
+	int value;         /* 1: --mpcc-x=VALUE, 0: a flag, 2: either */
 	const char *env;   /* the MPCC_* variable that sets it too */
 };
 extern const struct mpopt mpopts[];
@@ -59,6 +59,7 @@ struct cmd {
 	struct args inputs;/* every input file nvcc will see */
 	struct args cu;    /* the inputs compiled as CUDA */
 	const char *policy, *profile, *report;
+	const char *hashdir;  /* --mpcc-policy-hash=DIR */
 	int force, explain, dryrun, version, hash;
 	int verbose, keep, info, threads, nvdryrun, depsonly, nonsys, phony;
 	const char *keepdir, *out, *deptarget;

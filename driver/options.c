@@ -302,7 +302,7 @@ const struct mpopt mpopts[] = {
 	{"--mpcc-explain", 0, "MPCC_EXPLAIN"},
 	{"--mpcc-force-pipeline", 0, "MPCC_FORCE_PIPELINE"},
 	{"--mpcc-policy", 1, "MPCC_POLICY"},
-	{"--mpcc-policy-hash", 0, NULL},
+	{"--mpcc-policy-hash", 2, NULL},
 	{"--mpcc-profile", 1, "MPCC_PROFILE"},
 	{"--mpcc-report", 1, "MPCC_REPORT"},
 	{"--mpcc-version", 0, NULL},
