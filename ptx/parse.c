@@ -31,7 +31,22 @@ struct P {
 	jmp_buf jb;
 	Fn scratch;             /* a body's growing arrays, reused from body to body */
 	int depth;              /* nesting of operand lists */
+	/* registers declared in a { } scope shadow the function's until its
+	 * '}': the names they replaced, restored there */
+	struct undo { Names **t; const char *s; uint n, old; } *undo;
+	uint nundo, capundo, scope;
 };
+
+/* declare a register name, remembering what it shadows inside a scope */
+static void
+declare(P *p, Names **t, const char *s, uint n, uint v)
+{
+	if (p->scope) {
+		p->undo = agrow(p->m->arena, p->undo, p->nundo, &p->capundo, sizeof *p->undo);
+		p->undo[p->nundo++] = (struct undo){t, s, n, names_get(*t, s, n)};
+	}
+	names_put(p->m->arena, t, s, n, v);
+}
 
 static int
 typeof_(const char *s, uint n)
@@ -391,7 +406,7 @@ reg(P *p, Fn *fn)
 		first = fn->nreg;
 		for (long k = 0; k < cnt; k++)
 			addreg(p, fn, (Str){name.s, name.n}, (int)k, i->ty, at);
-		names_put(p->m->arena, &fn->rangenames, name.s, name.n, first);
+		declare(p, &fn->rangenames, name.s, name.n, first);
 		i = &fn->ins[at];
 		i->arg = arena_alloc(p->m->arena, 2 * sizeof(Ref));
 		i->arg[0] = REF(RReg, first);
@@ -403,7 +418,7 @@ reg(P *p, Fn *fn)
 			if (p->tok.kind != TIDENT)
 				errat(p, p->tok.s, "expected a register name before %s", tokdesc(p->tok));
 			r = addreg(p, fn, (Str){p->tok.s, p->tok.n}, -1, fn->ins[at].ty, at);
-			names_put(p->m->arena, &fn->regnames, p->tok.s, p->tok.n, r);
+			declare(p, &fn->regnames, p->tok.s, p->tok.n, r);
 			rs = agrow(p->m->arena, rs, nr, &cap, sizeof *rs);
 			rs[nr++] = REF(RReg, r);
 			next(p);
@@ -706,7 +721,7 @@ resolve(P *p, Fn *fn)
 static void
 body(P *p, Fn *fn)
 {
-	int depth = 0;
+	uint depth = 0, *marks = NULL, capmarks = 0;
 
 	for (;;) {
 		Tok t = p->tok;
@@ -716,10 +731,17 @@ body(P *p, Fn *fn)
 			Ins *i = newins(p, fn, Oopen);
 			next(p);
 			endstmt(p, i);
-			depth++;
+			marks = agrow(p->m->arena, marks, depth, &capmarks, sizeof *marks);
+			marks[depth++] = p->nundo;
+			p->scope = depth;
 		} else if (ispunct_(t, '}')) {
-			if (depth-- == 0)
+			if (depth == 0)
 				break;
+			for (depth--; p->nundo > marks[depth]; p->nundo--) {
+				struct undo *u = &p->undo[p->nundo - 1];
+				names_put(p->m->arena, u->t, u->s, u->n, u->old);
+			}
+			p->scope = depth;
 			Ins *i = newins(p, fn, Oclose);
 			next(p);
 			endstmt(p, i);
