@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 const char *progname = "mpcc";
@@ -156,10 +157,26 @@ readfile(const char *path, size_t *len)
 	return buf;
 }
 
-/* write next to the target and rename, so a reader never sees half a file */
+static int
+writeinplace(const char *path, const char *buf, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+	if (!f)
+		return -1;
+	int ok = fwrite(buf, 1, len, f) == len;
+	ok &= fclose(f) == 0;
+	return ok ? 0 : -1;
+}
+
+/* write next to the target and rename, so a reader never sees half a file;
+ * a device or pipe (/dev/stdout, /dev/null) is written in place, never
+ * replaced */
 int
 writefile(const char *path, const char *buf, size_t len)
 {
+	struct stat st;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return writeinplace(path, buf, len);
 	char *tmp = fmt("%s.mpcc-%ld.tmp", path, (long)getpid());
 	FILE *f = fopen(tmp, "wb");
 	if (!f) {

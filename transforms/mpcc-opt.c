@@ -55,28 +55,11 @@ p_defuse(Module **mp, const struct passctx *c)
 	return 0;
 }
 
-#if __has_include("transforms/sfu.h")
-#include "transforms/sfu.h"
-/* sfu works on text (transforms/sfu.c): print, rewrite, parse again */
 static int
 p_sfu(Module **mp, const struct passctx *c)
 {
-	size_t n;
-	char *s = printstr(*mp, &n), *t = sfu_opt(c->params, s, stderr);
-	Module *m = parse((*mp)->path, t, strlen(t));
-
-	free(s);
-	free(t);
-	if (!m)
-		return -1;
-	mod_free(*mp);
-	*mp = m;
-	return 0;
+	return sfu_opt(*mp, c->params, stderr);
 }
-#define SFU_PASS {"sfu", p_sfu, NULL, "warp-partitioned approximation (sfu:lambda=N,fast=F.ptx,...)"},
-#else
-#define SFU_PASS
-#endif
 
 /* the pass registry: name, entry, dump */
 static const struct pass {
@@ -90,7 +73,7 @@ static const struct pass {
 	{"ir", p_roundtrip, dumpir, "the statements as the parser sees them"},
 	{"reprint", p_reprint, NULL, "print every statement from the IR, not the source"},
 	{"roundtrip", p_roundtrip, NULL, "nothing: print(parse(x))"},
-	SFU_PASS
+	{"sfu", p_sfu, NULL, "warp-partitioned approximation (sfu:lambda=N,fast=F.ptx,...)"},
 };
 
 static const struct pass *

@@ -5,6 +5,7 @@
 
 #include "common/util.h"
 #include "policies/policy.h"
+#include "ptx/ptx.h"
 
 /* What the driver tells the pipeline about one PTX file that cicc wrote and
  * that ptxas and fatbinary will read next. */
@@ -22,6 +23,36 @@ struct hook {
 	int dryrun;            /* --mpcc-dryrun: say what would run, change nothing */
 	FILE *explain;         /* --mpcc-explain: print explain_kernel() per entry here, change nothing */
 };
+
+/* what the fast body approximates, by kind: the f32 approx instructions it
+ * holds and the FP64 operations the pass rewrote */
+struct sfu_stats {
+	int trans, div, sqrt, rcp;              /* ex2/lg2/sin/cos/tanh, div, (r)sqrt, rcp .approx */
+	int f64div, f64rcp, f64sqrt, f64rsqrt;  /* FP64 rewrites */
+};
+
+/* keep only the body every warp takes: SFU_COLLAPSE0 at lambda 0 (the
+ * module is left as it was; the default: on an H100 the unused fast body cost
+ * Black-Scholes 1.4-2% at lambda 0, over the 1% the issue allows), and
+ * SFU_COLLAPSE64 at lambda 64 (off by default: there the two-body kernel
+ * measured as fast as or faster than the fast-math one, bilateral by 2%) */
+enum { SFU_COLLAPSE0 = 1, SFU_COLLAPSE64 = 2 };
+
+/* sfu.c */
+/* Merge kernel fn of m with its twin in fast (NULL: a copy of fn, FP64
+ * rewrites only) into one warp-partitioned entry; the rest of m is left as
+ * it was. 0: done (at lambda 0 with SFU_COLLAPSE0: m unchanged); -1: left
+ * alone, *why says why.
+ * needs: m and fast from the same source and cicc; breaks: cfg defuse of fn */
+int sfu(Module *m, Fn *fn, Module *fast, const struct sfu_params *p, int flags,
+        struct sfu_stats *st, const char **why);
+/* "lambda=N,fast=F.ptx,approx=div+sqrt,newton=1,collapse=0|1|2,kernels=GLOB" */
+int sfu_params_parse(const char *s, struct sfu_params *p, int *flags, char **fastpath,
+                     char **kernels, char **err);
+void sfu_stats_json(const struct sfu_stats *st, char *buf, size_t cap);
+/* mpcc-opt -p sfu:ARGS: sfu() on every kernel of m that ARGS selects, a
+ * note per kernel to msg; -1 after an error in ARGS */
+int sfu_opt(Module *m, const char *args, FILE *msg);
 
 /* pipeline.c */
 /* Rewrite the PTX file at path in place with the transforms that h->prof

@@ -1,72 +1,46 @@
 /* pipeline.c: the PTX hook. The driver calls pipeline() on each PTX file
  * cicc writes, before ptxas reads it. The schedule is one straight function
- * (STYLE.md, Example 5): the passes that work on text (sfu), parse, then
- * per kernel the IR passes that the policy's winning rules select,
- * refreshing the analyses each one breaks, then print. The file is only rewritten once the whole module has been
- * printed into memory; any failure leaves nvcc's PTX as it was. */
+ * (STYLE.md, Example 5): parse, then per kernel the passes that the policy's
+ * winning rules select, then print. The file is only rewritten once the
+ * whole module has been printed into memory; any failure leaves nvcc's PTX
+ * as it was. */
 #include "ptx/ptx.h"
 #include "transforms/pass.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* report.c and explain.c arrive with the policy layer's branch; until it is
- * merged into this one their calls compile out (the hook then neither
- * explains nor reports). Remove the guards once both are in main. */
-#if __has_include("policies/report.c")
-#define HAVE_REPORT 1
-#else
-#define HAVE_REPORT 0
-#endif
-#if __has_include("policies/explain.c")
-#define HAVE_EXPLAIN 1
-#else
-#define HAVE_EXPLAIN 0
-#endif
-/* likewise the sfu pass (transforms/sfu.c, the SFU branch): it rewrites PTX
- * text, so it runs on the file's text before the IR is built */
-#if __has_include("transforms/sfu.h")
-#include "transforms/sfu.h"
-#define HAVE_SFU 1
-#else
-#define HAVE_SFU 0
-#endif
-
-static void
-params_json(int t, const struct rule *r, char *buf, size_t n)
+/* the fast-math module of the file for an approximation mask: the driver's
+ * second cicc run, parsed once per mask */
+static Module *
+fastmod(const struct hook *h, uint mask, Module **cache)
 {
-	switch (t) {
-	case T_SFU:
-		snprintf(buf, n, "{\"lambda\":%d,\"approx\":%u,\"newton\":%d}",
-		         r->sfu.lambda, r->sfu.approx, r->sfu.newton);
-		break;
-	case T_FISET:
-		snprintf(buf, n, "{\"min_ratio\":%g,\"sets\":%d}", r->fiset.min_ratio, r->fiset.sets);
-		break;
-	default:
-		snprintf(buf, n, "{\"type\":\"%s\",\"blocks\":%d}", r->half2.bf16 ? "bf16" : "f16",
-		         r->half2.blocks);
-	}
+	const char *path;
+
+	mask &= AX_ALL;
+	if (!cache[mask] && h->fastptx && (path = h->fastptx(h->drv, mask)))
+		cache[mask] = parsefile(path);
+	return cache[mask];
 }
 
-/* a transform that cannot run on this kernel: say so as the policy asks and
- * report it; -1 if the policy makes that an error */
+/* what became of transform t on a kernel: one report line, and for a kernel
+ * left alone the policy's on_unsupported; -1 if the policy makes that an
+ * error */
 static int
-refuse(const struct hook *h, const char *mangled, const char *demangled, int t,
-       const struct rule *r, const char *why)
+outcome(const struct hook *h, const char *mangled, const char *demangled, int t,
+        const struct rule *r, const char *why, const char *stats)
 {
-	char params[256];
-
-	(void)mangled;
-	params_json(t, r, params, sizeof params);
 	if (h->report) {
-#if HAVE_REPORT
+		char *params = rule_params(r, t);
 		struct report rep = {.src = h->src, .arch = h->arch, .mangled = mangled,
 		                     .demangled = demangled, .transform = transform_name[t],
-		                     .params = params, .reason = why};
+		                     .params = params, .applied = !why, .reason = why,
+		                     .stats = stats, .profile = h->prof->name, .rule = r->where};
 		report_append(h->report, &rep);
-#endif
+		free(params);
 	}
+	if (!why)
+		return 0;
 	switch (h->prof->on_unsupported) {
 	case UNSUP_ERROR:
 		error("%s: %s on '%s' (%s): %s", r->where ? r->where : h->src, transform_name[t],
@@ -81,26 +55,32 @@ refuse(const struct hook *h, const char *mangled, const char *demangled, int t,
 
 /* the transforms of one kernel, in a fixed order */
 static int
-kernel(Module *m, Fn *fn, const struct hook *h)
+kernel(Module *m, Fn *fn, const struct hook *h, Module **cache)
 {
-	char mangled[512];
+	char mangled[512], stats[256];
 	char *demangled;
+	const char *why;
+	const struct rule *r;
 	struct choice c;
 	int rc = 0;
 
-	(void)m;
 	snprintf(mangled, sizeof mangled, "%.*s", (int)m->sym[fn->sym].name.n,
 	         m->sym[fn->sym].name.s);
 	demangled = demangle(mangled);
 	profile_match(h->prof, h->src, mangled, demangled, &c);
-	/* sfu ran on the text (see pipeline()); IR passes on fn go here, each
-	 * followed by the refresh of what it breaks (fillcfg, filldefuse) */
-	if (c.rule[T_SFU] && !HAVE_SFU)
-		rc |= refuse(h, mangled, demangled, T_SFU, c.rule[T_SFU], "not implemented yet");
-	if (c.rule[T_FISET])
-		rc |= refuse(h, mangled, demangled, T_FISET, c.rule[T_FISET], "not implemented yet");
-	if (c.rule[T_HALF2])
-		rc |= refuse(h, mangled, demangled, T_HALF2, c.rule[T_HALF2], "not implemented yet");
+	if ((r = c.rule[T_SFU])) {
+		struct sfu_stats st;
+		Module *fast = fastmod(h, r->sfu.approx, cache);
+		if (!fast)
+			note("%s: sfu: no fast-math PTX for '%s': FP64 rewrites only", h->src, demangled);
+		sfu(m, fn, fast, &r->sfu, SFU_COLLAPSE0, &st, &why);
+		sfu_stats_json(&st, stats, sizeof stats);
+		rc |= outcome(h, mangled, demangled, T_SFU, r, why, why ? NULL : stats);
+	}
+	if ((r = c.rule[T_FISET]))
+		rc |= outcome(h, mangled, demangled, T_FISET, r, "not implemented yet", NULL);
+	if ((r = c.rule[T_HALF2]))
+		rc |= outcome(h, mangled, demangled, T_HALF2, r, "not implemented yet", NULL);
 	free(demangled);
 	return rc;
 }
@@ -116,50 +96,20 @@ explain(Module *m, const struct hook *h)
 		snprintf(mangled, sizeof mangled, "%.*s", (int)m->sym[fn->sym].name.n,
 		         m->sym[fn->sym].name.s);
 		demangled = demangle(mangled);
-#if HAVE_EXPLAIN
 		explain_kernel(h->explain, h->prof, h->src, mangled, demangled);
-#else
-		fprintf(h->explain, "%s: kernel '%s': explain is not built yet\n", h->src, demangled);
-#endif
 		free(demangled);
 	}
-}
-
-/* the passes that work on PTX text; the text of the module, malloc'd */
-static char *
-textpasses(char *text, const struct hook *h)
-{
-#if HAVE_SFU
-	char *t = sfu_module(text, h);   /* SFU: every kernel whose rule has sfu */
-	if (t) {
-		free(text);
-		text = t;
-	}
-#else
-	(void)h;
-#endif
-	return text;
 }
 
 int
 pipeline(const char *path, const struct hook *h)
 {
-	Module *m;
-	char *out, *text;
+	Module *m, *cache[AX_ALL + 1] = {0};
+	char *out;
 	size_t n;
 	int rc = 0;
 
-	if (!(text = readfile(path, &n))) {
-		error("cannot read '%s': %s", path, strerror(errno));
-		return -1;
-	}
-	if (h->prof && !h->dryrun && !h->explain) {
-		text = textpasses(text, h);
-		n = strlen(text);
-	}
-	m = parse(path, text, n);
-	free(text);
-	if (!m) {
+	if (!(m = parsefile(path))) {
 		note("leaving '%s' as nvcc wrote it", path);
 		return -1;
 	}
@@ -168,10 +118,19 @@ pipeline(const char *path, const struct hook *h)
 		mod_free(m);
 		return 0;
 	}
-	if (h->prof && !h->dryrun)
-		for (uint k = 0; k < m->nfn && rc == 0; k++)
-			if ((m->fn[k]->flags & FENTRY) && !(m->fn[k]->flags & FDECL))
-				rc = kernel(m, m->fn[k], h);
+	if (h->prof && !h->dryrun) {
+		/* the kernels as cicc wrote them: passes add functions to m->fn */
+		Fn **fns = xmalloc(m->nfn * sizeof *fns);
+		uint nfn = m->nfn;
+		memcpy(fns, m->fn, nfn * sizeof *fns);
+		for (uint k = 0; k < nfn && rc == 0; k++)
+			if ((fns[k]->flags & FENTRY) && !(fns[k]->flags & FDECL))
+				rc = kernel(m, fns[k], h, cache);
+		free(fns);
+	}
+	for (uint k = 0; k <= AX_ALL; k++)
+		if (cache[k])
+			mod_free(cache[k]);
 	if (rc < 0) {
 		mod_free(m);
 		return -1;

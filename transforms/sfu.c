@@ -30,7 +30,6 @@
 
 #include "ptx/ptx.h"
 #include "transforms/pass.h"
-#include "transforms/sfu.h"
 
 static int
 streq(Str s, const char *t)
@@ -62,19 +61,6 @@ reftext(const Fn *fn, Ref r)
 	printref(f, fn, r);
 	fclose(f);
 	return buf;
-}
-
-/* a fresh register declared before statement `at` (newreg() declares it
- * after the last .reg of the body, which may sit inside a call's { } scope
- * where the rest of the body cannot see it) */
-static uint
-freshreg(Fn *fn, int ty, uint at)
-{
-	uint r = newreg(fn, ty), d = fn->reg[r].decl;
-	Ins i = fn->ins[d];
-	ins_remove(fn, d);
-	ins_insert(fn, at, &i);
-	return r;
 }
 
 static char *
@@ -370,9 +356,9 @@ f64body(Fn *fn, uint from, uint *to, const struct sfu_params *p, struct sfu_stat
 	struct f64 x = {fn, 0, "", p->newton, xcalloc(8 * c, sizeof(char *)),
 	                xcalloc(4 * c, sizeof(char *)), 0, 0};
 	for (uint k = 0; k < 8 * c; k++)
-		x.d[k] = rname(fn, freshreg(fn, Tf64, from));
+		x.d[k] = rname(fn, newreg(fn, Tf64));
 	for (uint k = 0; k < 4 * c; k++)
-		x.q[k] = rname(fn, freshreg(fn, Tpred, from));
+		x.q[k] = rname(fn, newreg(fn, Tpred));
 	*to += 12 * c;
 	uint n = *to;
 	char *pair = xcalloc(fn->nins + 1, 1);   /* 1: the sqrt of an rsqrt pair; 2: its rcp */
@@ -550,42 +536,6 @@ hide(Module *m, Fn *fn)
 	free(h);
 }
 
-/* .shared arrays the accurate body declares too: the clone's copies go, and
- * the fast body uses the accurate body's (a CTA split by lambda shares them) */
-static void
-unshare(Fn *fn, uint accend, uint from, uint *to)
-{
-	Module *m = fn->mod;
-	uint *map = newmap(m), nmap = m->nsym + 64;
-	char *drop = xcalloc(*to - from + 1, 1);
-	for (uint k = from; k < *to; k++) {
-		Ins *c = &fn->ins[k];
-		if (c->op != Ovar || !strpre(c->name, ".shared"))
-			continue;
-		Str cn = m->sym[c->arg[0].idx].name;
-		for (uint j = 0; j < accend; j++) {
-			Ins *a = &fn->ins[j];
-			if (a->op != Ovar)
-				continue;
-			Str an = m->sym[a->arg[0].idx].name;
-			if (a->name.n == c->name.n && !memcmp(a->name.s, c->name.s, a->name.n) &&
-			    a->tail.n == c->tail.n && !memcmp(a->tail.s, c->tail.s, a->tail.n) &&
-			    cn.n == an.n + 4 && !memcmp(cn.s, an.s, an.n) && !memcmp(cn.s + an.n, "_sfu", 4)) {
-				map[c->arg[0].idx] = a->arg[0].idx;
-				drop[k - from] = 1;
-				break;
-			}
-		}
-	}
-	remap(fn, from, *to, map, nmap);
-	for (uint k = *to; k-- > from;)
-		if (drop[k - from]) {
-			ins_remove(fn, k);
-			(*to)--;
-		}
-	free(drop);
-}
-
 static void
 insert(Fn *fn, uint at, const char *text)
 {
@@ -596,13 +546,13 @@ insert(Fn *fn, uint at, const char *text)
 }
 
 /* the partition: "mov %warpid; setp; @p bra $SFU_FAST" after the leading
- * declarations, "ret; $SFU_FAST:" at the end; returns the end */
-static uint
+ * declarations, "ret; $SFU_FAST:" at the end */
+static void
 partition(Fn *fn, int lambda)
 {
 	char buf[160];
 	uint l = newlbl(fn, "$SFU_FAST");
-	char *w = rname(fn, freshreg(fn, Tb32, 0)), *p = rname(fn, freshreg(fn, Tpred, 1));
+	char *w = rname(fn, newreg(fn, Tb32)), *p = rname(fn, newreg(fn, Tpred));
 	uint at = bodystart(fn);
 	snprintf(buf, sizeof buf, "mov.u32 %s, %%warpid;", w);
 	insert(fn, at, buf);
@@ -613,7 +563,6 @@ partition(Fn *fn, int lambda)
 	insert(fn, fn->nins, "ret;");
 	placelbl(fn, fn->nins, l);
 	free(w), free(p);
-	return fn->nins;
 }
 
 /* the fast module's .funcs that the fast body reaches, copied into m under
@@ -747,10 +696,9 @@ sfu(Module *m, Fn *fn, Module *fast, const struct sfu_params *p, int flags,
 		from = 0;
 		to = clonebody(fn, 0, kf, "_sfu");
 	} else {
-		uint accend = partition(fn, p->lambda);
+		partition(fn, p->lambda);
 		from = fn->nins;
 		to = from + clonebody(fn, from, kf, "_sfu");
-		unshare(fn, accend, from, &to);
 	}
 	remap(fn, from, to, map, nmap);
 	f64body(fn, from, &to, p, st);
@@ -841,19 +789,6 @@ sfu_stats_json(const struct sfu_stats *st, char *buf, size_t cap)
 	         st->f64rsqrt);
 }
 
-void
-sfu_params_json(const struct sfu_params *p, char *buf, size_t cap)
-{
-	size_t n = snprintf(buf, cap, "{\"lambda\":%d,\"newton\":%d,\"approx\":[", p->lambda,
-	                    p->newton);
-	for (size_t i = 0, k = 0; i < countof(axname) && n < cap; i++)
-		if (p->approx & (1u << i))
-			n += snprintf(buf + n, cap - n, "%s\"%s\"", k++ ? "," : "", axname[i]);
-	if (n < cap)
-		snprintf(buf + n, cap - n, "]}");
-}
-
-
 /* ---- the tools' entries: mpcc-opt and the driver's hook ---- */
 
 static int
@@ -866,22 +801,29 @@ kernelsel(const Module *m, const Fn *fn, const char *glob)
 	return ok && (fn->flags & FENTRY) && !(fn->flags & FDECL);
 }
 
-char *
-sfu_opt(const char *args, const char *in, FILE *msg)
+int
+sfu_opt(Module *m, const char *args, FILE *msg)
 {
 	struct sfu_params p;
 	char *fastpath, *kernels, *err;
-	Module *m, *fast = NULL;
+	Module *fast = NULL;
 	int flags;
-	size_t n;
-	if (sfu_params_parse(args, &p, &flags, &fastpath, &kernels, &err))
-		die("%s", err);
-	if (!(m = parse("<sfu>", in, strlen(in))))
-		die("cannot parse the PTX");
-	if (fastpath && !(fast = parsefile(fastpath)))
-		die("cannot read '%s'", fastpath);
-	for (uint k = 0, nfn = m->nfn; k < nfn; k++) {
-		Fn *fn = m->fn[k];
+	if (sfu_params_parse(args, &p, &flags, &fastpath, &kernels, &err)) {
+		error("%s", err);
+		free(err);
+		return -1;
+	}
+	if (fastpath && !(fast = parsefile(fastpath))) {
+		free(fastpath);
+		free(kernels);
+		return -1;
+	}
+	/* the kernels as parsed: sfu() adds the fast body's .funcs to m->fn */
+	uint nfn = m->nfn;
+	Fn **fns = xmalloc(nfn * sizeof *fns);
+	memcpy(fns, m->fn, nfn * sizeof *fns);
+	for (uint k = 0; k < nfn; k++) {
+		Fn *fn = fns[k];
 		struct sfu_stats st;
 		const char *why;
 		char js[256], *name;
@@ -898,94 +840,10 @@ sfu_opt(const char *args, const char *in, FILE *msg)
 		}
 		free(name);
 	}
-	char *out = printstr(m, &n);
-	mod_free(m);
+	free(fns);
 	if (fast)
 		mod_free(fast);
 	free(fastpath);
 	free(kernels);
-	return out;
-}
-
-#if __has_include("policies/report.c")
-#define HAVE_REPORT 1
-#else
-#define HAVE_REPORT 0   /* the policy layer's report.c is not in this tree yet */
-#endif
-
-static void
-sfu_report(const struct hook *h, const char *mangled, const struct sfu_params *p,
-           const struct sfu_stats *st, const char *why)
-{
-	char params[256], stats[256];
-	char *demangled = demangle(mangled);
-	sfu_params_json(p, params, sizeof params);
-	sfu_stats_json(st, stats, sizeof stats);
-	if (why)
-		note("%s: sfu: kernel '%s' left alone: %s", h->src, demangled, why);
-#if HAVE_REPORT
-	if (h->report) {
-		struct report r = {.src = h->src, .arch = h->arch, .mangled = mangled,
-		                   .demangled = demangled, .transform = "sfu", .params = params,
-		                   .applied = !why, .reason = why, .stats = why ? NULL : stats};
-		report_append(h->report, &r);
-	}
-#endif
-	free(demangled);
-}
-
-/* the fast module for mask, parsed once per file */
-static Module *
-fastmod(const struct hook *h, uint mask, Module **cache, const char **path)
-{
-	mask &= AX_ALL;
-	if (!cache[mask] && h->fastptx && (*path = h->fastptx(h->drv, mask)))
-		cache[mask] = parsefile(*path);
-	return cache[mask];
-}
-
-int
-sfu_kernel(Module *m, Fn *fn, const struct sfu_params *p, const struct hook *h,
-           Module **cache)
-{
-	struct sfu_stats st;
-	const char *why = NULL, *path = NULL;
-	char *name = symname(m, fn->sym);
-	Module *fast = fastmod(h, p->approx, cache, &path);
-	if (!fast)
-		note("%s: sfu: no fast-math PTX for '%s': FP64 rewrites only", h->src, name);
-	int rc = sfu(m, fn, fast, p, SFU_COLLAPSE0, &st, &why);
-	sfu_report(h, name, p, &st, why);
-	free(name);
-	return rc;
-}
-
-char *
-sfu_module(const char *text, const struct hook *h)
-{
-	Module *m, *cache[AX_ALL + 1] = {0};
-	int changed = 0;
-	size_t n;
-	if (!h->prof || h->dryrun || !(m = parse("<sfu>", text, strlen(text))))
-		return NULL;
-	for (uint k = 0, nfn = m->nfn; k < nfn; k++) {
-		Fn *fn = m->fn[k];
-		struct choice c;
-		char *name, *dm;
-		if (!kernelsel(m, fn, NULL))
-			continue;
-		name = symname(m, fn->sym);
-		dm = demangle(name);
-		profile_match(h->prof, h->src, name, dm, &c);
-		free(name);
-		free(dm);
-		if (c.rule[T_SFU])
-			changed |= sfu_kernel(m, fn, &c.rule[T_SFU]->sfu, h, cache) == 0;
-	}
-	char *out = changed ? printstr(m, &n) : NULL;
-	for (uint k = 0; k <= AX_ALL; k++)
-		if (cache[k])
-			mod_free(cache[k]);
-	mod_free(m);
-	return out;
+	return 0;
 }

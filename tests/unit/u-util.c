@@ -3,6 +3,7 @@
 #include "tests/unit/test.h"
 
 #include <stdlib.h>
+#include <sys/stat.h>
 
 TEST(args_own_their_strings)
 {
@@ -65,9 +66,17 @@ TEST(demangle_reads_cxx_names_and_keeps_c_names)
 	free(d);
 }
 
+TEST(writefile_never_replaces_a_device)
+{
+	CHECK(writefile("/dev/null", "x", 1) == 0);
+	struct stat st;
+	CHECK(stat("/dev/null", &st) == 0 && S_ISCHR(st.st_mode));
+}
+
 int
 main(void)
 {
+	RUN(writefile_never_replaces_a_device);
 	RUN(demangle_reads_cxx_names_and_keeps_c_names);
 	RUN(args_own_their_strings);
 	RUN(args_insert_and_remove_keep_order);
