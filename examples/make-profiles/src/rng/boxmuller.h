@@ -1,1 +1,0 @@
-void boxmuller(float *u, int n, int reference);

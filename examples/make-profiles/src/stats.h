@@ -1,1 +1,0 @@
-void moments(const float *x, int n, double *mean, double *var);
