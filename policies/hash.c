@@ -86,7 +86,8 @@ tree(struct hash *h, const char *dir, int depth)
 		names[n++] = xstrdup(e->d_name);
 	}
 	closedir(d);
-	qsort(names, n, sizeof *names, cmp);
+	if (n)   /* an empty directory leaves names NULL, which qsort may not take */
+		qsort(names, n, sizeof *names, cmp);
 	for (int i = 0; i < n; i++) {
 		char *p = fmt("%s/%s", dir, names[i]);
 		struct stat st;

@@ -491,6 +491,9 @@ TEST(the_hash_follows_policies_and_profile)
 	char *deep = put("hash/proj/src/gpu/.mpcc.yaml", "version: 1\nprofiles: {fast: {}}\n");
 	put("hash/proj/src/gpu/k.cu", "");
 	char *d = at("hash/proj"), *cu = at("hash/proj/src/gpu/k.cu");
+	/* an empty directory in the tree (UBSan caught qsort(NULL, 0) on one) */
+	char *empty = at("hash/proj/empty");
+	CHECK(mkdir(empty, 0755) == 0);
 	char *h1 = policy_hash(d, NULL, NULL), *f1 = policy_hash(cu, NULL, NULL);
 	CHECK(strlen(h1) == 32 && strspn(h1, "0123456789abcdef") == 32);
 	CHECK_STR(policy_hash(d, NULL, NULL), h1);
