@@ -415,6 +415,20 @@ explainline(struct run *r, struct args *a, const char *line)
 	return args_join(a);
 }
 
+/* --mpcc-explain needs only the steps that lead to cicc's PTX: none that
+ * assembles, links, or writes outside the private directory (with several
+ * inputs, the first one's host compile comes before the last cicc) */
+static int
+explain_skips(const struct args *a, const char *prog)
+{
+	if (!strcmp(prog, "cicc"))
+		return 0;
+	if (!strcmp(prog, "ptxas") || !strcmp(prog, "fatbinary") || !strcmp(prog, "nvlink"))
+		return 1;
+	const char *o = optval(a, "-o");
+	return o && !startswith(o, tmpdir);
+}
+
 static int
 command(struct run *r, const struct step *s)
 {
@@ -423,6 +437,10 @@ command(struct run *r, const struct step *s)
 	if (shsplit(&a, s->line, env) < 0)
 		args_release(&a);
 	const char *prog = progname_of(&a);
+	if (r->c->explain && explain_skips(&a, prog)) {
+		args_release(&a);
+		return 0;
+	}
 	char *line = r->c->explain && !strcmp(prog, "cicc") ? explainline(r, &a, s->line)
 	                                                   : xstrdup(s->line);
 	if (!strcmp(prog, "rm")) {

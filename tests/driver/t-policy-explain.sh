@@ -57,6 +57,14 @@ rng/gen.cu: kernel 'exact'
 EOF
 diff "$tmp/want" "$tmp/out" >"$tmp/diff" || fail "explain output differs:
 $(cat "$tmp/diff")"
+# several inputs: the first one's host compile comes before the last cicc
+# in nvcc's steps, and must not run either
+cp "$top/rng/gen.cu" "$top/rng/gen2.cu"
+(cd "$top/rng" && "$MPCC" --mpcc-explain --mpcc-profile=fast -arch=sm_90 -c gen.cu gen2.cu) \
+	>"$tmp/out2" 2>"$tmp/err" || fail "two inputs: status $?: $(cat "$tmp/err")"
+[ "$(grep -c "kernel 'BoxMuller" "$tmp/out2")" -eq 2 ] || fail "two inputs: $(cat "$tmp/out2")"
+ls "$top/rng"/*.o >/dev/null 2>&1 && fail "--mpcc-explain with two inputs wrote $(ls "$top/rng"/*.o)"
+rm "$top/rng/gen2.cu"
 # the default profile has no rules
 (cd "$top/rng" && "$MPCC" --mpcc-explain -arch=sm_90 gen.cu) >"$tmp/out" 2>"$tmp/err" || fail "default profile: $(cat "$tmp/err")"
 [ "$(grep -c "no rule applies: nvcc's code is kept" "$tmp/out")" -eq 2 ] || fail "default profile: $(cat "$tmp/out")"
