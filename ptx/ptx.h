@@ -280,6 +280,7 @@ uint lookreg(Fn *fn, const char *s, uint n);   /* register named s, ~0u if none 
 
 /* table.c */
 Fn *findfn(Module *m, const char *name);   /* the definition, else a declaration */
+char *symstr(const Module *m, uint sym);    /* a symbol's name, malloc'd */
 int opcode(const char *s, size_t n);   /* O*, or -1 */
 uint intern(Module *m, const char *s, size_t n);      /* mod->sym index, created if new */
 /* for the library's own files */

@@ -130,6 +130,12 @@ intern(Module *m, const char *s, size_t n)
 	return m->nsym++;
 }
 
+char *
+symstr(const Module *m, uint sym)
+{
+	return xstrndup(m->sym[sym].name.s, m->sym[sym].name.n);
+}
+
 Fn *
 findfn(Module *m, const char *name)
 {

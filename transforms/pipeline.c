@@ -57,16 +57,13 @@ outcome(const struct hook *h, const char *mangled, const char *demangled, int t,
 static int
 kernel(Module *m, Fn *fn, const struct hook *h, Module **cache)
 {
-	char mangled[512], stats[256];
-	char *demangled;
+	char stats[256];
+	char *mangled = symstr(m, fn->sym), *demangled = demangle(mangled);
 	const char *why;
 	const struct rule *r;
 	struct choice c;
 	int rc = 0;
 
-	snprintf(mangled, sizeof mangled, "%.*s", (int)m->sym[fn->sym].name.n,
-	         m->sym[fn->sym].name.s);
-	demangled = demangle(mangled);
 	profile_match(h->prof, h->src, mangled, demangled, &c);
 	if ((r = c.rule[T_SFU])) {
 		struct sfu_stats st;
@@ -81,6 +78,7 @@ kernel(Module *m, Fn *fn, const struct hook *h, Module **cache)
 		rc |= outcome(h, mangled, demangled, T_FISET, r, "not implemented yet", NULL);
 	if ((r = c.rule[T_HALF2]))
 		rc |= outcome(h, mangled, demangled, T_HALF2, r, "not implemented yet", NULL);
+	free(mangled);
 	free(demangled);
 	return rc;
 }
@@ -90,13 +88,11 @@ explain(Module *m, const struct hook *h)
 {
 	for (uint k = 0; k < m->nfn; k++) {
 		Fn *fn = m->fn[k];
-		char mangled[512], *demangled;
 		if (!(fn->flags & FENTRY) || (fn->flags & FDECL))
 			continue;
-		snprintf(mangled, sizeof mangled, "%.*s", (int)m->sym[fn->sym].name.n,
-		         m->sym[fn->sym].name.s);
-		demangled = demangle(mangled);
+		char *mangled = symstr(m, fn->sym), *demangled = demangle(mangled);
 		explain_kernel(h->explain, h->prof, h->src, mangled, demangled);
+		free(mangled);
 		free(demangled);
 	}
 }

@@ -43,12 +43,6 @@ strpre(Str s, const char *t)
 	return s.n >= strlen(t) && !memcmp(s.s, t, strlen(t));
 }
 
-static char *
-symname(const Module *m, uint sym)
-{
-	return xstrndup(m->sym[sym].name.s, m->sym[sym].name.n);
-}
-
 /* the operand as PTX text, malloc'd */
 static char *
 reftext(const Fn *fn, Ref r)
@@ -575,7 +569,7 @@ copyfuncs(Module *m, Module *fast, const struct funcs *fs, const char *fsuffix,
 	Fn *nf[countof(fs->src)];
 	uint old[countof(fs->src)];
 	for (int k = 0; k < fs->n; k++) {
-		char *base = symname(fast, fs->src[k]->sym), *name = fmt("%s%s", base, fsuffix);
+		char *base = symstr(fast, fs->src[k]->sym), *name = fmt("%s%s", base, fsuffix);
 		Str ns = {name, (uint)strlen(name)};
 		old[k] = intern(m, base, strlen(base));
 		if (!(nf[k] = fnbysym(m, ns))) {   /* an earlier kernel's merge made it */
@@ -589,7 +583,7 @@ copyfuncs(Module *m, Module *fast, const struct funcs *fs, const char *fsuffix,
 	}
 	uint *map = newmap(m), nmap = m->nsym + 64;
 	for (int k = 0; k < fs->n; k++) {
-		char *base = symname(fast, fs->src[k]->sym), *name = fmt("%s%s", base, fsuffix);
+		char *base = symstr(fast, fs->src[k]->sym), *name = fmt("%s%s", base, fsuffix);
 		map[old[k]] = intern(m, name, strlen(name));
 		free(base);
 		free(name);
@@ -794,7 +788,7 @@ sfu_stats_json(const struct sfu_stats *st, char *buf, size_t cap)
 static int
 kernelsel(const Module *m, const Fn *fn, const char *glob)
 {
-	char *name = symname(m, fn->sym), *dm = demangle(name);
+	char *name = symstr(m, fn->sym), *dm = demangle(name);
 	int ok = !glob || !fnmatch(glob, name, 0) || !fnmatch(glob, dm, 0);
 	free(name);
 	free(dm);
@@ -829,7 +823,7 @@ sfu_opt(Module *m, const char *args, FILE *msg)
 		char js[256], *name;
 		if (!kernelsel(m, fn, kernels))
 			continue;
-		name = symname(m, fn->sym);
+		name = symstr(m, fn->sym);
 		if (sfu(m, fn, fast, &p, flags, &st, &why) < 0) {
 			if (msg)
 				fprintf(msg, "%s: note: sfu: kernel '%s' left alone: %s\n", progname, name, why);

@@ -70,6 +70,28 @@ TEST(explain_changes_nothing)
 	free(p);
 }
 
+TEST(long_kernel_names_reach_the_policy_whole)
+{
+	/* C++ template kernels have mangled names of many hundred characters */
+	char name[601], text[1024], *buf = NULL;
+	size_t n = 0;
+	memset(name, 'k', 600);
+	name[600] = 0;
+	snprintf(text, sizeof text, ".version 9.0\n.target sm_80\n.address_size 64\n"
+	         ".visible .entry %s()\n{\n\tret;\n}\n", name);
+	char *p = tmpfile_with(text);
+	FILE *out = open_memstream(&buf, &n);
+	struct hook h = {.src = "k.cu", .arch = "compute_80", .explain = out};
+	CHECK(pipeline(p, &h) == 0);
+	fclose(out);
+	char *quoted = fmt("'%s'", name);
+	CHECK(strstr(buf, quoted) != NULL);
+	free(quoted);
+	free(buf);
+	unlink(p);
+	free(p);
+}
+
 TEST(itemtext_copies_a_declaration_between_modules)
 {
 	static const char a[] = ".version 9.0\n.target sm_80\n.address_size 64\n"
@@ -98,6 +120,7 @@ main(void)
 	RUN(identity_without_a_profile_is_byte_exact);
 	RUN(bad_ptx_is_left_unchanged);
 	RUN(explain_changes_nothing);
+	RUN(long_kernel_names_reach_the_policy_whole);
 	RUN(itemtext_copies_a_declaration_between_modules);
 	return DONE();
 }
