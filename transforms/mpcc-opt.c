@@ -201,6 +201,7 @@ main(int argc, char **argv)
 				return 1;
 			dump(stdout, m, p);
 		}
+		mod_free(m);
 		return 0;
 	}
 	if (out)

@@ -617,39 +617,17 @@ copydecls(Module *m, const Module *fast)
 	}
 }
 
-/* Merge kernel fn of m with its twin in fast (the same source through cicc
- * with fast-math flags; NULL: a copy of fn, for the FP64 rewrites alone)
- * into one entry that sends the warps whose %warpid is below p->lambda to
- * the fast body. The rest of m is left as it was. 0: done, st counts the
- * approximate operations of the fast body by kind; -1: fn left alone, *why
- * says why (nothing to approximate, no twin, ...).
- * needs: nothing; breaks: cfg defuse loops of fn, m's function order */
-int
-sfu(Module *m, Fn *fn, Module *fast, const struct sfu_params *p, int flags,
-    struct sfu_stats *st, const char **why)
+/* sfu() without the copy of m it may make: fast is the fast module, or
+ * that copy when selfcopy (FP64 rewrites alone) */
+static int
+merge(Module *m, Fn *fn, Module *fast, int selfcopy, const struct sfu_params *p, int flags,
+      struct sfu_stats *st, const char **why)
 {
-	Module *own = NULL;
 	Fn *kf;
 	struct funcs fs = {0};
 	char fsuffix[16];
 	uint *map, nmap, from, to;
 
-	memset(st, 0, sizeof *st);
-	*why = NULL;
-	if (p->lambda < 0 || p->lambda > 64)
-		return *why = "lambda is not in 0..64", -1;
-	if (!(fn->flags & FENTRY) || (fn->flags & FDECL))
-		return *why = "not a kernel", -1;
-	if (findlbl(fn, "$SFU_FAST") != ~0u)
-		return *why = "the kernel already holds an sfu partition", -1;
-	if (!fast) {   /* FP64 rewrites only: clone from a copy of the module */
-		size_t n;
-		char *t = printstr(m, &n);
-		fast = own = parse(m->path, t, n);
-		free(t);
-		if (!fast)
-			return *why = "cannot reparse the module", -1;
-	}
 	if (!(kf = fnbysym(fast, m->sym[fn->sym].name)) || !(kf->flags & FENTRY))
 		return *why = "the kernel is missing from the fast PTX", -1;
 	if (kf->npar != fn->npar)
@@ -662,17 +640,15 @@ sfu(Module *m, Fn *fn, Module *fast, const struct sfu_params *p, int flags,
 		f64 = f64 || hasf64(fs.src[k], p->approx);
 	}
 	if (same && !f64)
-		return *why = own ? "no FP64 division, reciprocal or square root to approximate"
-		                  : "the fast-math PTX of the kernel is the same as the accurate one: "
-		                    "nothing to approximate (is -use_fast_math already on?)", -1;
+		return *why = selfcopy ? "no FP64 division, reciprocal or square root to approximate"
+		                       : "the fast-math PTX of the kernel is the same as the accurate one: "
+		                         "nothing to approximate (is -use_fast_math already on?)", -1;
 	if ((flags & SFU_COLLAPSE0) && p->lambda == 0) {
 		/* every warp accurate: the module as it was; the counts say what
 		 * a higher lambda would approximate */
 		tally(kf, p->approx, st);
 		for (int k = 0; k < fs.n; k++)
 			tally(fs.src[k], p->approx, st);
-		if (own)
-			mod_free(own);
 		return 0;
 	}
 
@@ -681,7 +657,7 @@ sfu(Module *m, Fn *fn, Module *fast, const struct sfu_params *p, int flags,
 		strcpy(fsuffix, "_sfu");
 	else
 		snprintf(fsuffix, sizeof fsuffix, "_sfu%x", p->approx);
-	if (!own)
+	if (!selfcopy)
 		copydecls(m, fast);
 	copyfuncs(m, fast, &fs, fsuffix, p, debug, st, &map, &nmap);
 	if ((flags & SFU_COLLAPSE64) && p->lambda == 64) {
@@ -699,9 +675,42 @@ sfu(Module *m, Fn *fn, Module *fast, const struct sfu_params *p, int flags,
 	if (!debug)
 		droplocs(fn, from, &to);
 	count(fn, from, to, st);
+	return 0;
+}
+
+/* Merge kernel fn of m with its twin in fast (the same source through cicc
+ * with fast-math flags; NULL: a copy of fn, for the FP64 rewrites alone)
+ * into one entry that sends the warps whose %warpid is below p->lambda to
+ * the fast body. The rest of m is left as it was. 0: done, st counts the
+ * approximate operations of the fast body by kind; -1: fn left alone, *why
+ * says why (nothing to approximate, no twin, ...).
+ * needs: nothing; breaks: cfg defuse loops of fn, m's function order */
+int
+sfu(Module *m, Fn *fn, Module *fast, const struct sfu_params *p, int flags,
+    struct sfu_stats *st, const char **why)
+{
+	Module *own = NULL;
+
+	memset(st, 0, sizeof *st);
+	*why = NULL;
+	if (p->lambda < 0 || p->lambda > 64)
+		return *why = "lambda is not in 0..64", -1;
+	if (!(fn->flags & FENTRY) || (fn->flags & FDECL))
+		return *why = "not a kernel", -1;
+	if (findlbl(fn, "$SFU_FAST") != ~0u)
+		return *why = "the kernel already holds an sfu partition", -1;
+	if (!fast) {   /* FP64 rewrites only: clone from a copy of the module */
+		size_t n;
+		char *t = printstr(m, &n);
+		own = parse(m->path, t, n);
+		free(t);
+		if (!own)
+			return *why = "cannot reparse the module", -1;
+	}
+	int rc = merge(m, fn, own ? own : fast, own != NULL, p, flags, st, why);
 	if (own)
 		mod_free(own);
-	return 0;
+	return rc;
 }
 
 static const char *const axname[] = {"transcendental", "div", "sqrt", "rcp", "ftz"};
