@@ -101,6 +101,16 @@ if miss cached "$T/fake/nvcc" && hit cached "$T/fake/nvcc"; then
 	miss cached "$T/fake/nvcc" && passed || fail "a changed nvcc must miss"
 else fail "$(cat "$T/err")"; fi
 
+testing ccache-compiler-mpcc-policy-hash-sees-a-new-nvcc
+# the settings of mpcc.yaml(5) for CMAKE_CUDA_COMPILER=mpcc: the hash holds
+# the identity of the nvcc behind mpcc too
+viamake() { (cd "$top" && rm -f k.o && MPCC_NVCC="$T/fake/nvcc" CCACHE_COMPILERCHECK='%compiler% --mpcc-policy-hash' \
+	ccache "$MPCC" $flags -o k.o) 2>"$T/err"; }
+if miss viamake && hit viamake; then
+	touch -d '2002-02-02' "$T/fake/nvcc"
+	miss viamake && passed || fail "a changed nvcc must miss"
+else fail "$(cat "$T/err")"; fi
+
 testing ccache-mpcc-caches-nothing-and-is-correct
 # ccache first: it takes NVCC for a second input and runs the line uncached
 ms=$(count multiple_source_files)
