@@ -248,5 +248,7 @@ cmd_release(struct cmd *c)
 	args_release(&c->nv);
 	args_release(&c->inputs);
 	args_release(&c->cu);
+	args_release(&c->cache);
 	free(c->unsup);
+	free(c->nvcc);
 }

@@ -1,23 +1,38 @@
 /* main.c: mpcc, an nvcc drop-in.
  * When no policy applies to any CUDA input (and no --mpcc-force-pipeline),
  * mpcc execs the real nvcc with the line minus its own options; otherwise it
- * replays nvcc's pipeline with the PTX hook (run.c). */
+ * replays nvcc's pipeline with the PTX hook (run.c). In the launcher form
+ * (nvcc.c) the line names the real nvcc first, and maybe a cache in front
+ * of it (cache.c). */
 #include "driver/mpcc.h"
 #include "transforms/pass.h"
 
 #include <stdlib.h>
 
+/* one line per .cu input (or for DIR): the policy hash, and the real nvcc's
+ * identity, since ccache's compiler_check replaces its check of nvcc */
 static int
 printhash(const struct cmd *c)
 {
 	int n = c->cu.n ? c->cu.n : 1;
+	char *id = nvcc_identity(c);
 	for (int i = 0; i < n; i++) {
 		const char *what = c->hashdir ? c->hashdir : c->cu.n ? c->cu.v[i] : NULL;
 		char *h = policy_hash(what, c->policy, c->profile);
-		printf("%s\n", h);
+		printf("%s%s%s\n", h, id ? " " : "", id ? id : "");
 		free(h);
 	}
+	free(id);
 	return 0;
+}
+
+/* the line as nvcc takes it, through the cache when there is one */
+static _Noreturn void
+unchanged(const struct cmd *c, const char *nvcc, int dryrun)
+{
+	if (c->cache.n && !dryrun)
+		runcached(c, nvcc);
+	passthrough(nvcc, &c->nv, dryrun);
 }
 
 int
@@ -26,16 +41,17 @@ main(int argc, char **argv)
 	struct cmd c;
 	progname = "mpcc";
 	passes_init();
-	if (parse_args(&c, argc, argv) < 0)
+	if (parse_args(&c, argc, argv) < 0 || launcher(&c) < 0)
 		return 1;
 	if (c.version) {
 		printf("mpcc %s\n", MPCC_VERSION);
 		return 0;
 	}
+	loopguard();
 	analyze(&c);
 	if (c.hash)
 		return printhash(&c);
-	char *nvcc = find_nvcc();
+	char *nvcc = find_nvcc(&c);
 	if (c.info)
 		passthrough(nvcc, &c.nv, 0);
 	struct profile **prof = xcalloc(c.cu.n, sizeof *prof);
@@ -46,12 +62,14 @@ main(int argc, char **argv)
 		need |= prof[i] && profile_may_apply(prof[i], c.cu.v[i]);
 	}
 	if (!need)
-		passthrough(nvcc, &c.nv, c.dryrun);
+		unchanged(&c, nvcc, c.dryrun);
 	c.dryrun |= c.nvdryrun;  /* nvcc's -dryrun shows the pipeline mpcc runs */
 	if (c.unsup) {
 		note("running nvcc unchanged: %s", c.unsup);
-		passthrough(nvcc, &c.nv, c.dryrun);
+		unchanged(&c, nvcc, c.dryrun);
 	}
+	if (c.cache.n && !c.dryrun && !c.explain)
+		viacache(&c, nvcc);
 	int st = run_pipeline(&c, nvcc, prof);
 	free(prof);
 	free(nvcc);

@@ -64,6 +64,10 @@ struct cmd {
 	int verbose, keep, info, threads, nvdryrun, depsonly, nonsys, phony;
 	const char *keepdir, *out, *deptarget;
 	char *unsup;       /* why the pipeline cannot take this line, or NULL */
+	char *nvcc;        /* launcher form: the compiler the line starts with */
+	struct args cache; /* launcher form: ccache or sccache (and ccache's
+	                    * KEY=VALUE settings) in front of that compiler */
+	int cachekind;     /* 'c' ccache, 's' sccache */
 };
 
 const struct opt *nvopt(const char *arg, const char **val);
@@ -74,8 +78,15 @@ void dryrun_args(const struct cmd *c, struct args *out, int explain);
 void cmd_release(struct cmd *c);
 
 /* nvcc.c */
-char *find_nvcc(void);
+int launcher(struct cmd *c);
+void loopguard(void);
+char *find_nvcc(const struct cmd *c);
+char *nvcc_identity(const struct cmd *c);
 _Noreturn void passthrough(const char *nvcc, const struct args *nv, int dryrun);
+
+/* cache.c */
+_Noreturn void runcached(const struct cmd *c, const char *nvcc);
+void viacache(const struct cmd *c, const char *nvcc);
 
 /* dryrun.c */
 enum { S_VAR, S_CMD, S_DEPS, S_TEXT };
