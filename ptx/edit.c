@@ -22,15 +22,24 @@ str(Module *m, const char *s)
 	return cp(m, (Str){s, strlen(s)});
 }
 
+/* a then b, by their lengths: trivia may hold any byte, NUL included (a
+ * comment is copied byte for byte), so never measure a span with strlen */
+static Str
+join(Module *m, Str a, Str b)
+{
+	char *s = arena_alloc(m->arena, a.n + b.n + 1);
+
+	if (a.n)
+		memcpy(s, a.s, a.n);
+	if (b.n)
+		memcpy(s + a.n, b.s, b.n);
+	return (Str){s, a.n + b.n};
+}
+
 static Str
 cat(Module *m, Str a, const char *b)
 {
-	size_t nb = strlen(b);
-	char *s = arena_alloc(m->arena, a.n + nb + 1);
-
-	memcpy(s, a.s, a.n);
-	memcpy(s + a.n, b, nb);
-	return (Str){s, a.n + nb};
+	return join(m, a, (Str){b, strlen(b)});
 }
 
 static uint
@@ -445,7 +454,7 @@ static void
 ownline(Module *m, Ins *i)
 {
 	if (!i->lead.s || !memchr(i->lead.s, '\n', i->lead.n))
-		i->lead = cat(m, (Str){"\n", 1}, i->lead.s ? arena_strndup(m->arena, i->lead.s, i->lead.n) : "");
+		i->lead = join(m, (Str){"\n", 1}, i->lead);
 }
 
 uint
@@ -477,14 +486,14 @@ clonebody(Fn *dst, uint at, const Fn *src, const char *suffix)
 			/* its lead stays: a line directive before it must keep its newline */
 			if (k + 1 < src->nins) {
 				Str l = i->lead;
-				held = held.n ? cat(m, held, arena_strndup(m->arena, l.s, l.n)) : cp(m, l);
+				held = join(m, held, l);
 			}
 			continue;
 		}
 		*o = *i;
 		o->lead = cp(m, i->lead);
 		if (held.n) {
-			o->lead = cat(m, held, o->lead.s ? o->lead.s : "");
+			o->lead = join(m, held, o->lead);
 			held = (Str){0};
 		}
 		o->src = cp(m, i->src);

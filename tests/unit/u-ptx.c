@@ -319,6 +319,47 @@ TEST(clonebody_merges_two_copies_of_a_kernel)
 	mod_free(m);
 }
 
+/* trivia is bytes, not C strings: a comment may hold a NUL (the parser
+ * and printer keep it), and the clone's leads are joined around it, once
+ * for a first statement that gets its own line and once for a skipped
+ * .shared whose lead moves to the next statement */
+static const char nulkernel[] =
+	".version 8.0\n.target sm_80\n.address_size 64\n\n"
+	".visible .entry k()\n{ /* a\0b */ bar.sync 0;\n"
+	"\t.shared .align 4 .b8 sh[4];\n\t// c\0d\n\tret;\n}\n";
+
+static size_t
+count(const char *s, size_t n, const char *what, size_t wn)
+{
+	size_t c = 0;
+
+	for (size_t k = 0; k + wn <= n; k++)
+		c += !memcmp(s + k, what, wn);
+	return c;
+}
+
+TEST(clonebody_keeps_comments_with_a_nul_byte)
+{
+	Module *m = parse("nul.ptx", nulkernel, sizeof nulkernel - 1);
+	Module *src = parse("nul.ptx", nulkernel, sizeof nulkernel - 1);
+	size_t n;
+	char *s;
+
+	CHECK(m && src);
+	if (!m || !src)
+		return;
+	CHECK(clonebody(m->fn[0], 0, src->fn[0], "_c") == 2);   /* less the .shared */
+	mod_free(src);
+	s = printstr(m, &n);
+	CHECK(count(s, n, "/* a\0b */", 9) == 2);
+	CHECK(count(s, n, "// c\0d\n", 7) == 2);
+	CHECK(count(s, n, "ret;", 4) == 2);
+	CHECK(count(s, n, "bar.sync", 8) == 2);
+	CHECK(stable(m));
+	free(s);
+	mod_free(m);
+}
+
 TEST(ins_replace_keeps_the_place_and_lines)
 {
 	Module *m = mod();
@@ -426,6 +467,7 @@ main(void)
 	RUN(renamed_label_prints_at_label_and_branch);
 	RUN(fn_rename_changes_header_and_calls);
 	RUN(clonebody_merges_two_copies_of_a_kernel);
+	RUN(clonebody_keeps_comments_with_a_nul_byte);
 	RUN(ins_replace_keeps_the_place_and_lines);
 	RUN(adddecl_adds_once_before_the_functions);
 	RUN(cfg_blocks_loops_and_rpo);
