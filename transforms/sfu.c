@@ -115,6 +115,7 @@ newmap(Module *m)
 struct funcs {
 	Fn *src[64];       /* in the fast module */
 	int n;
+	int over;          /* more than fit in src: the kernel is left alone */
 };
 
 static Fn *
@@ -157,8 +158,10 @@ callee1(const Fn *fn, uint sym, void *arg)
 	for (int k = 0; k < out->n; k++)
 		if (out->src[k] == f)
 			return;
-	if (out->n == (int)countof(out->src))
-		BUG("more than %d functions under one kernel", (int)countof(out->src));
+	if (out->n == (int)countof(out->src)) {
+		out->over = 1;
+		return;
+	}
 	out->src[out->n++] = f;
 	calleesof(f, out);
 }
@@ -633,6 +636,8 @@ merge(Module *m, Fn *fn, Module *fast, int selfcopy, const struct sfu_params *p,
 	if (kf->npar != fn->npar)
 		return *why = "the kernel's parameters differ between the accurate and fast PTX", -1;
 	calleesof(kf, &fs);
+	if (fs.over)
+		return *why = "the kernel calls more than 64 functions (a -G build?)", -1;
 	int same = samefn(fn, kf), f64 = hasf64(kf, p->approx);
 	for (int k = 0; k < fs.n; k++) {
 		Fn *a = fnbysym(m, fast->sym[fs.src[k]->sym].name);
