@@ -1,7 +1,10 @@
 /* mpcc-opt: run passes on one PTX file (like LLVM's opt).
  *   mpcc-opt IN.ptx [-o OUT.ptx] [-p NAME[:key=value,...]]... [--report FILE.json] [-d NAME]
+ *            [--verify]
  * With no pass it is the round trip print(parse(IN)). Passes are looked up
- * in the table below; -d NAME dumps the IR after the pass NAME ran. */
+ * in the table below; -d NAME dumps the IR after the pass NAME ran.
+ * --verify runs the verifier on the input and after every pass, and stops
+ * with exit status 1 (no output) at the first that does not verify. */
 #include "ptx/ptx.h"
 #include "transforms/pass.h"
 #include <errno.h>
@@ -89,7 +92,7 @@ static _Noreturn void
 usage(void)
 {
 	fprintf(stderr, "usage: mpcc-opt IN.ptx [-o OUT.ptx] [-p NAME[:key=value,...]]... "
-	        "[--report FILE.json] [-d NAME]\npasses:\n");
+	        "[--report FILE.json] [-d NAME] [--verify]\npasses:\n");
 	for (size_t k = 0; k < countof(passes); k++)
 		fprintf(stderr, "  %-10s %s\n", passes[k].name, passes[k].help);
 	exit(1);
@@ -145,7 +148,7 @@ main(int argc, char **argv)
 {
 	const char *in = NULL, *out = NULL, *dumpname = NULL, *pv[64];
 	struct passctx ctx = {0};
-	int np = 0, dumped = 0;
+	int np = 0, dumped = 0, vfy = 0;
 	Module *m;
 
 	progname = "mpcc-opt";
@@ -159,6 +162,8 @@ main(int argc, char **argv)
 			pv[np++] = argv[++k];
 		} else if (!strcmp(a, "-d") && k + 1 < argc)
 			dumpname = argv[++k];
+		else if (!strcmp(a, "--verify"))
+			vfy = 1;
 		else if (!strcmp(a, "--report") && k + 1 < argc)
 			ctx.report = argv[++k];
 		else if (!strcmp(a, "-h") || !strcmp(a, "--help"))
@@ -182,6 +187,8 @@ main(int argc, char **argv)
 		die("unknown pass '%s' for -d (mpcc-opt --help lists them)", dumpname);
 	if (!(m = parsefile(in)))
 		return 1;
+	if (vfy && verify(m, stderr))
+		return 1;
 	for (int k = 0; k < np; k++) {
 		const char *c = strchr(pv[k], ':');
 		size_t n = c ? (size_t)(c - pv[k]) : strlen(pv[k]);
@@ -189,6 +196,10 @@ main(int argc, char **argv)
 		ctx.params = c ? c + 1 : "";
 		if (p->run(&m, &ctx) < 0)
 			return 1;
+		if (vfy && verify(m, stderr)) {
+			note("the output of pass '%s' does not verify", p->name);
+			return 1;
+		}
 		if (dumpname && !strcmp(dumpname, p->name)) {
 			dump(stdout, m, p);
 			dumped = 1;

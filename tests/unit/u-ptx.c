@@ -312,6 +312,7 @@ TEST(clonebody_merges_two_copies_of_a_kernel)
 	CHECK(strstr(s, "mul.f32 \t%f2, %f1, 0f3F000000;") != NULL);
 	CHECK(stable(m));
 	CHECK(assembles(m));
+	CHECK(verify(m, stderr) == 0);
 	fillcfg(k);
 	fillloops(k);
 	CHECK(k->nloop == 2);
@@ -357,6 +358,25 @@ TEST(clonebody_keeps_comments_with_a_nul_byte)
 	CHECK(count(s, n, "bar.sync", 8) == 2);
 	CHECK(stable(m));
 	free(s);
+	mod_free(m);
+}
+
+/* labels the IR names but never places, or whose index went stale after an
+ * edit that bypassed edit.c: text cannot say either, passes can */
+TEST(verify_finds_labels_the_ir_gets_wrong)
+{
+	Module *m = mod();
+	Fn *k = findfn(m, "_Z3sumPfi");
+	uint at = bodystart(k), l;
+
+	CHECK(verify(m, stderr) == 0);
+	l = newlbl(k, "$L__later");
+	ins_insert(k, at, mkins(k, "bra.uni $L__later;"));
+	CHECK(verify(m, NULL) == 1);
+	placelbl(k, at + 1, l);
+	CHECK(verify(m, stderr) == 0);
+	k->lbl[l].ins = at;
+	CHECK(verify(m, NULL) == 1);
 	mod_free(m);
 }
 
@@ -430,6 +450,32 @@ TEST(defuse_sees_loop_carried_registers)
 	mod_free(m);
 }
 
+/* call writes its return list (a .func with .reg returns) and bar.red its
+ * first operand; both read the rest */
+static const char regcall[] =
+	".version 8.0\n.target sm_80\n.address_size 64\n\n"
+	".func (.reg .b32 %ret) twice(.reg .b32 %x)\n{\n\tadd.s32 %ret, %x, %x;\n\tret;\n}\n\n"
+	".visible .entry k(.param .u32 p)\n{\n\t.reg .pred %p<2>;\n\t.reg .b32 %r<4>;\n"
+	"\tld.param.u32 %r1, [p];\n\tsetp.ne.s32 %p1, %r1, 0;\n\tcall (%r2), twice, (%r1);\n"
+	"\tbar.red.popc.u32 %r3, 0, %p1;\n\tret;\n}\n";
+
+TEST(defuse_sees_call_results_and_bar_red)
+{
+	Module *m = parse("regcall.ptx", regcall, sizeof regcall - 1);
+	Fn *k;
+
+	CHECK(m != NULL);
+	if (!m)
+		return;
+	k = findfn(m, "k");
+	filldefuse(k);
+	CHECK(k->use[findreg(k, "%r2")].ndef == 1);
+	CHECK(k->use[findreg(k, "%r3")].ndef == 1);
+	CHECK(k->use[findreg(k, "%r1")].nuse == 2 && k->use[findreg(k, "%p1")].nuse == 1);
+	CHECK(verify(m, stderr) == 0);
+	mod_free(m);
+}
+
 TEST(insline_reads_the_nearest_loc)
 {
 	Module *m = mod();
@@ -468,10 +514,12 @@ main(void)
 	RUN(fn_rename_changes_header_and_calls);
 	RUN(clonebody_merges_two_copies_of_a_kernel);
 	RUN(clonebody_keeps_comments_with_a_nul_byte);
+	RUN(verify_finds_labels_the_ir_gets_wrong);
 	RUN(ins_replace_keeps_the_place_and_lines);
 	RUN(adddecl_adds_once_before_the_functions);
 	RUN(cfg_blocks_loops_and_rpo);
 	RUN(defuse_sees_loop_carried_registers);
+	RUN(defuse_sees_call_results_and_bar_red);
 	RUN(insline_reads_the_nearest_loc);
 	RUN(reprint_gives_the_same_text_for_cicc_layout);
 	return DONE();
