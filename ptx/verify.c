@@ -316,7 +316,7 @@ regstr(V *v, uint r)
 static void
 target(V *v)
 {
-	const char *s = v->m->target.s, *e = s + v->m->target.n;
+	const char *s = v->m->target.s, *e = s ? s + v->m->target.n : s;
 
 	if (s && e - s > 3 && !memcmp(s, "sm_", 3)) {
 		for (s += 3; s < e && *s >= '0' && *s <= '9' && v->sm < 10000; s++)
@@ -324,7 +324,7 @@ target(V *v)
 		if (s < e && *s >= 'a' && *s <= 'z')
 			v->arch = *s;
 	}
-	s = v->m->version.s, e = s + v->m->version.n;
+	s = v->m->version.s, e = s ? s + v->m->version.n : s;
 	for (; s && s < e && *s >= '0' && *s <= '9' && v->ptx < 1000; s++)
 		v->ptx = v->ptx * 10 + (*s - '0');
 	if (s && s + 1 < e && *s == '.' && s[1] >= '0' && s[1] <= '9')
