@@ -94,7 +94,7 @@ newreg(Fn *fn, int ty)
 {
 	Module *m = fn->mod;
 	char pfx[32];
-	uint r;
+	uint r, at;
 	Ins d = {0};
 
 	if (ty <= Tnone || ty >= NTYPE)
@@ -108,7 +108,10 @@ newreg(Fn *fn, int ty)
 	d.arg = arena_alloc(m->arena, sizeof(Ref));
 	d.arg[0] = REF(RReg, r);
 	d.narg = 1;
-	ins_insert(fn, afterregs(fn), &d);
+	at = afterregs(fn);
+	if (at > bodystart(fn))   /* a .reg after the first statement: declare before it */
+		at = bodystart(fn);
+	ins_insert(fn, at, &d);
 	return r;
 }
 
@@ -156,6 +159,23 @@ room(Fn *fn, uint at, uint n)
 	return &fn->ins[at];
 }
 
+/* the registers a .reg statement at `at` declares: each of a list, or every
+ * member of a range (they follow its first register in fn->reg) */
+static void
+declat(Fn *fn, const Ins *i, uint at)
+{
+	if (i->op != Oreg)
+		return;
+	if (i->narg == 2 && i->arg[0].kind == RReg && i->arg[1].kind == RNum) {
+		for (uint k = 0; k < i->arg[1].idx && i->arg[0].idx + k < fn->nreg; k++)
+			fn->reg[i->arg[0].idx + k].decl = at;
+		return;
+	}
+	for (uint k = 0; k < i->narg; k++)
+		if (i->arg[k].kind == RReg)
+			fn->reg[i->arg[k].idx].decl = at;
+}
+
 Ins *
 ins_insert(Fn *fn, uint at, const Ins *i)
 {
@@ -168,10 +188,7 @@ ins_insert(Fn *fn, uint at, const Ins *i)
 	*d = c;
 	if (d->op == Olabel)
 		fn->lbl[d->arg[0].idx].ins = at;
-	if (d->op == Oreg)
-		for (uint k = 0; k < d->narg; k++)
-			if (d->arg[k].kind == RReg)
-				fn->reg[d->arg[k].idx].decl = at;
+	declat(fn, d, at);
 	return d;
 }
 
@@ -210,6 +227,9 @@ ins_remove(Fn *fn, uint at)
 	for (uint k = 0; k < fn->nlbl; k++)
 		if (fn->lbl[k].ins == at)
 			fn->lbl[k].ins = ~0u;
+	for (uint k = 0; k < fn->nreg; k++)
+		if (fn->reg[k].decl == at)
+			fn->reg[k].decl = ~0u;
 	memmove(&fn->ins[at], &fn->ins[at + 1], (fn->nins - at - 1) * sizeof *fn->ins);
 	fn->nins--;
 	shift(fn, at + 1, -1);
@@ -506,10 +526,7 @@ clonebody(Fn *dst, uint at, const Fn *src, const char *suffix)
 			o->flags |= IDIRTY;
 		if (o->op == Olabel)
 			dst->lbl[o->arg[0].idx].ins = base + j;
-		if (o->op == Oreg)
-			for (uint a = 0; a < o->narg; a++)
-				if (o->arg[a].kind == RReg)
-					dst->reg[o->arg[a].idx].decl = base + j;
+		declat(dst, o, base + j);
 		j++;
 	}
 	if (n) {

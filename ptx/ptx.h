@@ -306,7 +306,8 @@ char *itemtext(const Module *m, uint k);
 /* Strings passed in are copied into the module's arena. */
 Str str(Module *m, const char *s);
 uint newreg(Fn *fn, int ty);        /* a fresh register %mpcc_<ty>_<n> with its .reg
-                                     * declared after the function's other .reg */
+                                     * declared after the function's other .reg,
+                                     * and before bodystart() */
 uint newlbl(Fn *fn, const char *name);   /* a label not yet placed; NULL name: fresh */
 uint findreg(const Fn *fn, const char *name);        /* ~0u if none */
 uint findlbl(const Fn *fn, const char *name);        /* ~0u if none */

@@ -361,6 +361,38 @@ TEST(clonebody_keeps_comments_with_a_nul_byte)
 	mod_free(m);
 }
 
+/* a new register is declared before the body's first statement even when
+ * a .reg follows a directive there; and every member of a range knows its
+ * declaration (the verifier checks both against where the register is used) */
+static const char late[] =
+	".version 8.0\n.target sm_80\n.address_size 64\n\n"
+	".visible .entry k(.param .u64 p)\n{\n\t.reg .b32 %r<3>;\n\t.pragma \"nounroll\";\n"
+	"\t.reg .b64 %rd<2>;\n\tld.param.u64 %rd1, [p];\n\tst.global.u32 [%rd1], %r2;\n\tret;\n}\n";
+
+TEST(newreg_is_declared_before_the_first_statement)
+{
+	Module *m = parse("late.ptx", late, sizeof late - 1), *m2;
+	Fn *k;
+	uint w;
+	char wn[64], *s;
+
+	CHECK(m != NULL);
+	if (!m)
+		return;
+	k = findfn(m, "k");
+	w = newreg(k, Tu32);
+	regname(k, w, wn, sizeof wn);
+	ins_insert(k, bodystart(k), mkins(k, fmt("mov.u32 %s, %%warpid;", wn)));
+	CHECK(k->reg[findreg(k, "%r2")].decl == 0);
+	CHECK(verify(m, stderr) == 0);
+	s = printstr(m, NULL);
+	m2 = parse("late2.ptx", s, strlen(s));
+	CHECK(m2 && verify(m2, stderr) == 0);
+	free(s);
+	mod_free(m2);
+	mod_free(m);
+}
+
 /* labels the IR names but never places, or whose index went stale after an
  * edit that bypassed edit.c: text cannot say either, passes can */
 TEST(verify_finds_labels_the_ir_gets_wrong)
@@ -515,6 +547,7 @@ main(void)
 	RUN(clonebody_merges_two_copies_of_a_kernel);
 	RUN(clonebody_keeps_comments_with_a_nul_byte);
 	RUN(verify_finds_labels_the_ir_gets_wrong);
+	RUN(newreg_is_declared_before_the_first_statement);
 	RUN(ins_replace_keeps_the_place_and_lines);
 	RUN(adddecl_adds_once_before_the_functions);
 	RUN(cfg_blocks_loops_and_rpo);
