@@ -300,7 +300,6 @@ regty(const Fn *fn, uint r)
 	return regparam(fn, g->pfx);
 }
 
-
 static Str
 regstr(V *v, uint r)
 {
@@ -531,7 +530,33 @@ struct scope {
 	const uchar *declared;  /* module names */
 	const uint *local;      /* == stamp: a name of this function */
 	uint stamp;
+	uint *end;              /* per statement: the '}' ending its innermost scope */
 };
+
+/* where each statement's innermost { } scope ends (fn->nins: the body) */
+static uint *
+scopeends(V *v)
+{
+	Fn *fn = v->fn;
+	uint *end = arena_alloc(v->m->arena, (fn->nins + 1) * sizeof *end);
+	uint *stack = arena_alloc(v->m->arena, (fn->nins + 1) * sizeof *stack), sp = 0;
+
+	for (uint k = fn->nins; k-- > 0;) {   /* backwards: a '}' is met before its '{' */
+		if (fn->ins[k].op == Oclose)
+			stack[sp++] = k;
+		end[k] = sp ? stack[sp - 1] : fn->nins;
+		if (fn->ins[k].op == Oopen && sp)
+			sp--;
+	}
+	return end;
+}
+
+/* is a register declared at statement d (a .reg) visible at statement k? */
+static int
+visible(const struct scope *sc, uint d, uint k)
+{
+	return d < k && k < sc->end[d];
+}
 
 static void
 resolve(V *v, uint k, Ref r, const struct scope *sc)
@@ -545,6 +570,11 @@ resolve(V *v, uint k, Ref r, const struct scope *sc)
 		if (regty(fn, r.idx) < 0) {
 			s = regstr(v, r.idx);
 			errat(v, k, "undeclared register '%.*s'", (int)s.n, s.s);
+		} else if (!(fn->reg[r.idx].flags & RGSPECIAL)
+		           && (fn->reg[r.idx].decl == ~0u || !visible(sc, fn->reg[r.idx].decl, k))) {
+			s = regstr(v, r.idx);
+			errat(v, k, "'%.*s' is used where its .reg declaration is not in scope "
+			      "(before it, or outside its { })", (int)s.n, s.s);
 		}
 		break;
 	case RSym:
@@ -1278,13 +1308,14 @@ verify(Module *m, FILE *err)
 	target(&v);
 	modnames(&v, declared);
 	for (uint k = 0; k < m->nfn; k++) {
-		struct scope sc = {declared, local, k + 1};
+		struct scope sc = {declared, local, k + 1, NULL};
 		v.fn = m->fn[k];
 		params(&v);
 		if (v.fn->flags & FDECL)
 			continue;
 		decls(&v);
 		locals(&v, local, k + 1);
+		sc.end = scopeends(&v);
 		names(&v, &sc);
 		instructions(&v);
 		defined(&v);
