@@ -94,7 +94,7 @@ newreg(Fn *fn, int ty)
 {
 	Module *m = fn->mod;
 	char pfx[32];
-	uint r, at;
+	uint r;
 	Ins d = {0};
 
 	if (ty <= Tnone || ty >= NTYPE)
@@ -108,10 +108,7 @@ newreg(Fn *fn, int ty)
 	d.arg = arena_alloc(m->arena, sizeof(Ref));
 	d.arg[0] = REF(RReg, r);
 	d.narg = 1;
-	at = afterregs(fn);
-	if (at > bodystart(fn))   /* a .reg after the first statement: declare before it */
-		at = bodystart(fn);
-	ins_insert(fn, at, &d);
+	ins_insert(fn, afterregs(fn), &d);
 	return r;
 }
 
@@ -209,12 +206,16 @@ ins_replace(Fn *fn, uint at, const Ins *i)
 	return d;
 }
 
+/* past the declarations and the directives among them (a .pragma between
+ * two .reg): code inserted here follows every leading .reg, and so the
+ * registers newreg() declares after them */
 uint
 bodystart(const Fn *fn)
 {
 	uint k = 0;
 
-	while (k < fn->nins && (fn->ins[k].op == Oreg || fn->ins[k].op == Ovar))
+	while (k < fn->nins && (fn->ins[k].op == Oreg || fn->ins[k].op == Ovar
+	                        || fn->ins[k].op == Oraw))
 		k++;
 	return k;
 }
