@@ -3,11 +3,14 @@
  * in CI. Any bytes are a .mpcc.yaml: loading them gives a policy and no
  * error message, or NULL and at least one "fuzz.yaml:...: error: " line;
  * never a crash, and (under LeakSanitizer) never a leak. A policy's rules
- * are then matched and printed as the report would. The loader's parse()
+ * are then matched and their parameters written in every style (report,
+ * explain, text, YAML). The loader's parse()
  * is called directly (load.c is included) so that no file is written and
  * its cache and arena are dropped after each input. */
 #include "policies/load.c"
 #include <stdint.h>
+
+void passes_init(void);   /* transforms/pass.h, whose ptx.h names clash with load.c's */
 
 static void
 rules(const struct policy *pol)
@@ -16,10 +19,22 @@ rules(const struct policy *pol)
 		for (int j = 0; j < pol->prof[k].nrule; j++) {
 			const struct rule *r = &pol->prof[k].rule[j];
 			rule_match(r, "k.cu", "_Z1kPf", "k(float*)");
-			for (int t = 0; t < NTRANSFORM; t++)
-				if (r->has & 1u << t)
-					free(rule_params(r, t));
+			for (int t = 0; t < nschema; t++)
+				if ((r->has & 1u << t) && r->param[t])
+					for (int style = W_JSON; style <= W_YAML; style++)
+						free(params_str(r->param[t], style));
 		}
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+
+/* the passes' schemas, as the driver hands them to the policy layer */
+int
+LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc, (void)argv;
+	passes_init();
+	return 0;
 }
 
 int

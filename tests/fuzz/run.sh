@@ -20,7 +20,8 @@ case $target in
 parse) src="$top/ptx/[a-z]*.c"; corpus=$top/tests/fuzz/corpus; dict=ptx.dict; libs= ;;
 sfu) src="$top/ptx/[a-z]*.c $top/transforms/sfu.c"; corpus=$top/tests/fuzz/corpus-sfu
 	dict=ptx.dict; libs= ;;
-policy) src=$(ls "$top"/policies/*.c | grep -v /load.c); corpus=$top/tests/fuzz/corpus-policy
+policy) src="$(ls "$top"/policies/*.c | grep -v /load.c) $(ls "$top"/transforms/*.c | grep -v /mpcc-opt.c) $top/ptx/[a-z]*.c"
+	corpus=$top/tests/fuzz/corpus-policy
 	dict=yaml.dict; libs=-lyaml ;;
 *) echo "run.sh: unknown target '$target' (parse, sfu, policy)" >&2; exit 2 ;;
 esac

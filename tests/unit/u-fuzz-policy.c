@@ -7,6 +7,7 @@
 int
 main(void)
 {
+	LLVMFuzzerInitialize(NULL, NULL);
 	test_name = "corpus-policy";
 	replay(SRCDIR "/tests/fuzz/corpus-policy");
 	test_count = 1;

@@ -114,15 +114,19 @@ merge(const char *fasttext)
 {
 	static const char acc[] = KERNEL("sqrt.rn.f32", "%f1");
 	char *p = tmpfile_with(acc), *f = tmpfile_with(fasttext);
-	char *kernels[] = {"k"};
-	struct rule r = {.kernels = kernels, .nkernels = 1, .has = 1 << T_SFU,
-	                 .sfu = {.lambda = 32, .approx = AX_ALL}};
+	char *kernels[] = {"k"}, *err;
+	Arena *a = arena_new();
+	struct params sp;
+	struct rule r = {.kernels = kernels, .nkernels = 1, .has = 1 << 0, .param = {&sp}};
 	struct profile prof = {.name = "fast", .rule = &r, .nrule = 1,
 	                       .on_unsupported = UNSUP_SILENT};
 	struct hook h = {.src = "k.cu", .arch = "compute_80", .prof = &prof,
 	                 .fastptx = givenfast, .drv = f};
 	FILE *saved = stderr;
 	int rc;
+
+	CHECK(!strcmp(schemas[0]->name, "sfu"));
+	CHECK(params_parse(schemas[0], "lambda=32", 0, a, &sp, &err) == 0);
 
 	stderr = fopen("/dev/null", "w");
 	rc = pipeline(p, &h);
@@ -133,6 +137,7 @@ merge(const char *fasttext)
 	unlink(f);
 	free(p);
 	free(f);
+	arena_free(a);
 	return rc;
 }
 
@@ -167,6 +172,7 @@ TEST(itemtext_copies_a_declaration_between_modules)
 int
 main(void)
 {
+	passes_init();
 	RUN(identity_without_a_profile_is_byte_exact);
 	RUN(bad_ptx_is_left_unchanged);
 	RUN(explain_changes_nothing);
