@@ -90,7 +90,7 @@ afterregs(const Fn *fn)
 }
 
 uint
-newreg(Fn *fn, int ty)
+newregat(Fn *fn, int ty, uint at)
 {
 	Module *m = fn->mod;
 	char pfx[32];
@@ -108,8 +108,14 @@ newreg(Fn *fn, int ty)
 	d.arg = arena_alloc(m->arena, sizeof(Ref));
 	d.arg[0] = REF(RReg, r);
 	d.narg = 1;
-	ins_insert(fn, afterregs(fn), &d);
+	ins_insert(fn, at, &d);
 	return r;
+}
+
+uint
+newreg(Fn *fn, int ty)
+{
+	return newregat(fn, ty, afterregs(fn));
 }
 
 uint
@@ -206,16 +212,12 @@ ins_replace(Fn *fn, uint at, const Ins *i)
 	return d;
 }
 
-/* past the declarations and the directives among them (a .pragma between
- * two .reg): code inserted here follows every leading .reg, and so the
- * registers newreg() declares after them */
 uint
 bodystart(const Fn *fn)
 {
 	uint k = 0;
 
-	while (k < fn->nins && (fn->ins[k].op == Oreg || fn->ins[k].op == Ovar
-	                        || fn->ins[k].op == Oraw))
+	while (k < fn->nins && (fn->ins[k].op == Oreg || fn->ins[k].op == Ovar))
 		k++;
 	return k;
 }

@@ -307,6 +307,10 @@ char *itemtext(const Module *m, uint k);
 Str str(Module *m, const char *s);
 uint newreg(Fn *fn, int ty);        /* a fresh register %mpcc_<ty>_<n> with its .reg
                                      * declared after the function's other .reg */
+/* the same, declared at statement at (top level: outside any { }): for code
+ * inserted at bodystart(), which a .reg after a directive or a label among
+ * the declarations would otherwise follow */
+uint newregat(Fn *fn, int ty, uint at);
 uint newlbl(Fn *fn, const char *name);   /* a label not yet placed; NULL name: fresh */
 uint findreg(const Fn *fn, const char *name);        /* ~0u if none */
 uint findlbl(const Fn *fn, const char *name);        /* ~0u if none */
@@ -322,8 +326,7 @@ Ins *ins_insert(Fn *fn, uint at, const Ins *i);
  * div.rn.f64 -> an rcp.approx sequence's first instruction) */
 Ins *ins_replace(Fn *fn, uint at, const Ins *i);
 void ins_remove(Fn *fn, uint at);
-uint bodystart(const Fn *fn);    /* first statement after the leading .reg/.local/...
-                                 * and directives among them (.pragma) */
+uint bodystart(const Fn *fn);    /* first statement after the leading .reg/.local/... */
 void ins_touch(Ins *i);                  /* fields changed: print from the IR */
 void placelbl(Fn *fn, uint at, uint lbl);   /* insert "LBL:" at position at */
 /* a register of a .reg range renames the whole range: %r<9> -> %q<9>

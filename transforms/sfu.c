@@ -548,9 +548,10 @@ static void
 partition(Fn *fn, int lambda)
 {
 	char buf[160];
-	uint l = newlbl(fn, "$SFU_FAST");
-	char *w = rname(fn, newreg(fn, Tb32)), *p = rname(fn, newreg(fn, Tpred));
-	uint at = bodystart(fn);
+	uint l = newlbl(fn, "$SFU_FAST"), at = bodystart(fn);
+	/* declared where the code goes: a .reg may follow a label there */
+	char *w = rname(fn, newregat(fn, Tb32, at)), *p = rname(fn, newregat(fn, Tpred, at + 1));
+	at += 2;
 	snprintf(buf, sizeof buf, "mov.u32 %s, %%warpid;", w);
 	insert(fn, at, buf);
 	snprintf(buf, sizeof buf, "setp.lt.u32 %s, %s, %d;", p, w, lambda);

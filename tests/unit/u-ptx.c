@@ -361,36 +361,42 @@ TEST(clonebody_keeps_comments_with_a_nul_byte)
 	mod_free(m);
 }
 
-/* a new register is declared before the body's first statement even when
- * a .reg follows a directive there; and every member of a range knows its
- * declaration (the verifier checks both against where the register is used) */
+/* code inserted at bodystart() precedes a .reg that follows a directive or
+ * a label there: newregat() declares its registers with it, and every
+ * member of a range knows its declaration (the verifier checks both) */
 static const char late[] =
 	".version 8.0\n.target sm_80\n.address_size 64\n\n"
 	".visible .entry k(.param .u64 p)\n{\n\t.reg .b32 %r<3>;\n\t.pragma \"nounroll\";\n"
-	"\t.reg .b64 %rd<2>;\n\tld.param.u64 %rd1, [p];\n\tst.global.u32 [%rd1], %r2;\n\tret;\n}\n";
+	"$L__top:\n\t.reg .b64 %rd<2>;\n\tld.param.u64 %rd1, [p];\n"
+	"\tst.global.u32 [%rd1], %r2;\n\tret;\n}\n";
 
-TEST(newreg_is_declared_before_the_first_statement)
+static int
+placed(int at_bodystart)
 {
 	Module *m = parse("late.ptx", late, sizeof late - 1), *m2;
-	Fn *k;
-	uint w;
+	Fn *k = findfn(m, "k");
+	uint at = bodystart(k), w;
 	char wn[64], *s;
+	int ok;
 
-	CHECK(m != NULL);
-	if (!m)
-		return;
-	k = findfn(m, "k");
-	w = newreg(k, Tu32);
+	w = at_bodystart ? newregat(k, Tu32, at++) : newreg(k, Tu32);
 	regname(k, w, wn, sizeof wn);
-	ins_insert(k, bodystart(k), mkins(k, fmt("mov.u32 %s, %%warpid;", wn)));
+	ins_insert(k, at, mkins(k, fmt("mov.u32 %s, %%warpid;", wn)));
 	CHECK(k->reg[findreg(k, "%r2")].decl == 0);
-	CHECK(verify(m, stderr) == 0);
+	ok = verify(m, NULL) == 0;
 	s = printstr(m, NULL);
 	m2 = parse("late2.ptx", s, strlen(s));
-	CHECK(m2 && verify(m2, stderr) == 0);
+	ok = ok && m2 && verify(m2, NULL) == 0;
 	free(s);
 	mod_free(m2);
 	mod_free(m);
+	return ok;
+}
+
+TEST(newregat_declares_with_the_code_at_bodystart)
+{
+	CHECK(placed(1));
+	CHECK(!placed(0));   /* newreg's .reg follows the late one */
 }
 
 /* labels the IR names but never places, or whose index went stale after an
@@ -547,7 +553,7 @@ main(void)
 	RUN(clonebody_merges_two_copies_of_a_kernel);
 	RUN(clonebody_keeps_comments_with_a_nul_byte);
 	RUN(verify_finds_labels_the_ir_gets_wrong);
-	RUN(newreg_is_declared_before_the_first_statement);
+	RUN(newregat_declares_with_the_code_at_bodystart);
 	RUN(ins_replace_keeps_the_place_and_lines);
 	RUN(adddecl_adds_once_before_the_functions);
 	RUN(cfg_blocks_loops_and_rpo);
