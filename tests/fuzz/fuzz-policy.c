@@ -4,9 +4,9 @@
  * error message, or NULL and at least one "fuzz.yaml:...: error: " line;
  * never a crash, and (under LeakSanitizer) never a leak. A policy's rules
  * are then matched and their parameters written in every style (report,
- * explain, text, YAML). The loader's parse()
- * is called directly (load.c is included) so that no file is written and
- * its cache and arena are dropped after each input. */
+ * explain, text, YAML). The loader's parse() is called directly (load.c is
+ * included) so that no file is written and its arena is dropped after each
+ * input. */
 #include "policies/load.c"
 #include <stdint.h>
 
