@@ -341,17 +341,32 @@ fillloops(Fn *fn)
 	}
 }
 
+/* bar.red, barrier.cta.red: a ".red" part in the name */
+static int
+reduces(Str s)
+{
+	for (uint k = 0; k + 4 <= s.n; k++)
+		if (!memcmp(s.s + k, ".red", 4) && (k + 4 == s.n || s.s[k + 4] == '.'))
+			return 1;
+	return 0;
+}
+
 /* the registers written by i: arg 0 (and the second half of a|b), except for
- * the instructions whose first operand is read */
+ * the instructions whose first operand is read; call writes its return
+ * list "(%r1), f, (...)" (a .func with .reg returns), bar.red its arg 0 */
 int
 isdef(const Ins *i, uint a)
 {
 	if (i->op >= NOP || a >= i->narg)
 		return 0;
 	switch (i->op) {
-	case Obra: case Obrx: case Ocall: case Oret: case Oexit: case Otrap:
+	case Ocall:
+		return a == 0 && i->arg[0].kind == RList && i->narg > 1;
+	case Obar: case Obarrier:
+		return a == 0 && reduces(i->name);
+	case Obra: case Obrx: case Oret: case Oexit: case Otrap:
 	case Ostackrestore: case Onanosleep: case Ost: case Ored: case Osust: case Osured:
-	case Oprefetch: case Oprefetchu: case Obar: case Obarrier: case Omembar: case Ofence:
+	case Oprefetch: case Oprefetchu: case Omembar: case Ofence:
 	case Opmevent: case Osetmaxnreg: case Odiscard: case Oapplypriority: case Ostmatrix:
 		return 0;
 	}

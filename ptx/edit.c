@@ -22,15 +22,24 @@ str(Module *m, const char *s)
 	return cp(m, (Str){s, strlen(s)});
 }
 
+/* a then b, by their lengths: trivia may hold any byte, NUL included (a
+ * comment is copied byte for byte), so never measure a span with strlen */
+static Str
+join(Module *m, Str a, Str b)
+{
+	char *s = arena_alloc(m->arena, a.n + b.n + 1);
+
+	if (a.n)
+		memcpy(s, a.s, a.n);
+	if (b.n)
+		memcpy(s + a.n, b.s, b.n);
+	return (Str){s, a.n + b.n};
+}
+
 static Str
 cat(Module *m, Str a, const char *b)
 {
-	size_t nb = strlen(b);
-	char *s = arena_alloc(m->arena, a.n + nb + 1);
-
-	memcpy(s, a.s, a.n);
-	memcpy(s + a.n, b, nb);
-	return (Str){s, a.n + nb};
+	return join(m, a, (Str){b, strlen(b)});
 }
 
 static uint
@@ -81,7 +90,7 @@ afterregs(const Fn *fn)
 }
 
 uint
-newreg(Fn *fn, int ty)
+newregat(Fn *fn, int ty, uint at)
 {
 	Module *m = fn->mod;
 	char pfx[32];
@@ -99,8 +108,14 @@ newreg(Fn *fn, int ty)
 	d.arg = arena_alloc(m->arena, sizeof(Ref));
 	d.arg[0] = REF(RReg, r);
 	d.narg = 1;
-	ins_insert(fn, afterregs(fn), &d);
+	ins_insert(fn, at, &d);
 	return r;
+}
+
+uint
+newreg(Fn *fn, int ty)
+{
+	return newregat(fn, ty, afterregs(fn));
 }
 
 uint
@@ -147,6 +162,23 @@ room(Fn *fn, uint at, uint n)
 	return &fn->ins[at];
 }
 
+/* the registers a .reg statement at `at` declares: each of a list, or every
+ * member of a range (they follow its first register in fn->reg) */
+static void
+declat(Fn *fn, const Ins *i, uint at)
+{
+	if (i->op != Oreg)
+		return;
+	if (i->narg == 2 && i->arg[0].kind == RReg && i->arg[1].kind == RNum) {
+		for (uint k = 0; k < i->arg[1].idx && i->arg[0].idx + k < fn->nreg; k++)
+			fn->reg[i->arg[0].idx + k].decl = at;
+		return;
+	}
+	for (uint k = 0; k < i->narg; k++)
+		if (i->arg[k].kind == RReg)
+			fn->reg[i->arg[k].idx].decl = at;
+}
+
 Ins *
 ins_insert(Fn *fn, uint at, const Ins *i)
 {
@@ -159,10 +191,7 @@ ins_insert(Fn *fn, uint at, const Ins *i)
 	*d = c;
 	if (d->op == Olabel)
 		fn->lbl[d->arg[0].idx].ins = at;
-	if (d->op == Oreg)
-		for (uint k = 0; k < d->narg; k++)
-			if (d->arg[k].kind == RReg)
-				fn->reg[d->arg[k].idx].decl = at;
+	declat(fn, d, at);
 	return d;
 }
 
@@ -201,6 +230,9 @@ ins_remove(Fn *fn, uint at)
 	for (uint k = 0; k < fn->nlbl; k++)
 		if (fn->lbl[k].ins == at)
 			fn->lbl[k].ins = ~0u;
+	for (uint k = 0; k < fn->nreg; k++)
+		if (fn->reg[k].decl == at)
+			fn->reg[k].decl = ~0u;
 	memmove(&fn->ins[at], &fn->ins[at + 1], (fn->nins - at - 1) * sizeof *fn->ins);
 	fn->nins--;
 	shift(fn, at + 1, -1);
@@ -445,7 +477,7 @@ static void
 ownline(Module *m, Ins *i)
 {
 	if (!i->lead.s || !memchr(i->lead.s, '\n', i->lead.n))
-		i->lead = cat(m, (Str){"\n", 1}, i->lead.s ? arena_strndup(m->arena, i->lead.s, i->lead.n) : "");
+		i->lead = join(m, (Str){"\n", 1}, i->lead);
 }
 
 uint
@@ -477,14 +509,14 @@ clonebody(Fn *dst, uint at, const Fn *src, const char *suffix)
 			/* its lead stays: a line directive before it must keep its newline */
 			if (k + 1 < src->nins) {
 				Str l = i->lead;
-				held = held.n ? cat(m, held, arena_strndup(m->arena, l.s, l.n)) : cp(m, l);
+				held = join(m, held, l);
 			}
 			continue;
 		}
 		*o = *i;
 		o->lead = cp(m, i->lead);
 		if (held.n) {
-			o->lead = cat(m, held, o->lead.s ? o->lead.s : "");
+			o->lead = join(m, held, o->lead);
 			held = (Str){0};
 		}
 		o->src = cp(m, i->src);
@@ -497,10 +529,7 @@ clonebody(Fn *dst, uint at, const Fn *src, const char *suffix)
 			o->flags |= IDIRTY;
 		if (o->op == Olabel)
 			dst->lbl[o->arg[0].idx].ins = base + j;
-		if (o->op == Oreg)
-			for (uint a = 0; a < o->narg; a++)
-				if (o->arg[a].kind == RReg)
-					dst->reg[o->arg[a].idx].decl = base + j;
+		declat(dst, o, base + j);
 		j++;
 	}
 	if (n) {

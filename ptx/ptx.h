@@ -53,7 +53,7 @@ struct Str {
 };
 
 enum {
-#define OP(name, f64, pair16, approx, jmp) O##name,
+#define OP(name, f64, pair16, approx, jmp, ty, sm, ptx) O##name,
 #include "ptx/ops.h"
 #undef OP
 	NOP,        /* end of the real opcodes; pseudo ops follow */
@@ -74,6 +74,8 @@ enum {
 struct opinfo {
 	const char *name;
 	uchar f64, pair16, approx, jmp;
+	uchar ty;           /* needs a type suffix */
+	uchar sm, ptx;      /* least .target sm_NN and .version (x10) of the base form */
 };
 extern const struct opinfo opinfo[NPSEUDO];
 
@@ -305,6 +307,10 @@ char *itemtext(const Module *m, uint k);
 Str str(Module *m, const char *s);
 uint newreg(Fn *fn, int ty);        /* a fresh register %mpcc_<ty>_<n> with its .reg
                                      * declared after the function's other .reg */
+/* the same, declared at statement at (top level: outside any { }): for code
+ * inserted at bodystart(), which a .reg after a directive or a label among
+ * the declarations would otherwise follow */
+uint newregat(Fn *fn, int ty, uint at);
 uint newlbl(Fn *fn, const char *name);   /* a label not yet placed; NULL name: fresh */
 uint findreg(const Fn *fn, const char *name);        /* ~0u if none */
 uint findlbl(const Fn *fn, const char *name);        /* ~0u if none */
@@ -368,6 +374,16 @@ uint insline(const Fn *fn, uint i, uint *file);
 int multidef(const Fn *fn, uint r);
 /* operands: which args of i are defined (written) by it */
 int isdef(const Ins *i, uint argi);
+
+/* verify.c */
+/* Check what ptxas and the passes rely on (as LLVM's verifier does after
+ * every pass): registers declared once, with a type that fits each use,
+ * and defined before they are used; labels, callees and symbols resolve;
+ * operand counts, vector sizes and predicates; the modifiers and the
+ * .target/.version each instruction needs. Prints "path:line: error: ..."
+ * and the statement for each problem to err (NULL: silent) and returns
+ * their number. Runs fillcfg() on every function. */
+int verify(Module *m, FILE *err);
 
 /* dump.c: the readable dumps that mpcc-opt -d prints and the tests check */
 void dumpcfg(FILE *f, Fn *fn);

@@ -4,7 +4,7 @@
 #include <string.h>
 
 const struct opinfo opinfo[NPSEUDO] = {
-#define OP(name, f64, pair16, approx, jmp) [O##name] = {#name, f64, pair16, approx, jmp},
+#define OP(name, f64, pair16, approx, jmp, ty, sm, ptx) [O##name] = {#name, f64, pair16, approx, jmp, ty, sm, ptx},
 #include "ptx/ops.h"
 #undef OP
 	[Olabel] = {"<label>"}, [Oreg] = {".reg"}, [Ovar] = {"<var>"},

@@ -1,10 +1,12 @@
 /* mpcc-opt: run passes on one PTX file (like LLVM's opt).
  *   mpcc-opt IN.ptx [-o OUT.ptx] [-p NAME[:key=value,...]]... [--arch sm_NN]...
- *                   [--report FILE] [-d NAME]
+ *                   [--report FILE] [-d NAME] [--verify]
  * With no pass it is the round trip print(parse(IN)). The passes are the
  * table of passes.c, with the parameters of their schemas (as a policy
  * gives them, plus their tool-only ones and kernels=GLOB); the analyses
- * below look at the IR. -d NAME dumps after NAME ran. */
+ * below look at the IR. -d NAME dumps after NAME ran. --verify runs the
+ * verifier on the input and after every step, and stops with exit status 1
+ * (no output) at the first that does not verify. */
 #include "ptx/ptx.h"
 #include "transforms/pass.h"
 #include <errno.h>
@@ -67,7 +69,7 @@ static _Noreturn void
 usage(void)
 {
 	fprintf(stderr, "usage: mpcc-opt IN.ptx [-o OUT.ptx] [-p NAME[:key=value,...]]... "
-	        "[--arch sm_NN]... [--report FILE] [-d NAME]\nanalyses:\n");
+	        "[--arch sm_NN]... [--report FILE] [-d NAME] [--verify]\nanalyses:\n");
 	for (size_t k = 0; k < countof(analyses); k++)
 		fprintf(stderr, "  %-10s %s\n", analyses[k].name, analyses[k].help);
 	fprintf(stderr, "passes (every one also takes kernels=GLOB):\n");
@@ -277,7 +279,7 @@ int
 main(int argc, char **argv)
 {
 	const char *in = NULL, *out = NULL, *dumpname = NULL, *reportpath = NULL, *pv[64];
-	int np = 0, sm[16], nsm = 0, dumped = 0;
+	int np = 0, sm[16], nsm = 0, dumped = 0, vfy = 0;
 	struct step steps[64], dstep;
 	Arena *a = arena_new();
 	Module *m;
@@ -294,6 +296,8 @@ main(int argc, char **argv)
 			pv[np++] = argv[++k];
 		} else if (!strcmp(s, "-d") && k + 1 < argc)
 			dumpname = argv[++k];
+		else if (!strcmp(s, "--verify"))
+			vfy = 1;
 		else if (!strcmp(s, "--report") && k + 1 < argc)
 			reportpath = argv[++k];
 		else if (!strcmp(s, "--arch") && k + 1 < argc) {
@@ -322,6 +326,8 @@ main(int argc, char **argv)
 		resolve(&dstep, dumpname, " for -d", a);
 	if (!(m = parsefile(in)))
 		return 1;
+	if (vfy && verify(m, stderr))
+		return 1;
 	/* the targets: --arch, else the module's own .target */
 	if (!nsm && (sm[0] = modtarget(m)) > 0)
 		nsm = 1;
@@ -330,6 +336,10 @@ main(int argc, char **argv)
 	for (int k = 0; k < np; k++) {
 		runstep(&cx, &steps[k], reportpath, k == dumpk);
 		dumped |= k == dumpk;
+		if (vfy && verify(m, stderr)) {
+			note("the output of '%s' does not verify", pv[k]);
+			return 1;
+		}
 	}
 	if (dumpname && !dumped)
 		runstep(&cx, &dstep, reportpath, 1);

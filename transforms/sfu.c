@@ -115,6 +115,7 @@ newmap(Module *m)
 struct funcs {
 	Fn *src[64];       /* in the fast module */
 	int n;
+	int over;          /* more than fit in src: the kernel is left alone */
 };
 
 static Fn *
@@ -157,8 +158,10 @@ callee1(const Fn *fn, uint sym, void *arg)
 	for (int k = 0; k < out->n; k++)
 		if (out->src[k] == f)
 			return;
-	if (out->n == (int)countof(out->src))
-		BUG("more than %d functions under one kernel", (int)countof(out->src));
+	if (out->n == (int)countof(out->src)) {
+		out->over = 1;
+		return;
+	}
 	out->src[out->n++] = f;
 	calleesof(f, out);
 }
@@ -545,9 +548,10 @@ static void
 partition(Fn *fn, int lambda)
 {
 	char buf[160];
-	uint l = newlbl(fn, "$SFU_FAST");
-	char *w = rname(fn, newreg(fn, Tb32)), *p = rname(fn, newreg(fn, Tpred));
-	uint at = bodystart(fn);
+	uint l = newlbl(fn, "$SFU_FAST"), at = bodystart(fn);
+	/* declared where the code goes: a .reg may follow a label there */
+	char *w = rname(fn, newregat(fn, Tb32, at)), *p = rname(fn, newregat(fn, Tpred, at + 1));
+	at += 2;
 	snprintf(buf, sizeof buf, "mov.u32 %s, %%warpid;", w);
 	insert(fn, at, buf);
 	snprintf(buf, sizeof buf, "setp.lt.u32 %s, %s, %d;", p, w, lambda);
@@ -633,6 +637,8 @@ merge(Module *m, Fn *fn, Module *fast, int selfcopy, const struct sfu_params *p,
 	if (kf->npar != fn->npar)
 		return *why = "the kernel's parameters differ between the accurate and fast PTX", -1;
 	calleesof(kf, &fs);
+	if (fs.over)
+		return *why = "the kernel calls more than 64 functions (a -G build?)", -1;
 	int same = samefn(fn, kf), f64 = hasf64(kf, p->approx);
 	for (int k = 0; k < fs.n; k++) {
 		Fn *a = fnbysym(m, fast->sym[fs.src[k]->sym].name);

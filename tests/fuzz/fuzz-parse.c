@@ -2,7 +2,8 @@
  * builds it with clang -fsanitize=fuzzer,address,undefined and runs it.
  * Besides "never crash", it checks what must hold for every input the
  * parser accepts: print(parse(x)) == x; the canonical printer's output parses
- * again and is a fixed point; the analyses run on every function; a renamed
+ * again and is a fixed point; the analyses and the verifier run on every
+ * function (whatever they find, they must not crash); a renamed
  * clone of every body (clonebody) prints as PTX that parses.
  * tests/unit/u-ptx-fuzz.c replays tests/fuzz/corpus through this file in CI. */
 #include "ptx/ptx.h"
@@ -23,6 +24,7 @@ analyses(Module *m)
 		for (uint i = 0; i < fn->nins; i++)
 			insline(fn, i, NULL);
 	}
+	verify(m, NULL);
 }
 
 /* clone each body into the same function of a second copy, renamed, the

@@ -7,6 +7,8 @@
 #   ptxas gives the same cubin for x and print(parse(x))
 #   without debug info, the canonical printer (-p reprint) gives the same cubin
 #   and reprint is idempotent: print(parse(reprint(x))) == reprint(x)
+#   x verifies (mpcc-opt --verify), and so does sfu's merge of x with its
+#   own copy (the FP64 rewrites); sfu-nvcc.sh merges with -use_fast_math PTX
 # -G and -lineinfo cubins embed the PTX text (.nv_debug_ptx_txt), so only the
 # byte-exact print keeps them identical; the canonical print is checked on
 # the plain builds. Prints the number of files and lines.
@@ -30,6 +32,9 @@ for cu in "$src"/tests/kernels/*.cu "$src"/tests/ptx/Inputs/kernels/*.cu; do
 			if ! "$opt" "$x" -o "rt.ptx"; then
 				echo "FAIL parse $x"; fail=1; continue
 			fi
+			"$opt" --verify "$x" -o /dev/null || { echo "FAIL verify $x"; fail=1; }
+			"$opt" "$x" -p sfu:lambda=32 --verify -o sfu.ptx 2>sfu.err \
+				|| { echo "FAIL sfu verify $x"; cat sfu.err; fail=1; }
 			cmp -s "$x" rt.ptx || { echo "FAIL text $x"; fail=1; }
 			ptxas -arch=sm_$arch "$x" -o a.cubin && ptxas -arch=sm_$arch rt.ptx -o b.cubin \
 				&& cmp -s a.cubin b.cubin || { echo "FAIL cubin $x"; fail=1; }

@@ -92,6 +92,61 @@ TEST(long_kernel_names_reach_the_policy_whole)
 	free(p);
 }
 
+/* a kernel that sfu merges with a fast-math copy; the fast copy given to
+ * the hook may name a register it never declares (as a buggy pass or a
+ * bad fast PTX would): the merge then does not verify and must not ship */
+#define KERNEL(SQRT, REG) \
+	".version 9.0\n.target sm_80\n.address_size 64\n" \
+	".visible .entry k(.param .u64 p)\n{\n\t.reg .f32 %f<3>;\n\t.reg .b64 %rd<2>;\n" \
+	"\tld.param.u64 %rd1, [p];\n\tld.global.f32 %f1, [%rd1];\n" \
+	"\t" SQRT " %f2, " REG ";\n\tst.global.f32 [%rd1], %f2;\n\tret;\n}\n"
+
+static const char *
+givenfast(void *drv, uint mask)
+{
+	(void)mask;
+	return drv;
+}
+
+/* 1 if the hook rewrote the file, 0 if it left it, -1 if it failed */
+static int
+merge(const char *fasttext)
+{
+	static const char acc[] = KERNEL("sqrt.rn.f32", "%f1");
+	char *p = tmpfile_with(acc), *f = tmpfile_with(fasttext);
+	char *kernels[] = {"k"}, *err;
+	Arena *a = arena_new();
+	struct params sp;
+	struct rule r = {.kernels = kernels, .nkernels = 1, .has = 1 << 0, .param = {&sp}};
+	struct profile prof = {.name = "fast", .rule = &r, .nrule = 1,
+	                       .on_unsupported = UNSUP_SILENT};
+	struct hook h = {.src = "k.cu", .arch = "compute_80", .prof = &prof,
+	                 .fastptx = givenfast, .drv = f};
+	FILE *saved = stderr;
+	int rc;
+
+	CHECK(!strcmp(schemas[0]->name, "sfu"));
+	CHECK(params_parse(schemas[0], "lambda=32", 0, a, &sp, &err) == 0);
+
+	stderr = fopen("/dev/null", "w");
+	rc = pipeline(p, &h);
+	fclose(stderr);
+	stderr = saved;
+	rc = rc < 0 ? -1 : !contains(p, acc);
+	unlink(p);
+	unlink(f);
+	free(p);
+	free(f);
+	arena_free(a);
+	return rc;
+}
+
+TEST(a_merge_that_does_not_verify_leaves_nvcc_ptx)
+{
+	CHECK(merge(KERNEL("sqrt.approx.f32", "%f1")) == 1);
+	CHECK(merge(KERNEL("sqrt.approx.f32", "%f9")) == -1);
+}
+
 /* a kernel named NAME that divides two doubles */
 static char *
 divkernel(const char *name)
@@ -175,6 +230,7 @@ main(void)
 	RUN(bad_ptx_is_left_unchanged);
 	RUN(explain_changes_nothing);
 	RUN(long_kernel_names_reach_the_policy_whole);
+	RUN(a_merge_that_does_not_verify_leaves_nvcc_ptx);
 	RUN(a_rule_reaches_its_kernel_through_profile_match);
 	RUN(itemtext_copies_a_declaration_between_modules);
 	return DONE();

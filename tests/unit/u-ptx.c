@@ -315,10 +315,109 @@ TEST(clonebody_merges_two_copies_of_a_kernel)
 	CHECK(strstr(s, "mul.f32 \t%f2, %f1, 0f3F000000;") != NULL);
 	CHECK(stable(m));
 	CHECK(assembles(m));
+	CHECK(verify(m, stderr) == 0);
 	fillcfg(k);
 	fillloops(k);
 	CHECK(k->nloop == 2);
 	free(s);
+	mod_free(m);
+}
+
+/* trivia is bytes, not C strings: a comment may hold a NUL (the parser
+ * and printer keep it), and the clone's leads are joined around it, once
+ * for a first statement that gets its own line and once for a skipped
+ * .shared whose lead moves to the next statement */
+static const char nulkernel[] =
+	".version 8.0\n.target sm_80\n.address_size 64\n\n"
+	".visible .entry k()\n{ /* a\0b */ bar.sync 0;\n"
+	"\t.shared .align 4 .b8 sh[4];\n\t// c\0d\n\tret;\n}\n";
+
+static size_t
+count(const char *s, size_t n, const char *what, size_t wn)
+{
+	size_t c = 0;
+
+	for (size_t k = 0; k + wn <= n; k++)
+		c += !memcmp(s + k, what, wn);
+	return c;
+}
+
+TEST(clonebody_keeps_comments_with_a_nul_byte)
+{
+	Module *m = parse("nul.ptx", nulkernel, sizeof nulkernel - 1);
+	Module *src = parse("nul.ptx", nulkernel, sizeof nulkernel - 1);
+	size_t n;
+	char *s;
+
+	CHECK(m && src);
+	if (!m || !src)
+		return;
+	CHECK(clonebody(m->fn[0], 0, src->fn[0], "_c") == 2);   /* less the .shared */
+	mod_free(src);
+	s = printstr(m, &n);
+	CHECK(count(s, n, "/* a\0b */", 9) == 2);
+	CHECK(count(s, n, "// c\0d\n", 7) == 2);
+	CHECK(count(s, n, "ret;", 4) == 2);
+	CHECK(count(s, n, "bar.sync", 8) == 2);
+	CHECK(stable(m));
+	free(s);
+	mod_free(m);
+}
+
+/* code inserted at bodystart() precedes a .reg that follows a directive or
+ * a label there: newregat() declares its registers with it, and every
+ * member of a range knows its declaration (the verifier checks both) */
+static const char late[] =
+	".version 8.0\n.target sm_80\n.address_size 64\n\n"
+	".visible .entry k(.param .u64 p)\n{\n\t.reg .b32 %r<3>;\n\t.pragma \"nounroll\";\n"
+	"$L__top:\n\t.reg .b64 %rd<2>;\n\tld.param.u64 %rd1, [p];\n"
+	"\tst.global.u32 [%rd1], %r2;\n\tret;\n}\n";
+
+static int
+placed(int at_bodystart)
+{
+	Module *m = parse("late.ptx", late, sizeof late - 1), *m2;
+	Fn *k = findfn(m, "k");
+	uint at = bodystart(k), w;
+	char wn[64], *s;
+	int ok;
+
+	w = at_bodystart ? newregat(k, Tu32, at++) : newreg(k, Tu32);
+	regname(k, w, wn, sizeof wn);
+	ins_insert(k, at, mkins(k, fmt("mov.u32 %s, %%warpid;", wn)));
+	CHECK(k->reg[findreg(k, "%r2")].decl == 0);
+	ok = verify(m, NULL) == 0;
+	s = printstr(m, NULL);
+	m2 = parse("late2.ptx", s, strlen(s));
+	ok = ok && m2 && verify(m2, NULL) == 0;
+	free(s);
+	mod_free(m2);
+	mod_free(m);
+	return ok;
+}
+
+TEST(newregat_declares_with_the_code_at_bodystart)
+{
+	CHECK(placed(1));
+	CHECK(!placed(0));   /* newreg's .reg follows the late one */
+}
+
+/* labels the IR names but never places, or whose index went stale after an
+ * edit that bypassed edit.c: text cannot say either, passes can */
+TEST(verify_finds_labels_the_ir_gets_wrong)
+{
+	Module *m = mod();
+	Fn *k = findfn(m, "_Z3sumPfi");
+	uint at = bodystart(k), l;
+
+	CHECK(verify(m, stderr) == 0);
+	l = newlbl(k, "$L__later");
+	ins_insert(k, at, mkins(k, "bra.uni $L__later;"));
+	CHECK(verify(m, NULL) == 1);
+	placelbl(k, at + 1, l);
+	CHECK(verify(m, stderr) == 0);
+	k->lbl[l].ins = at;
+	CHECK(verify(m, NULL) == 1);
 	mod_free(m);
 }
 
@@ -392,6 +491,32 @@ TEST(defuse_sees_loop_carried_registers)
 	mod_free(m);
 }
 
+/* call writes its return list (a .func with .reg returns) and bar.red its
+ * first operand; both read the rest */
+static const char regcall[] =
+	".version 8.0\n.target sm_80\n.address_size 64\n\n"
+	".func (.reg .b32 %ret) twice(.reg .b32 %x)\n{\n\tadd.s32 %ret, %x, %x;\n\tret;\n}\n\n"
+	".visible .entry k(.param .u32 p)\n{\n\t.reg .pred %p<2>;\n\t.reg .b32 %r<4>;\n"
+	"\tld.param.u32 %r1, [p];\n\tsetp.ne.s32 %p1, %r1, 0;\n\tcall (%r2), twice, (%r1);\n"
+	"\tbar.red.popc.u32 %r3, 0, %p1;\n\tret;\n}\n";
+
+TEST(defuse_sees_call_results_and_bar_red)
+{
+	Module *m = parse("regcall.ptx", regcall, sizeof regcall - 1);
+	Fn *k;
+
+	CHECK(m != NULL);
+	if (!m)
+		return;
+	k = findfn(m, "k");
+	filldefuse(k);
+	CHECK(k->use[findreg(k, "%r2")].ndef == 1);
+	CHECK(k->use[findreg(k, "%r3")].ndef == 1);
+	CHECK(k->use[findreg(k, "%r1")].nuse == 2 && k->use[findreg(k, "%p1")].nuse == 1);
+	CHECK(verify(m, stderr) == 0);
+	mod_free(m);
+}
+
 TEST(insline_reads_the_nearest_loc)
 {
 	Module *m = mod();
@@ -429,10 +554,14 @@ main(void)
 	RUN(renamed_label_prints_at_label_and_branch);
 	RUN(fn_rename_changes_header_and_calls);
 	RUN(clonebody_merges_two_copies_of_a_kernel);
+	RUN(clonebody_keeps_comments_with_a_nul_byte);
+	RUN(verify_finds_labels_the_ir_gets_wrong);
+	RUN(newregat_declares_with_the_code_at_bodystart);
 	RUN(ins_replace_keeps_the_place_and_lines);
 	RUN(adddecl_adds_once_before_the_functions);
 	RUN(cfg_blocks_loops_and_rpo);
 	RUN(defuse_sees_loop_carried_registers);
+	RUN(defuse_sees_call_results_and_bar_red);
 	RUN(insline_reads_the_nearest_loc);
 	RUN(reprint_gives_the_same_text_for_cicc_layout);
 	return DONE();

@@ -1,0 +1,1324 @@
+/* verify.c: the PTX verifier. A pass's output is checked here before ptxas
+ * sees it, as LLVM verifies its IR after every pass: what ptxas would
+ * reject, and what a pass can break without ptxas noticing.
+ *
+ * The module: .version and .target read once (they bound what instructions
+ * may use); module names defined once. Each function: parameters, and
+ * declarations within one { } scope, declared once; every operand resolves
+ * (a register declared or special, a label placed, a symbol or callee
+ * declared, a call with the callee's count of arguments); each instruction
+ * has the type suffix and the rounding or .approx modifier the ISA
+ * requires, the operand count and types its shape gives (PTX ISA 9.4:
+ * Table 26, and Tables 27/28 for the wider registers ld, st and cvt take),
+ * vectors of the size its .vN says, and a .target and .version at least
+ * those it needs (ops.h, and the table below for forms that need more).
+ * Each rule was checked against ptxas 13, which is the reference.
+ *
+ * Definedness. PTX gives a register read before any write an undefined
+ * value; it is not an error, and ptxas accepts it. cicc writes such reads
+ * where LLVM had an undef value (a variable the source never sets on some
+ * path, a vector lane it never fills), so a register that is written on
+ * some paths to a read but not on others is normal PTX. A register read
+ * that no write reaches on any path is different: cicc's registers are
+ * virtual and named per value, so a read that nothing writes means a pass
+ * renamed, dropped or misplaced a definition. That is the error; cicc's
+ * own PTX (every file the test suite builds) has none. */
+#include "ptx/ptx.h"
+#include <stdarg.h>
+#include <stdint.h>
+#include <string.h>
+
+enum { MAXERR = 50 };
+
+typedef struct V V;
+struct V {
+	Module *m;
+	FILE *err;
+	Fn *fn;
+	int nerr;
+	int sm;         /* .target sm_NN: NN, 0 if none */
+	char arch;      /* the letter after the number (sm_90a), 0 if none */
+	int ptx;        /* .version 8.5: 85 */
+};
+
+/* an instruction's name, split at its dots */
+typedef struct Mods Mods;
+struct Mods {
+	Str part[24];
+	uint n;
+	uchar t[4];     /* the types among the parts, in order */
+	uint nt;
+	uint vec;       /* 2, 4 or 8 for .v2, .v4, .v8 */
+};
+
+/* errors */
+
+static uint
+lineof(const Fn *fn, uint k)
+{
+	for (uint j = k + 1; j-- > 0;)
+		if (fn->ins[j].line)
+			return fn->ins[j].line;
+	return fn->line;
+}
+
+static void
+report(V *v, uint line, const Ins *i, const char *f, va_list ap)
+{
+	if (++v->nerr > MAXERR || !v->err)
+		return;
+	fprintf(v->err, "%s:%u: error: ", v->m->path, line);
+	vfprintf(v->err, f, ap);
+	fputc('\n', v->err);
+	if (i) {
+		fputc('\t', v->err);
+		printins(v->err, v->fn, i);
+		fputc('\n', v->err);
+	}
+	if (v->nerr == MAXERR)
+		fprintf(v->err, "%s: error: too many errors; stopping\n", v->m->path);
+}
+
+/* an error at statement k of the current function */
+static void __attribute__((format(printf, 3, 4)))
+errat(V *v, uint k, const char *f, ...)
+{
+	va_list ap;
+
+	va_start(ap, f);
+	report(v, lineof(v->fn, k), &v->fn->ins[k], f, ap);
+	va_end(ap);
+}
+
+/* an error at a line (a module item, a function's header) */
+static void __attribute__((format(printf, 3, 4)))
+errline(V *v, uint line, const char *f, ...)
+{
+	va_list ap;
+
+	va_start(ap, f);
+	report(v, line, NULL, f, ap);
+	va_end(ap);
+}
+
+/* types */
+
+static const uchar tysize[NTYPE] = {
+	[Tpred] = 1, [Tb8] = 8, [Tb16] = 16, [Tb32] = 32, [Tb64] = 64, [Tb128] = 128,
+	[Tu8] = 8, [Tu16] = 16, [Tu32] = 32, [Tu64] = 64,
+	[Ts8] = 8, [Ts16] = 16, [Ts32] = 32, [Ts64] = 64,
+	[Tf16] = 16, [Tf16x2] = 32, [Tbf16] = 16, [Tbf16x2] = 32, [Tf32] = 32, [Tf64] = 64,
+	[Ttf32] = 32,
+};
+
+static int isbit(int t) { return t >= Tb8 && t <= Tb128; }
+static int isint(int t) { return t >= Tu8 && t <= Ts64; }
+static int isflt(int t) { return t >= Tf16 && t <= Ttf32; }
+
+static int
+tyof(Str s)
+{
+	for (int t = 1; t < NTYPE; t++)
+		if (strlen(tyname[t]) == s.n && !memcmp(tyname[t], s.s, s.n))
+			return t;
+	return Tnone;
+}
+
+/* the type twice as wide (mul.wide.s32 writes an s64) */
+static int
+wide(int t)
+{
+	switch (t) {
+	case Tu16: return Tu32;
+	case Tu32: return Tu64;
+	case Ts16: return Ts32;
+	case Ts32: return Ts64;
+	case Tb16: return Tb32;
+	case Tb32: return Tb64;
+	}
+	return Tnone;
+}
+
+/* does a register of type r fit an operand of type t (PTX ISA 9.4, Table
+ * 26)? relaxed: ld, st and cvt also take a wider register (Tables 27, 28) */
+static int
+fits(int r, int t, int relaxed)
+{
+	if (!r || !t)
+		return 1;
+	if (r == Tpred || t == Tpred)
+		return r == t;
+	if (tysize[r] < tysize[t])
+		return 0;
+	if (tysize[r] > tysize[t])
+		return relaxed && (isbit(r) || (isint(r) && !isflt(t)) || (isflt(r) && isbit(t)));
+	if (isflt(t) && isflt(r))
+		return r == t;
+	if (isflt(t) || isflt(r))
+		return isbit(t) || isbit(r);
+	return 1;
+}
+
+/* modifiers */
+
+static void
+split(const Ins *i, Mods *md)
+{
+	const char *s = i->name.s, *e = s + i->name.n;
+
+	memset(md, 0, sizeof *md);
+	while (s < e && md->n < countof(md->part)) {
+		const char *d = memchr(s, '.', e - s);
+		Str p = {s, (uint)((d ? d : e) - s)};
+		int t = tyof(p);
+		md->part[md->n++] = p;
+		if (t && md->nt < countof(md->t))
+			md->t[md->nt++] = t;
+		if (p.n == 2 && p.s[0] == 'v' && (p.s[1] == '2' || p.s[1] == '4' || p.s[1] == '8'))
+			md->vec = p.s[1] - '0';
+		s = d ? d + 1 : e;
+	}
+}
+
+static int
+has(const Mods *md, const char *m)
+{
+	size_t n = strlen(m);
+
+	for (uint k = 1; k < md->n; k++)
+		if (md->part[k].n == n && !memcmp(md->part[k].s, m, n))
+			return 1;
+	return 0;
+}
+
+static int
+frnd(const Mods *md)
+{
+	return has(md, "rn") || has(md, "rz") || has(md, "rm") || has(md, "rp")
+	       || has(md, "rna") || has(md, "rs");
+}
+
+static int
+irnd(const Mods *md)
+{
+	return has(md, "rni") || has(md, "rzi") || has(md, "rmi") || has(md, "rpi");
+}
+
+/* special registers (PTX ISA 10) and their types */
+static const struct sreg {
+	const char *name;
+	uchar ty, xyz;     /* xyz: read as NAME.x, .y, .z */
+} sregs[] = {
+	{"%tid", Tu32, 1}, {"%ntid", Tu32, 1}, {"%ctaid", Tu32, 1}, {"%nctaid", Tu32, 1},
+	{"%clusterid", Tu32, 1}, {"%nclusterid", Tu32, 1}, {"%cluster_ctaid", Tu32, 1},
+	{"%cluster_nctaid", Tu32, 1}, {"%laneid", Tu32, 0}, {"%warpid", Tu32, 0},
+	{"%nwarpid", Tu32, 0}, {"%smid", Tu32, 0}, {"%nsmid", Tu32, 0}, {"%gridid", Tu64, 0},
+	{"%is_explicit_cluster", Tpred, 0}, {"%cluster_ctarank", Tu32, 0},
+	{"%cluster_nctarank", Tu32, 0}, {"%lanemask_eq", Tu32, 0}, {"%lanemask_le", Tu32, 0},
+	{"%lanemask_lt", Tu32, 0}, {"%lanemask_ge", Tu32, 0}, {"%lanemask_gt", Tu32, 0},
+	{"%clock", Tu32, 0}, {"%clock_hi", Tu32, 0}, {"%clock64", Tu64, 0},
+	{"%globaltimer", Tu64, 0}, {"%globaltimer_lo", Tu32, 0}, {"%globaltimer_hi", Tu32, 0},
+	{"%total_smem_size", Tu32, 0}, {"%aggr_smem_size", Tu32, 0},
+	{"%dynamic_smem_size", Tu32, 0}, {"%current_graph_exec", Tu64, 0},
+	{"%reserved_smem_offset_begin", Tb32, 0}, {"%reserved_smem_offset_end", Tb32, 0},
+	{"%reserved_smem_offset_cap", Tb32, 0},
+};
+
+#define S(lit) ((Str){lit, sizeof lit - 1})
+
+/* pfx followed by a number in [0, n) (no leading zero), then suffix */
+static int
+numbered(Str s, Str pfx, uint n, Str suffix)
+{
+	uint e = s.n - suffix.n, v = 0;
+
+	if (s.n <= pfx.n + suffix.n || memcmp(s.s, pfx.s, pfx.n)
+	    || memcmp(s.s + e, suffix.s, suffix.n))
+		return 0;
+	for (uint j = pfx.n; j < e; j++) {
+		if (s.s[j] < '0' || s.s[j] > '9' || (j == pfx.n && s.s[j] == '0' && e - pfx.n > 1))
+			return 0;
+		v = v * 10 + (s.s[j] - '0');
+		if (v >= n)
+			return 0;
+	}
+	return 1;
+}
+
+/* the type of a special register named s; Tnone for a typeless one
+ * (%pm0...), -1 if s names none */
+static int
+sregty(Str s)
+{
+	for (size_t k = 0; k < countof(sregs); k++) {
+		size_t n = strlen(sregs[k].name);
+		if (s.n == n && !memcmp(s.s, sregs[k].name, n))
+			return sregs[k].ty;
+		if (sregs[k].xyz && s.n == n + 2 && !memcmp(s.s, sregs[k].name, n)
+		    && s.s[n] == '.' && strchr("xyz", s.s[n + 1]))
+			return sregs[k].ty;
+	}
+	if (numbered(s, S("%pm"), 8, S("")) || numbered(s, S("%envreg"), 32, S("")))
+		return Tb32;
+	if (numbered(s, S("%pm"), 8, S("_64")))
+		return Tu64;
+	if (numbered(s, S("%reserved_smem_offset_"), 3, S("")))
+		return Tb32;
+	return -1;
+}
+
+/* a .reg parameter of the function named s: its type, -1 if none */
+static int
+regparam(const Fn *fn, Str s)
+{
+	for (uint k = 0; k < fn->npar + fn->nret; k++) {
+		const Param *p = k < fn->npar ? &fn->par[k] : &fn->ret[k - fn->npar];
+		Mods md = {0};
+		Ins tmp = {0};
+		if (p->name.n != s.n || memcmp(p->name.s, s.s, s.n))
+			continue;
+		if (p->decl.n < 4 || memcmp(p->decl.s, ".reg", 4))
+			return -1;
+		tmp.name = p->decl;
+		split(&tmp, &md);
+		return md.nt ? md.t[md.nt - 1] : Tnone;
+	}
+	return -1;
+}
+
+/* the type of register r as an operand; -1: an undeclared name */
+static int
+regty(const Fn *fn, uint r)
+{
+	const Reg *g = &fn->reg[r];
+	int t;
+
+	if (!(g->flags & RGSPECIAL))
+		return g->ty;
+	if ((t = sregty(g->pfx)) >= 0)
+		return t;
+	return regparam(fn, g->pfx);
+}
+
+static Str
+regstr(V *v, uint r)
+{
+	char buf[512];
+
+	regname(v->fn, r, buf, sizeof buf);
+	return str(v->m, buf);
+}
+
+/* the module */
+
+/* "sm_90a, debug" -> 90 and 'a'; "9.0" -> 90 */
+static void
+target(V *v)
+{
+	const char *s = v->m->target.s, *e = s ? s + v->m->target.n : s;
+
+	if (s && e - s > 3 && !memcmp(s, "sm_", 3)) {
+		for (s += 3; s < e && *s >= '0' && *s <= '9' && v->sm < 10000; s++)
+			v->sm = v->sm * 10 + (*s - '0');
+		if (s < e && *s >= 'a' && *s <= 'z')
+			v->arch = *s;
+	}
+	s = v->m->version.s, e = s ? s + v->m->version.n : s;
+	for (; s && s < e && *s >= '0' && *s <= '9' && v->ptx < 1000; s++)
+		v->ptx = v->ptx * 10 + (*s - '0');
+	if (s && s + 1 < e && *s == '.' && s[1] >= '0' && s[1] <= '9')
+		v->ptx = v->ptx * 10 + (s[1] - '0');
+	else
+		v->ptx = 0;   /* not "M.m": no version checks */
+	if (!v->m->version.s)
+		errline(v, 1, "no '.version' directive");
+	if (!v->m->target.s)
+		errline(v, 1, "no '.target' directive");
+}
+
+static int
+isextern(const Ins *i)
+{
+	return i->name.n >= 7 && !memcmp(i->name.s, ".extern", 7);
+}
+
+/* a module-level name is defined once: a variable, or a function's body
+ * (declarations of a function may repeat); *declared gets every name */
+static void
+modnames(V *v, uchar *declared)
+{
+	Module *m = v->m;
+	uchar *def = arena_alloc(m->arena, m->nsym + 1);
+
+	for (uint k = 0; k < m->ntop; k++) {
+		const Ins *i = &m->top[k];
+		uint s, line = i->line;
+		if (i->op == Ovar)
+			s = i->arg[0].idx;
+		else if (i->op == Ofn) {
+			Fn *f = m->fn[i->arg[0].idx];
+			s = f->sym, line = f->line;
+			declared[s] = 1;
+			if (f->flags & FDECL)
+				continue;
+		} else
+			continue;
+		declared[s] = 1;
+		if (i->op == Ovar && isextern(i))
+			continue;
+		if (def[s])
+			errline(v, line, "'%.*s' is defined twice", (int)m->sym[s].name.n, m->sym[s].name.s);
+		def[s] = 1;
+	}
+}
+
+/* declarations in a function */
+
+struct decl {
+	char kind;      /* 'r' a range, 'n' a register, 'v' a variable */
+	Str name;       /* the range's prefix for 'r' */
+	uint count;
+};
+struct decls {
+	struct decl *d;
+	uint n, cap;
+	uint *scope, nscope, capscope;   /* where each open { } scope starts in d */
+};
+
+/* is s the name of a member of range r? */
+static int
+inrange(const struct decl *r, Str s)
+{
+	return numbered(s, r->name, r->count, S(""));
+}
+
+static int
+clash(const struct decl *a, const struct decl *b)
+{
+	if (a->kind == b->kind)
+		return a->name.n == b->name.n && !memcmp(a->name.s, b->name.s, a->name.n);
+	if (a->kind == 'r' && b->kind == 'n')
+		return inrange(a, b->name);
+	if (a->kind == 'n' && b->kind == 'r')
+		return inrange(b, a->name);
+	return 0;
+}
+
+static void
+declare(V *v, uint k, struct decls *ds, struct decl d)
+{
+	uint from = ds->nscope ? ds->scope[ds->nscope - 1] : 0;
+
+	for (uint j = from; j < ds->n; j++)
+		if (clash(&ds->d[j], &d)) {
+			if (d.kind == 'r')
+				errat(v, k, "'%.*s<%u>' declares registers this scope already has",
+				      (int)d.name.n, d.name.s, d.count);
+			else
+				errat(v, k, "'%.*s' is declared twice in one scope", (int)d.name.n, d.name.s);
+			return;
+		}
+	ds->d = agrow(v->m->arena, ds->d, ds->n, &ds->cap, sizeof *ds->d);
+	ds->d[ds->n++] = d;
+}
+
+static void
+regdecl(V *v, uint k, struct decls *ds)
+{
+	const Ins *i = &v->fn->ins[k];
+
+	if (i->narg == 2 && i->arg[1].kind == RNum) {
+		declare(v, k, ds, (struct decl){'r', v->fn->reg[i->arg[0].idx].pfx, i->arg[1].idx});
+		return;
+	}
+	for (uint a = 0; a < i->narg; a++)
+		if (i->arg[a].kind == RReg)
+			declare(v, k, ds, (struct decl){'n', regstr(v, i->arg[a].idx), 1});
+}
+
+/* .reg ranges, registers and body-level variables: once per { } scope;
+ * an inner scope may declare a name again (cicc's inline asm does) */
+static void
+decls(V *v)
+{
+	Fn *fn = v->fn;
+	struct decls ds = {0};
+
+	for (uint k = 0; k < fn->nins; k++) {
+		const Ins *i = &fn->ins[k];
+		switch (i->op) {
+		case Oopen:
+			ds.scope = agrow(v->m->arena, ds.scope, ds.nscope, &ds.capscope, sizeof *ds.scope);
+			ds.scope[ds.nscope++] = ds.n;
+			break;
+		case Oclose:
+			if (ds.nscope)
+				ds.n = ds.scope[--ds.nscope];
+			break;
+		case Oreg:
+			regdecl(v, k, &ds);
+			break;
+		case Ovar:
+			declare(v, k, &ds, (struct decl){'v', v->m->sym[i->arg[0].idx].name, 1});
+			break;
+		}
+	}
+}
+
+static void
+params(V *v)
+{
+	Fn *fn = v->fn;
+	uint n = fn->nret + fn->npar;
+
+	for (uint a = 0; a < n; a++) {
+		const Param *p = a < fn->nret ? &fn->ret[a] : &fn->par[a - fn->nret];
+		for (uint b = 0; b < a; b++) {
+			const Param *q = b < fn->nret ? &fn->ret[b] : &fn->par[b - fn->nret];
+			if (p->name.n == q->name.n && !memcmp(p->name.s, q->name.s, p->name.n)) {
+				errline(v, fn->line, "parameter '%.*s' is declared twice",
+				        (int)p->name.n, p->name.s);
+				break;
+			}
+		}
+	}
+}
+
+/* names: every operand resolves */
+
+/* mark with stamp the names a body may use besides the module's: its
+ * parameters and its body-level variables */
+static void
+locals(V *v, uint *local, uint stamp)
+{
+	Fn *fn = v->fn;
+	Module *m = v->m;
+
+	for (uint k = 0; k < fn->nret + fn->npar; k++) {
+		const Param *p = k < fn->npar ? &fn->par[k] : &fn->ret[k - fn->npar];
+		uint s = names_get(m->symnames, p->name.s, p->name.n);
+		if (s != ~0u)
+			local[s] = stamp;
+	}
+	for (uint k = 0; k < fn->nins; k++)
+		if (fn->ins[k].op == Ovar)
+			local[fn->ins[k].arg[0].idx] = stamp;
+}
+
+static Fn *
+symfn(const Module *m, uint s)
+{
+	Fn *d = NULL;
+
+	for (uint k = 0; k < m->nfn; k++)
+		if (m->fn[k]->sym == s) {
+			if (!(m->fn[k]->flags & FDECL))
+				return m->fn[k];
+			d = m->fn[k];
+		}
+	return d;
+}
+
+/* "{%f1, _}": the parser reads a sink just before '}' as a name */
+static int
+issink(Str s)
+{
+	return s.n == 1 && s.s[0] == '_';
+}
+
+struct scope {
+	const uchar *declared;  /* module names */
+	const uint *local;      /* == stamp: a name of this function */
+	uint stamp;
+	uint *end;              /* per statement: the '}' ending its innermost scope */
+};
+
+/* where each statement's innermost { } scope ends (fn->nins: the body) */
+static uint *
+scopeends(V *v)
+{
+	Fn *fn = v->fn;
+	uint *end = arena_alloc(v->m->arena, (fn->nins + 1) * sizeof *end);
+	uint *stack = arena_alloc(v->m->arena, (fn->nins + 1) * sizeof *stack), sp = 0;
+
+	for (uint k = fn->nins; k-- > 0;) {   /* backwards: a '}' is met before its '{' */
+		if (fn->ins[k].op == Oclose)
+			stack[sp++] = k;
+		end[k] = sp ? stack[sp - 1] : fn->nins;
+		if (fn->ins[k].op == Oopen && sp)
+			sp--;
+	}
+	return end;
+}
+
+/* is a register declared at statement d (a .reg) visible at statement k? */
+static int
+visible(const struct scope *sc, uint d, uint k)
+{
+	return d < k && k < sc->end[d];
+}
+
+static void
+resolve(V *v, uint k, Ref r, const struct scope *sc)
+{
+	Fn *fn = v->fn;
+	Str s;
+	uint n;
+
+	switch (r.kind) {
+	case RReg:
+		if (regty(fn, r.idx) < 0) {
+			s = regstr(v, r.idx);
+			errat(v, k, "undeclared register '%.*s'", (int)s.n, s.s);
+		} else if (!(fn->reg[r.idx].flags & RGSPECIAL)
+		           && (fn->reg[r.idx].decl == ~0u || !visible(sc, fn->reg[r.idx].decl, k))) {
+			s = regstr(v, r.idx);
+			errat(v, k, "'%.*s' is used where its .reg declaration is not in scope "
+			      "(before it, or outside its { })", (int)s.n, s.s);
+		}
+		break;
+	case RSym:
+		if (!sc->declared[r.idx] && sc->local[r.idx] != sc->stamp
+		    && !issink(v->m->sym[r.idx].name))
+			errat(v, k, "undefined name '%.*s'", (int)v->m->sym[r.idx].name.n,
+			      v->m->sym[r.idx].name.s);
+		break;
+	case RLbl:
+		if (fn->lbl[r.idx].ins == ~0u)
+			errat(v, k, "label '%.*s' is never placed", (int)fn->lbl[r.idx].name.n,
+			      fn->lbl[r.idx].name.s);
+		break;
+	case RMem:
+		resolve(v, k, fn->mem[r.idx].base, sc);
+		resolve(v, k, fn->mem[r.idx].vec, sc);
+		break;
+	case RVec:
+	case RList:
+		n = fn->vec[r.idx].n;
+		for (uint j = 0; j < n; j++)
+			resolve(v, k, fn->vec[r.idx].el[j], sc);
+		break;
+	}
+}
+
+static uint
+listlen(const Fn *fn, Ref r)
+{
+	return r.kind == RList ? fn->vec[r.idx].n : 0;
+}
+
+/* call (rets), f, (args) [, proto]: f is a declared function, called with
+ * its counts of return values and arguments */
+static void
+callee(V *v, uint k)
+{
+	const Ins *i = &v->fn->ins[k];
+	uint a = i->narg && i->arg[0].kind == RList, nret = a ? listlen(v->fn, i->arg[0]) : 0;
+	Fn *f;
+	Str s;
+
+	if (a >= i->narg || i->arg[a].kind != RSym) {
+		if (a >= i->narg)
+			errat(v, k, "'call' without a function");
+		return;
+	}
+	s = v->m->sym[i->arg[a].idx].name;
+	if (!(f = symfn(v->m, i->arg[a].idx))) {
+		errat(v, k, "call to '%.*s', which is not a declared function", (int)s.n, s.s);
+		return;
+	}
+	if (f->flags & FENTRY) {
+		errat(v, k, "call to the kernel '%.*s'", (int)s.n, s.s);
+		return;
+	}
+	if (nret != f->nret)
+		errat(v, k, "call to '%.*s' with %u return values; it has %u", (int)s.n, s.s,
+		      nret, f->nret);
+	if (listlen(v->fn, a + 1 < i->narg ? i->arg[a + 1] : (Ref){0}) != f->npar)
+		errat(v, k, "call to '%.*s' with %u arguments; it takes %u", (int)s.n, s.s,
+		      listlen(v->fn, a + 1 < i->narg ? i->arg[a + 1] : (Ref){0}), f->npar);
+}
+
+/* the labels of "L: .branchtargets A, B;" */
+static void
+branchtargets(V *v, uint k)
+{
+	const Ins *i = &v->fn->ins[k];
+	Lexer lx;
+	Tok t;
+
+	lex_init(&lx, i->src.s, i->src.n);
+	if (!i->src.s || !tokis(lex(&lx), ".branchtargets"))
+		return;
+	for (t = lex(&lx); t.kind != TEOF; t = lex(&lx))
+		if (t.kind == TIDENT && names_get(v->fn->lblnames, t.s, t.n) == ~0u)
+			errat(v, k, "undefined label '%.*s'", (int)t.n, t.s);
+}
+
+static void
+names(V *v, const struct scope *sc)
+{
+	Fn *fn = v->fn;
+
+	for (uint k = 0; k < fn->nins; k++) {
+		const Ins *i = &fn->ins[k];
+		if (i->op == Olabel && fn->lbl[i->arg[0].idx].ins != k)
+			errat(v, k, "label '%.*s' is out of place", (int)fn->lbl[i->arg[0].idx].name.n,
+			      fn->lbl[i->arg[0].idx].name.s);
+		if (i->op == Oraw)
+			branchtargets(v, k);
+		if (i->op >= NOP)
+			continue;
+		resolve(v, k, i->pred, sc);
+		for (uint a = 0; a < i->narg; a++) {
+			Ref r = i->arg[a];
+			if (i->op == Ocall && r.kind == RSym && a == (i->arg[0].kind == RList))
+				continue;   /* the callee: callee() */
+			if (i->op == Obra && r.kind == RSym)
+				errat(v, k, "undefined label '%.*s'", (int)v->m->sym[r.idx].name.n,
+				      v->m->sym[r.idx].name.s);
+			else
+				resolve(v, k, r, sc);
+		}
+		if (i->op == Ocall)
+			callee(v, k);
+	}
+}
+
+/* instructions */
+
+#define NM(i) (int)(i)->name.n, (i)->name.s
+
+static void
+cvtround(V *v, uint k, const Mods *md)
+{
+	const Ins *i = &v->fn->ins[k];
+	int d = md->t[0], a = md->t[1], f = frnd(md), n = irnd(md);
+	int needf = 0, needn = 0;
+
+	if (md->nt != 2)
+		return;
+	if (isflt(d) && isflt(a)) {
+		if (tysize[d] < tysize[a] || d == Tf16x2 || d == Tbf16x2 || d == Ttf32)
+			needf = 1;
+		else if (tysize[d] > tysize[a] && (f || n))
+			errat(v, k, "'%.*s' widens: it takes no rounding modifier", NM(i));
+		else if (d == a && f)
+			errat(v, k, "'%.*s' takes only an integer rounding modifier (.rni, .rzi, .rmi, .rpi)", NM(i));
+	} else if (isflt(d))
+		needf = 1;
+	else if (isflt(a))
+		needn = 1;
+	else if (f || n)
+		errat(v, k, "'%.*s' converts integers: it takes no rounding modifier", NM(i));
+	if (needf && (!f || n))
+		errat(v, k, "'%.*s' needs a rounding modifier (.rn, .rz, .rm, .rp)", NM(i));
+	if (needn && (!n || f))
+		errat(v, k, "'%.*s' needs an integer rounding modifier (.rni, .rzi, .rmi, .rpi)", NM(i));
+}
+
+/* the type suffix, and the rounding and .approx modifiers that have no
+ * default (PTX ISA 9.7.3 and cvt; ptxas 13 rejects each one missing) */
+static void
+suffixes(V *v, uint k, const Mods *md)
+{
+	const Ins *i = &v->fn->ins[k];
+	int t = md->nt ? md->t[0] : Tnone, ap = has(md, "approx");
+
+	if (opinfo[i->op].ty && !md->nt) {
+		errat(v, k, "'%.*s' needs a type suffix", NM(i));
+		return;
+	}
+	switch (i->op) {
+	case Odiv:
+		if (t == Tf32 && !ap && !has(md, "full") && !frnd(md))
+			errat(v, k, "'%.*s' needs .approx, .full or a rounding modifier (.rn, .rz, .rm, .rp)", NM(i));
+		if (t == Tf64 && (ap || has(md, "full")))
+			errat(v, k, "'%.*s': an .f64 division takes a rounding modifier, not .approx or .full", NM(i));
+		else if (t == Tf64 && !frnd(md))
+			errat(v, k, "'%.*s' needs a rounding modifier (.rn, .rz, .rm, .rp)", NM(i));
+		break;
+	case Orcp:
+	case Osqrt:
+		if (t == Tf32 && !ap && !frnd(md))
+			errat(v, k, "'%.*s' needs .approx or a rounding modifier (.rn, .rz, .rm, .rp)", NM(i));
+		if (t == Tf64 && ap && (i->op == Osqrt || !has(md, "ftz")))
+			errat(v, k, "'%.*s': of the .f64 approximations only rcp.approx.ftz.f64 exists", NM(i));
+		else if (t == Tf64 && !ap && !frnd(md))
+			errat(v, k, "'%.*s' needs a rounding modifier (.rn, .rz, .rm, .rp)", NM(i));
+		break;
+	case Orsqrt: case Osin: case Ocos: case Olg2: case Oex2: case Otanh:
+		if (isflt(t) && !ap)
+			errat(v, k, "'%.*s' needs .approx", NM(i));
+		break;
+	case Ofma:
+	case Omad:
+		if (isflt(t) && !frnd(md))
+			errat(v, k, "'%.*s' needs a rounding modifier (.rn, .rz, .rm, .rp)", NM(i));
+		break;
+	case Ocvt:
+		cvtround(v, k, md);
+		break;
+	}
+}
+
+/* forms that need more than their opcode's base form (ops.h): a type or a
+ * modifier among the parts of the name, from the "Target ISA Notes" */
+static const struct form {
+	ushort op;
+	const char *part;
+	uchar sm, ptx;
+} forms[] = {
+	{Oadd, "f16", 53, 42}, {Oadd, "f16x2", 53, 42}, {Osub, "f16", 53, 42},
+	{Osub, "f16x2", 53, 42}, {Omul, "f16", 53, 42}, {Omul, "f16x2", 53, 42},
+	{Ofma, "f16", 53, 42}, {Ofma, "f16x2", 53, 42}, {Oneg, "f16", 53, 60},
+	{Oneg, "f16x2", 53, 60}, {Oabs, "f16", 53, 65}, {Oabs, "f16x2", 53, 65},
+	{Osetp, "f16", 53, 42}, {Osetp, "f16x2", 53, 42}, {Oset, "f16", 53, 42},
+	{Oset, "f16x2", 53, 42},
+	{Oadd, "bf16", 90, 78}, {Oadd, "bf16x2", 90, 78}, {Osub, "bf16", 90, 78},
+	{Osub, "bf16x2", 90, 78}, {Omul, "bf16", 90, 78}, {Omul, "bf16x2", 90, 78},
+	{Ofma, "bf16", 80, 70}, {Ofma, "bf16x2", 80, 70}, {Ofma, "relu", 80, 70},
+	{Oneg, "bf16", 80, 70}, {Oneg, "bf16x2", 80, 70}, {Oabs, "bf16", 80, 70},
+	{Oabs, "bf16x2", 80, 70}, {Osetp, "bf16", 90, 78}, {Osetp, "bf16x2", 90, 78},
+	{Oset, "bf16", 90, 78}, {Oset, "bf16x2", 90, 78},
+	{Omin, "f16", 80, 70}, {Omin, "f16x2", 80, 70}, {Omin, "bf16", 80, 70},
+	{Omin, "bf16x2", 80, 70}, {Omax, "f16", 80, 70}, {Omax, "f16x2", 80, 70},
+	{Omax, "bf16", 80, 70}, {Omax, "bf16x2", 80, 70}, {Omin, "NaN", 80, 70},
+	{Omax, "NaN", 80, 70}, {Omin, "xorsign", 86, 72}, {Omax, "xorsign", 86, 72},
+	{Oex2, "f16", 75, 70}, {Oex2, "f16x2", 75, 70}, {Oex2, "bf16", 90, 78},
+	{Oex2, "bf16x2", 90, 78}, {Otanh, "bf16", 90, 78}, {Otanh, "bf16x2", 90, 78},
+	{Oadd, "f32x2", 100, 86}, {Osub, "f32x2", 100, 86}, {Omul, "f32x2", 100, 86},
+	{Ofma, "f32x2", 100, 86}, {Oadd, "u16x2", 90, 80}, {Oadd, "s16x2", 90, 80},
+	{Ocvt, "f16x2", 80, 70}, {Ocvt, "bf16", 80, 70}, {Ocvt, "bf16x2", 80, 70},
+	{Ocvt, "tf32", 80, 70}, {Ocvt, "relu", 80, 70},
+	{Oatom, "f64", 60, 50}, {Ored, "f64", 60, 50}, {Oatom, "f16x2", 60, 62},
+	{Ored, "f16x2", 60, 62}, {Oatom, "f16", 70, 63}, {Ored, "f16", 70, 63},
+	{Oatom, "bf16", 90, 78}, {Oatom, "bf16x2", 90, 78}, {Ored, "bf16", 90, 78},
+	{Ored, "bf16x2", 90, 78},
+	{Old, "b128", 70, 83}, {Ost, "b128", 70, 83}, {Omov, "b128", 70, 83},
+	{Ocp, "bulk", 90, 80}, {Oshfl, "sync", 30, 60}, {Ovote, "sync", 30, 60},
+	{Obar, "warp", 30, 60}, {Ofence, "proxy", 70, 75}, {Omembar, "proxy", 60, 75},
+};
+
+static void
+needs(V *v, uint k, const Mods *md)
+{
+	const Ins *i = &v->fn->ins[k];
+	int sm = opinfo[i->op].sm, ptx = opinfo[i->op].ptx;
+
+	for (size_t f = 0; f < countof(forms); f++)
+		if (forms[f].op == i->op && has(md, forms[f].part)) {
+			sm = sm > forms[f].sm ? sm : forms[f].sm;
+			ptx = ptx > forms[f].ptx ? ptx : forms[f].ptx;
+		}
+	if (v->sm && sm > v->sm)
+		errat(v, k, "'%.*s' requires sm_%d or higher (.target is sm_%d)", NM(i), sm, v->sm);
+	if (v->ptx && ptx > v->ptx)
+		errat(v, k, "'%.*s' requires PTX ISA %d.%d or later (.version is %d.%d)", NM(i),
+		      ptx / 10, ptx % 10, v->ptx / 10, v->ptx % 10);
+	if ((i->op == Osetmaxnreg || i->op == Owgmma) && v->sm && v->arch != 'a' && v->arch != 'f')
+		errat(v, k, "'%.*s' requires an architecture-specific target such as sm_%da "
+		      "(.target is sm_%d)", NM(i), v->sm, v->sm);
+}
+
+/* An instruction's operands, one letter each (STYLE: a table as a switch):
+ *   d the first type suffix   e the second   W twice the first (mul.wide)
+ *   u .u32   p .pred   a an address [..]   x anything
+ * Letters after '|' are optional. The second half of "a|b" is a .pred. */
+static const char *
+shape(const Ins *i, const Mods *md)
+{
+	int w = has(md, "wide");
+
+	switch (i->op) {
+	case Oadd: case Osub: case Oand: case Oor: case Oxor: case Odiv: case Orem:
+	case Ocopysign: case Omul24: case Oaddc: case Osubc:
+		return "ddd";
+	case Omul:
+		return w ? "Wdd" : "ddd";
+	case Omad:
+		return w ? "WddW" : "dddd";
+	case Omad24: case Omadc: case Osad: case Ofma: case Oprmt:
+		return "dddd";
+	case Olop3:
+		return "ddddx|p";
+	case Omin: case Omax:
+		return "ddd|d";
+	case Oabs: case Oneg: case Onot: case Ocnot: case Orcp: case Osqrt: case Orsqrt:
+	case Osin: case Ocos: case Olg2: case Oex2: case Otanh: case Obrev: case Omov:
+	case Ocvta: case Oalloca:
+		return "dd";
+	case Opopc: case Oclz: case Obfind: case Ogetctarank:
+		return "ud";
+	case Otestp:
+		return "pd";
+	case Oshl: case Oshr: case Oszext: case Omapa: case Oredux:
+		return "ddu";
+	case Oshf: case Ofns:
+		return "dddu";
+	case Obfe:
+		return "dduu";
+	case Obfi:
+		return "ddduu";
+	case Obmsk:
+		return "duu";
+	case Osetp:
+		return "pdd|p";
+	case Oset:
+		return "dee|p";
+	case Oselp:
+		return "dddp";
+	case Oslct:
+		return "ddde";
+	case Ocvt:
+		return md->nt == 2 ? "de|e" : NULL;
+	case Old: case Oldu:
+		return "da";
+	case Ost:
+		return "ad";
+	case Oatom:
+		return md->vec ? NULL : "dad|d";
+	case Ored:
+		return md->vec ? NULL : "ad";
+	case Oshfl:
+		return "dduu|u";
+	case Ovote:
+		return "dp|u";
+	case Omatch:
+		return "ud|u";
+	case Oactivemask: case Ostacksave: case Ostackrestore:
+		return "d";
+	case Onanosleep: case Obrx:
+		return "u|x";
+	case Oisspacep:
+		return "px";
+	case Oelect:
+		return "uu";
+	case Odp4a: case Odp2a:
+		return "uuuu";
+	}
+	return NULL;
+}
+
+static int
+relaxed(const Ins *i)
+{
+	return i->op == Old || i->op == Oldu || i->op == Ost || i->op == Ocvt;
+}
+
+/* the type an operand letter asks for */
+static int
+want(char c, const Mods *md)
+{
+	switch (c) {
+	case 'd': return md->nt ? md->t[0] : Tnone;
+	case 'e': return md->nt > 1 ? md->t[1] : Tnone;
+	case 'W': return md->nt ? wide(md->t[0]) : Tnone;
+	case 'u': return Tu32;
+	case 'p': return Tpred;
+	}
+	return Tnone;
+}
+
+static void
+regfits(V *v, uint k, uint pos, uint r, int t, int rel)
+{
+	const Ins *i = &v->fn->ins[k];
+	int rt = regty(v->fn, r);
+	Str s;
+
+	if (rt < 0 || fits(rt, t, rel))
+		return;
+	s = regstr(v, r);
+	if (!pos)
+		errat(v, k, "'%.*s' guard: '%.*s' is .%s, not .pred", NM(i), (int)s.n, s.s,
+		      rt ? tyname[rt] : "(untyped)");
+	else
+		errat(v, k, "'%.*s' operand %u: '%.*s' is .%s, not .%s", NM(i), pos, (int)s.n, s.s,
+		      rt ? tyname[rt] : "(untyped)", tyname[t]);
+}
+
+/* mov.b64 %rd, {%r1, %r2}: 2 or 4 parts that add up to the type */
+static void
+pack(V *v, uint k, uint pos, const Vec *x, const Mods *md)
+{
+	const Ins *i = &v->fn->ins[k];
+	int t = md->nt ? md->t[0] : Tnone;
+
+	if (x->n != 2 && x->n != 4) {
+		errat(v, k, "'%.*s' operand %u: a vector of %u parts (2 or 4)", NM(i), pos, x->n);
+		return;
+	}
+	for (uint e = 0; e < x->n; e++) {
+		int rt;
+		if (x->el[e].kind != RReg || (rt = regty(v->fn, x->el[e].idx)) <= 0 || !t)
+			continue;
+		if (tysize[rt] * x->n != tysize[t]) {
+			Str s = regstr(v, x->el[e].idx);
+			errat(v, k, "'%.*s' operand %u: '%.*s' is .%s; %u parts of .%s take %u bits each",
+			      NM(i), pos, (int)s.n, s.s, tyname[rt], x->n, tyname[t], tysize[t] / x->n);
+			return;
+		}
+	}
+}
+
+/* ld.v4 {a, b, c, d}: as many registers as .vN says, each fitting t */
+static void
+vector(V *v, uint k, uint pos, const Vec *x, const Mods *md, int t)
+{
+	const Ins *i = &v->fn->ins[k];
+
+	if (x->n != md->vec) {
+		errat(v, k, "'%.*s' operand %u: a vector of %u, not %u", NM(i), pos, x->n, md->vec);
+		return;
+	}
+	for (uint e = 0; e < x->n; e++)
+		if (x->el[e].kind == RReg)
+			regfits(v, k, pos, x->el[e].idx, t, relaxed(i));
+}
+
+static void
+address(V *v, uint k, uint pos, Ref r)
+{
+	const Ins *i = &v->fn->ins[k];
+	Ref b;
+	int rt;
+
+	if (r.kind != RMem) {
+		errat(v, k, "'%.*s' operand %u must be an address", NM(i), pos);
+		return;
+	}
+	b = v->fn->mem[r.idx].base;
+	if (b.kind == RReg && (rt = regty(v->fn, b.idx)) > 0
+	    && (rt == Tpred || isflt(rt) || (tysize[rt] != 32 && tysize[rt] != 64))) {
+		Str s = regstr(v, b.idx);
+		errat(v, k, "'%.*s' operand %u: the address register '%.*s' is .%s", NM(i), pos,
+		      (int)s.n, s.s, tyname[rt]);
+	}
+}
+
+static void
+operand(V *v, uint k, uint pos, char c, Ref r, const Mods *md)
+{
+	const Ins *i = &v->fn->ins[k];
+	int t = want(c, md), data = (i->op == Old || i->op == Oldu) ? pos == 1 : i->op == Ost && pos == 2;
+
+	if (c == 'a') {
+		address(v, k, pos, r);
+		return;
+	}
+	if (r.kind == RVec && i->op == Omov) {
+		pack(v, k, pos, &v->fn->vec[r.idx], md);
+		return;
+	}
+	if (r.kind == RVec && data && md->vec) {
+		vector(v, k, pos, &v->fn->vec[r.idx], md, t);
+		return;
+	}
+	if (r.kind == RVec && c != 'x') {
+		errat(v, k, "'%.*s' operand %u: a vector where a single value goes", NM(i), pos);
+		return;
+	}
+	if (data && md->vec)
+		errat(v, k, "'%.*s' operand %u: needs a vector of %u", NM(i), pos, md->vec);
+	else if (r.kind == RReg && t)
+		regfits(v, k, pos, r.idx, t, relaxed(i) && c != 'u');
+}
+
+static uint
+nplain(const Ins *i)
+{
+	uint n = 0;
+
+	for (uint a = 0; a < i->narg; a++)
+		n += !i->arg[a].bar;
+	return n;
+}
+
+/* the guard, the count of operands and each one's type */
+static void
+operands(V *v, uint k, const Mods *md)
+{
+	const Ins *i = &v->fn->ins[k];
+	const char *sh = shape(i, md);
+	char letters[16];
+	uint need, most, n = nplain(i), pos = 0, j = 0;
+
+	if (i->pred.kind == RReg)
+		regfits(v, k, 0, i->pred.idx, Tpred, 0);
+	if (!sh)
+		return;
+	need = strcspn(sh, "|");
+	for (const char *c = sh; *c && j + 1 < sizeof letters; c++)
+		if (*c != '|')
+			letters[j++] = *c;
+	most = j;
+	if (n < need || n > most) {
+		if (need == most)
+			errat(v, k, "'%.*s' takes %u operands, not %u", NM(i), need, n);
+		else
+			errat(v, k, "'%.*s' takes %u to %u operands, not %u", NM(i), need, most, n);
+		return;
+	}
+	for (uint a = 0; a < i->narg; a++) {
+		Ref r = i->arg[a];
+		if (r.bar) {
+			if (r.kind == RReg)
+				regfits(v, k, pos, r.idx, Tpred, 0);
+			continue;
+		}
+		operand(v, k, pos + 1, letters[pos], r, md);
+		pos++;
+	}
+}
+
+/* a special register is read only */
+static void
+writes(V *v, uint k)
+{
+	const Ins *i = &v->fn->ins[k];
+
+	for (uint a = 0; a < i->narg; a++) {
+		const Reg *g;
+		if (!isdef(i, a) || i->arg[a].kind != RReg)
+			continue;
+		g = &v->fn->reg[i->arg[a].idx];
+		if ((g->flags & RGSPECIAL) && sregty(g->pfx) >= 0)
+			errat(v, k, "'%.*s' writes the special register '%.*s'", NM(i), (int)g->pfx.n,
+			      g->pfx.s);
+	}
+}
+
+static void
+instructions(V *v)
+{
+	Fn *fn = v->fn;
+
+	for (uint k = 0; k < fn->nins; k++) {
+		Mods md;
+		if (fn->ins[k].op >= NOP)
+			continue;
+		split(&fn->ins[k], &md);
+		suffixes(v, k, &md);
+		needs(v, k, &md);
+		operands(v, k, &md);
+		writes(v, k);
+	}
+}
+
+/* definedness (see the top of the file) */
+
+struct flow {
+	uint *dense;        /* register -> its bit, ~0u if the body never names it */
+	uint nbit, w;       /* bits, and 64-bit words per set */
+	uint64_t *must;     /* per block: written on every path to its start */
+	uint64_t *may;      /* per block: written on some path to its start */
+	uint64_t *genm;     /* per block: written by it, unguarded */
+	uint64_t *geny;     /* per block: written by it */
+	uint *reg;          /* bit -> its register */
+	uint64_t *wrote;    /* written somewhere in the body */
+	uchar *told;        /* per bit: already reported */
+};
+
+static void
+number(struct flow *fl, const Fn *fn, Ref r)
+{
+	switch (r.kind) {
+	case RReg:
+		if (!(fn->reg[r.idx].flags & RGSPECIAL) && fl->dense[r.idx] == ~0u) {
+			fl->reg[fl->nbit] = r.idx;
+			fl->dense[r.idx] = fl->nbit++;
+		}
+		break;
+	case RMem:
+		number(fl, fn, fn->mem[r.idx].base);
+		number(fl, fn, fn->mem[r.idx].vec);
+		break;
+	case RVec:
+	case RList:
+		for (uint j = 0; j < fn->vec[r.idx].n; j++)
+			number(fl, fn, fn->vec[r.idx].el[j]);
+		break;
+	}
+}
+
+/* apply f to every register bit that r names */
+static void
+each(struct flow *fl, const Fn *fn, Ref r, void (*f)(void *, uint), void *arg)
+{
+	switch (r.kind) {
+	case RReg:
+		if (fl->dense[r.idx] != ~0u)
+			f(arg, fl->dense[r.idx]);
+		break;
+	case RMem:
+		each(fl, fn, fn->mem[r.idx].base, f, arg);
+		each(fl, fn, fn->mem[r.idx].vec, f, arg);
+		break;
+	case RVec:
+	case RList:
+		for (uint j = 0; j < fn->vec[r.idx].n; j++)
+			each(fl, fn, fn->vec[r.idx].el[j], f, arg);
+		break;
+	}
+}
+
+static void set(void *s, uint b) { ((uint64_t *)s)[b / 64] |= (uint64_t)1 << (b % 64); }
+static int get(const uint64_t *s, uint b) { return s[b / 64] >> (b % 64) & 1; }
+
+/* the registers statement i writes: into may, and into must unless guarded
+ * (an address [%r] is read even where the operand is written) */
+static void
+defs(struct flow *fl, const Fn *fn, const Ins *i, uint64_t *must, uint64_t *may)
+{
+	if (i->op >= NOP)
+		return;
+	for (uint a = 0; a < i->narg; a++)
+		if (isdef(i, a) && i->arg[a].kind != RMem) {
+			each(fl, fn, i->arg[a], set, may);
+			if (!i->pred.kind)
+				each(fl, fn, i->arg[a], set, must);
+		}
+}
+
+/* a forward problem without kills: start(b) = meet of start(p) | gen(p)
+ * over the reachable predecessors, from the entry's empty sets; iterate in
+ * reverse post-order until nothing changes */
+static void
+solve(struct flow *fl, const Fn *fn)
+{
+	uint w = fl->w;
+
+	for (uint b = 0; b < fn->nblk; b++) {
+		for (uint k = fn->blk[b].first; k < fn->blk[b].end; k++)
+			defs(fl, fn, &fn->ins[k], fl->genm + b * w, fl->geny + b * w);
+		if (b != fn->rpo[0])
+			memset(fl->must + b * w, 0xff, w * sizeof *fl->must);
+	}
+	for (int changed = 1; changed;) {
+		changed = 0;
+		for (uint r = 1; r < fn->nrpo; r++) {
+			uint b = fn->rpo[r];
+			uint64_t *m = fl->must + b * w, *y = fl->may + b * w;
+			for (uint j = 0; j < fn->blk[b].npred; j++) {
+				uint p = fn->blk[b].pred[j];
+				if (fn->blk[p].rpo == ~0u)
+					continue;
+				for (uint x = 0; x < w; x++) {
+					uint64_t nm = m[x] & (fl->must[p * w + x] | fl->genm[p * w + x]);
+					uint64_t ny = y[x] | fl->may[p * w + x] | fl->geny[p * w + x];
+					changed |= nm != m[x] || ny != y[x];
+					m[x] = nm, y[x] = ny;
+				}
+			}
+		}
+	}
+}
+
+struct use {
+	V *v;
+	struct flow *fl;
+	uint k;
+	const uint64_t *may;
+};
+
+static void
+checkuse(void *arg, uint b)
+{
+	struct use *u = arg;
+	Str s;
+
+	if (get(u->may, b) || !get(u->fl->wrote, b) || u->fl->told[b])
+		return;
+	u->fl->told[b] = 1;
+	s = regstr(u->v, u->fl->reg[b]);
+	errat(u->v, u->k, "'%.*s' is read here, but none of its writes reaches here", (int)s.n, s.s);
+}
+
+/* walk each reachable block from its start sets; report reads that no
+ * write reaches */
+static void
+reads(V *v, struct flow *fl)
+{
+	Fn *fn = v->fn;
+	uint w = fl->w;
+	uint64_t *m = arena_alloc(v->m->arena, 2 * w * sizeof *m), *y = m + w;
+
+	for (uint r = 0; r < fn->nrpo; r++) {
+		uint b = fn->rpo[r];
+		memcpy(m, fl->must + b * w, w * sizeof *m);
+		memcpy(y, fl->may + b * w, w * sizeof *m);
+		for (uint k = fn->blk[b].first; k < fn->blk[b].end; k++) {
+			const Ins *i = &fn->ins[k];
+			struct use u = {v, fl, k, y};
+			if (i->op >= NOP)
+				continue;
+			each(fl, fn, i->pred, checkuse, &u);
+			for (uint a = 0; a < i->narg; a++)
+				if (!isdef(i, a) || i->arg[a].kind == RMem)
+					each(fl, fn, i->arg[a], checkuse, &u);
+			defs(fl, fn, i, m, y);
+		}
+	}
+}
+
+static void
+defined(V *v)
+{
+	Fn *fn = v->fn;
+	Arena *a = v->m->arena;
+	struct flow fl = {0};
+	size_t n;
+
+	fillcfg(fn);
+	fl.dense = arena_alloc(a, (fn->nreg + 1) * sizeof *fl.dense);
+	fl.reg = arena_alloc(a, (fn->nreg + 1) * sizeof *fl.reg);
+	memset(fl.dense, 0xff, (fn->nreg + 1) * sizeof *fl.dense);
+	for (uint k = 0; k < fn->nins; k++)
+		if (fn->ins[k].op < NOP) {
+			number(&fl, fn, fn->ins[k].pred);
+			for (uint j = 0; j < fn->ins[k].narg; j++)
+				number(&fl, fn, fn->ins[k].arg[j]);
+		}
+	if (!fl.nbit || !fn->nrpo)
+		return;
+	fl.w = (fl.nbit + 63) / 64;
+	n = (size_t)fn->nblk * fl.w * sizeof(uint64_t);
+	fl.must = arena_alloc(a, n);
+	fl.may = arena_alloc(a, n);
+	fl.genm = arena_alloc(a, n);
+	fl.geny = arena_alloc(a, n);
+	fl.told = arena_alloc(a, fl.nbit + 1);
+	fl.wrote = arena_alloc(a, fl.w * sizeof *fl.wrote);
+	solve(&fl, fn);
+	for (size_t x = 0; x < (size_t)fn->nblk * fl.w; x++)
+		fl.wrote[x % fl.w] |= fl.geny[x];
+	reads(v, &fl);
+}
+
+/* the module */
+
+int
+verify(Module *m, FILE *err)
+{
+	V v = {m, err, NULL, 0, 0, 0, 0};
+	uchar *declared = arena_alloc(m->arena, m->nsym + 1);
+	uint *local = arena_alloc(m->arena, (m->nsym + 1) * sizeof *local);
+
+	target(&v);
+	modnames(&v, declared);
+	for (uint k = 0; k < m->nfn; k++) {
+		struct scope sc = {declared, local, k + 1, NULL};
+		v.fn = m->fn[k];
+		params(&v);
+		if (v.fn->flags & FDECL)
+			continue;
+		decls(&v);
+		locals(&v, local, k + 1);
+		sc.end = scopeends(&v);
+		names(&v, &sc);
+		instructions(&v);
+		defined(&v);
+	}
+	return v.nerr;
+}
