@@ -4,7 +4,9 @@
  * nvcc would: variables exported, each command through "sh -c". After every
  * cicc step that writes a .ptx, the hook (transforms/pipeline.c) rewrites it
  * in place, a copy of nvcc's PTX kept aside; if ptxas rejects the rewritten
- * PTX, nvcc's PTX is put back and ptxas runs again. */
+ * PTX, nvcc's PTX is put back and ptxas runs again. The fast-math cicc runs
+ * that sfu rules will surely ask for start beside the accurate cicc, so
+ * that a build machine's cores hide them; the others run on demand. */
 #include "driver/mpcc.h"
 #include "transforms/pass.h"
 
@@ -22,7 +24,8 @@
 
 static char *tmpdir;          /* removed at exit and on SIGINT/SIGTERM/SIGHUP */
 static char *usertmp;         /* TMPDIR as mpcc found it, or NULL */
-static volatile pid_t child;
+/* the processes running now: the step, and fast-math cicc runs beside it */
+static volatile pid_t kids[AX_ALL + 2];
 
 void
 rmtree(const char *dir)
@@ -59,9 +62,13 @@ cleanup(void)
 static void
 onsignal(int sig)
 {
-	pid_t pid = child;
-	if (pid > 0) {
-		kill(-pid, sig);
+	for (size_t k = 0; k < countof(kids); k++)
+		if (kids[k] > 0)
+			kill(-kids[k], sig);
+	for (size_t k = 0; k < countof(kids); k++) {
+		pid_t pid = kids[k];
+		if (pid <= 0)
+			continue;
 		waitpid(pid, NULL, 0);
 		struct timespec ts = {0, 10 * 1000 * 1000};
 		for (int i = 0; i < 300 && kill(-pid, 0) == 0; i++)
@@ -94,10 +101,20 @@ mktmp(void)
 	}
 }
 
-/* argv, its stdout and stderr to files when given; the exit status as sh
- * gives it (128 + signal) */
-static int
-spawn(char *const *argv, const char *out, const char *err)
+static void
+setkid(pid_t old, pid_t new)
+{
+	for (size_t k = 0; k < countof(kids); k++)
+		if (kids[k] == old) {
+			kids[k] = new;
+			return;
+		}
+	BUG("more than %d processes at once", (int)countof(kids));
+}
+
+/* start argv, its stdout and stderr to files when given */
+static pid_t
+start(char *const *argv, const char *out, const char *err)
 {
 	fflush(NULL);
 	pid_t pid = fork();
@@ -114,20 +131,39 @@ spawn(char *const *argv, const char *out, const char *err)
 		_exit(127);
 	}
 	setpgid(pid, pid);
-	child = pid;
+	setkid(0, pid);
+	return pid;
+}
+
+/* the exit status of a started process as sh gives it (128 + signal) */
+static int
+finish(pid_t pid)
+{
 	int st;
 	while (waitpid(pid, &st, 0) < 0)
 		if (errno != EINTR)
 			die("waitpid: %s", strerror(errno));
-	child = 0;
+	setkid(pid, 0);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static int
+spawn(char *const *argv, const char *out, const char *err)
+{
+	return finish(start(argv, out, err));
+}
+
+static pid_t
+shstart(const char *line, const char *err)
+{
+	char *argv[] = {"/bin/sh", "-c", (char *)line, NULL};
+	return start(argv, NULL, err);
 }
 
 static int
 sh(const char *line, const char *err)
 {
-	char *argv[] = {"/bin/sh", "-c", (char *)line, NULL};
-	return spawn(argv, NULL, err);
+	return finish(shstart(line, err));
 }
 
 static const char *
@@ -190,13 +226,15 @@ struct run {
 	int warned;
 	char *ppout;              /* -o of the first preprocessing (-E) step of the
 	                           * current input: nvcc's deps filter reads it */
+	struct fast *fast;        /* of the cicc step running now */
 };
 
-struct fast {                 /* hook.drv: the cicc step for fastptx() */
+struct fast {                 /* hook.drv: the fast-math runs of one cicc step */
 	struct run *r;
 	const struct args *cicc;
 	char *prefix;
-	char *path[AX_ALL + 1];
+	char *path[AX_ALL + 1];   /* the PTX of each mask whose run succeeded */
+	pid_t pid[AX_ALL + 1];    /* started, not waited for yet */
 	uchar tried[AX_ALL + 1];
 };
 
@@ -212,25 +250,37 @@ privname(struct run *r, const char *ptx, const char *what)
 	return fmt("%s/%d.%s", tmpdir, r->nfile++, what);
 }
 
-static const char *
-fastptx(void *drv, uint mask)
+static void
+faststart(struct fast *f, uint mask)
 {
-	struct fast *f = drv;
-	mask &= AX_ALL;
-	if (f->tried[mask])
-		return f->path[mask];
 	f->tried[mask] = 1;
 	char *prefix = fmt("%s.fast%u", f->prefix, mask);
 	char *err = fmt("%s/%d.fast.err", tmpdir, f->r->nfile++);
 	struct args a = ARGS_INIT;
 	fast_args(&a, f->cicc, mask, prefix);
 	char *line = args_join(&a);
-	if (sh(line, err) == 0)
-		f->path[mask] = fmt("%s.ptx", prefix);
+	f->pid[mask] = shstart(line, err);
+	f->path[mask] = fmt("%s.ptx", prefix);
 	free(line);
 	free(err);
 	free(prefix);
 	args_release(&a);
+}
+
+static const char *
+fastptx(void *drv, uint mask)
+{
+	struct fast *f = drv;
+	mask &= AX_ALL;
+	if (!f->tried[mask])
+		faststart(f, mask);
+	if (f->pid[mask] > 0) {
+		if (finish(f->pid[mask]) != 0) {
+			free(f->path[mask]);
+			f->path[mask] = NULL;
+		}
+		f->pid[mask] = 0;
+	}
 	return f->path[mask];
 }
 
@@ -260,11 +310,48 @@ breakptx(const char *path)
 	}
 }
 
+/* the cicc step a writes PTX: set up its fast-math runs, and start those
+ * that the policy will surely ask for */
+static struct fast *
+fastbegin(struct run *r, const struct args *a)
+{
+	const char *path = optval(a, "-o");
+	if (!path || !endswith(path, ".ptx"))
+		return NULL;
+	struct fast *f = xcalloc(1, sizeof *f);
+	f->r = r;
+	f->cicc = a;
+	f->prefix = privname(r, path, "mpcc");
+	int k = whichcu(r, a);
+	uint set = k >= 0 && !r->c->explain ? pipeline_fastmasks(r->prof[k], r->c->cu.v[k]) : 0;
+	for (uint m = 0; m <= AX_ALL; m++)
+		if (set & 1u << m)
+			faststart(f, m);
+	return f;
+}
+
+/* stop the runs nobody asked for */
+static void
+fastend(struct fast *f)
+{
+	if (!f)
+		return;
+	for (int m = 0; m <= AX_ALL; m++) {
+		if (f->pid[m] > 0) {
+			kill(-f->pid[m], SIGTERM);
+			finish(f->pid[m]);
+		}
+		free(f->path[m]);
+	}
+	free(f->prefix);
+	free(f);
+}
+
 static void
 hook(struct run *r, const struct args *cicc)
 {
 	const char *path = optval(cicc, "-o");
-	if (!path || !endswith(path, ".ptx"))
+	if (!path || !endswith(path, ".ptx") || !r->fast)
 		return;
 	int k = whichcu(r, cicc);
 	vgrow(r->ptx, r->nptx, r->cap);
@@ -280,13 +367,12 @@ hook(struct run *r, const struct args *cicc)
 		     strerror(errno));
 		return;
 	}
-	struct fast f = {r, cicc, privname(r, path, "mpcc"), {0}, {0}};
 	struct hook h = {
 		.src = p->src,
 		.arch = optval(cicc, "-arch"),
 		.prof = p->prof,
 		.fastptx = fastptx,
-		.drv = &f,
+		.drv = r->fast,
 		.report = r->c->report,
 		.explain = r->c->explain ? stdout : NULL,
 	};
@@ -295,11 +381,8 @@ hook(struct run *r, const struct args *cicc)
 	if (getenv("MPCC_DEBUG_BREAK_PTX"))
 		breakptx(path);
 	if (getenv("MPCC_DEBUG_FASTPTX"))  /* run the fast cicc as a pass would */
-		fastptx(&f, strtoul(getenv("MPCC_DEBUG_FASTPTX"), NULL, 0));
+		fastptx(r->fast, strtoul(getenv("MPCC_DEBUG_FASTPTX"), NULL, 0));
 	p->changed = !samefile(path, p->orig);
-	for (int i = 0; i <= AX_ALL; i++)
-		free(f.path[i]);
-	free(f.prefix);
 }
 
 static void
@@ -459,13 +542,16 @@ command(struct run *r, const struct step *s)
 	struct ptx *p = !strcmp(prog, "ptxas") ? changedinput(r, &a) : NULL;
 	while (p && (st = ptxas(r, line, p)) < 0)
 		p = changedinput(r, &a);
+	r->fast = !strcmp(prog, "cicc") ? fastbegin(r, &a) : NULL;
 	if (!p)
 		st = sh(line, NULL);
 	if (!strcmp(prog, "ptxas"))
 		assembled(r, &a);
 	free(line);
-	if (st == 0 && !strcmp(prog, "cicc"))
+	if (st == 0 && r->fast)
 		hook(r, &a);
+	fastend(r->fast);
+	r->fast = NULL;
 	if (count(&a, "-E") == 0) {
 		free(r->ppout);
 		r->ppout = NULL;

@@ -443,6 +443,15 @@ rule_params(const struct rule *r, int t)
 }
 
 int
+rule_file_match(const struct rule *r, const char *cu)
+{
+	char *a = absolute(cu);
+	int yes = filematch(r, a);
+	free(a);
+	return yes;
+}
+
+int
 rule_match(const struct rule *r, const char *cu, const char *mangled, const char *demangled)
 {
 	char *a = absolute(cu), *d = NULL, *s;

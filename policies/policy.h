@@ -122,6 +122,8 @@ void profile_match(const struct profile *p, const char *cu, const char *mangled,
                    const char *demangled, struct choice *c);
 /* does rule r select kernel (either name may be NULL) of file cu? */
 int rule_match(const struct rule *r, const char *cu, const char *mangled, const char *demangled);
+/* do r's files globs select cu (before any kernel name is known)? */
+int rule_file_match(const struct rule *r, const char *cu);
 /* Validate the policy file path and the parents it inherits, as a compile
  * would see them (mpcc --mpcc-check-policy FILE). 0 or -1 after errors. */
 int policy_check(const char *path);

@@ -46,6 +46,12 @@ enum { SFU_COLLAPSE0 = 1, SFU_COLLAPSE64 = 2 };
  * needs: m and fast from the same source and cicc; breaks: cfg defuse of fn */
 int sfu(Module *m, Fn *fn, Module *fast, const struct sfu_params *p, int flags,
         struct sfu_stats *st, const char **why);
+/* Does the fast body of kernel fn (of the accurate module) need the
+ * fast-math cicc run for mask, or are the FP64 rewrites all it can get?
+ * Transcendentals and ftz need it; div and sqrt only where fn or a .func it
+ * calls holds an f32 div, rcp or sqrt that those flags change; rcp never
+ * (no cicc flag). */
+int sfu_needs_fast(const Fn *fn, uint mask);
 /* "lambda=N,fast=F.ptx,approx=div+sqrt,newton=1,collapse=0|1|2,kernels=GLOB" */
 int sfu_params_parse(const char *s, struct sfu_params *p, int *flags, char **fastpath,
                      char **kernels, char **err);
@@ -59,5 +65,12 @@ int sfu_opt(Module *m, const char *args, FILE *msg);
  * selects. 0: written (possibly unchanged); -1: the file is left as it was
  * and a reason was printed (the driver then goes on with nvcc's PTX). */
 int pipeline(const char *path, const struct hook *h);
+/* The fast-math cicc runs that h->fastptx will surely be asked for on src
+ * whatever its kernels are called: bit M for approximation mask M of each
+ * sfu rule whose files globs match src and that approximates
+ * transcendentals or flushes denormals. The driver starts them alongside
+ * the accurate cicc; other masks are run on demand, and only when
+ * sfu_needs_fast() says the kernel has something they change. */
+uint pipeline_fastmasks(const struct profile *p, const char *src);
 
 #endif

@@ -67,8 +67,8 @@ kernel(Module *m, Fn *fn, const struct hook *h, Module **cache)
 	profile_match(h->prof, h->src, mangled, demangled, &c);
 	if ((r = c.rule[T_SFU])) {
 		struct sfu_stats st;
-		Module *fast = fastmod(h, r->sfu.approx, cache);
-		if (!fast)
+		Module *fast = NULL;
+		if (sfu_needs_fast(fn, r->sfu.approx) && !(fast = fastmod(h, r->sfu.approx, cache)))
 			note("%s: sfu: no fast-math PTX for '%s': FP64 rewrites only", h->src, demangled);
 		sfu(m, fn, fast, &r->sfu, SFU_COLLAPSE0, &st, &why);
 		sfu_stats_json(&st, stats, sizeof stats);
@@ -95,6 +95,19 @@ explain(Module *m, const struct hook *h)
 		free(mangled);
 		free(demangled);
 	}
+}
+
+uint
+pipeline_fastmasks(const struct profile *p, const char *src)
+{
+	uint set = 0;
+	for (int i = 0; p && i < p->nrule; i++) {
+		const struct rule *r = &p->rule[i];
+		if ((r->has & 1u << T_SFU) &&
+		    (r->sfu.approx & (AX_TRANS | AX_FTZ)) && rule_file_match(r, src))
+			set |= 1u << (r->sfu.approx & AX_ALL);
+	}
+	return set;
 }
 
 int

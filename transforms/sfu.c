@@ -452,6 +452,48 @@ hasf64(const Fn *fn, uint mask)
 	return 0;
 }
 
+/* ---- does the fast body need the fast-math cicc run? ---- */
+
+/* the f32 operations -prec_div=0 and -prec_sqrt=0 change; without them in
+ * the accurate code the fast-math PTX is the accurate one (checked on the
+ * libdevice functions: every kernel those flags change holds one) */
+static int
+precop(const Ins *i, uint mask)
+{
+	static const struct { const char *op; uint ax; } ops[] = {
+		{"div.rn.f32", AX_DIV}, {"div.rn.ftz.f32", AX_DIV}, {"rcp.rn.f32", AX_DIV},
+		{"rcp.rn.ftz.f32", AX_DIV}, {"sqrt.rn.f32", AX_SQRT}, {"sqrt.rn.ftz.f32", AX_SQRT},
+	};
+	for (size_t k = 0; i->op < NOP && k < countof(ops); k++)
+		if ((mask & ops[k].ax) && streq(i->name, ops[k].op))
+			return 1;
+	return 0;
+}
+
+static int
+hasprec(const Fn *fn, uint mask)
+{
+	for (uint k = 0; k < fn->nins; k++)
+		if (precop(&fn->ins[k], mask))
+			return 1;
+	return 0;
+}
+
+int
+sfu_needs_fast(const Fn *fn, uint mask)
+{
+	struct funcs fs = {0};
+	if (mask & (AX_TRANS | AX_FTZ))
+		return 1;
+	if (!(mask & (AX_DIV | AX_SQRT)))
+		return 0;
+	calleesof(fn, &fs);
+	int yes = hasprec(fn, mask);
+	for (int k = 0; k < fs.n && !yes; k++)
+		yes = hasprec(fs.src[k], mask);
+	return yes;
+}
+
 /* ---- debug info (-G, -lineinfo) ---- */
 
 /* the module items that start with pfx (".file", ".section"), as text */
