@@ -19,6 +19,17 @@ printhash(const struct cmd *c)
 	return 0;
 }
 
+/* --mpcc-check-policy=FILE: the file and the parents it inherits, as a
+ * compile would load them */
+static int
+checkpolicy(const char *path)
+{
+	if (policy_check(path) < 0)
+		return 1;
+	printf("%s: ok\n", path);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -30,6 +41,10 @@ main(int argc, char **argv)
 		printf("mpcc %s\n", MPCC_VERSION);
 		return 0;
 	}
+	if (c.help)
+		return mpcc_help(stdout), 0;
+	if (c.check)
+		return checkpolicy(c.check);
 	analyze(&c);
 	if (c.hash)
 		return printhash(&c);

@@ -50,6 +50,8 @@ struct mpopt {
 	const char *name;
 	int value;         /* 1: --mpcc-x=VALUE, 0: a flag, 2: either */
 	const char *env;   /* the MPCC_* variable that sets it too */
+	const char *arg;   /* the value's name in --mpcc-help: "FILE" */
+	const char *help;  /* one line for --mpcc-help */
 };
 extern const struct mpopt mpopts[];
 extern const int nmpopts;
@@ -60,7 +62,8 @@ struct cmd {
 	struct args cu;    /* the inputs compiled as CUDA */
 	const char *policy, *profile, *report;
 	const char *hashdir;  /* --mpcc-policy-hash=DIR */
-	int force, explain, dryrun, version, hash;
+	const char *check;    /* --mpcc-check-policy=FILE */
+	int force, explain, dryrun, version, hash, help;
 	int verbose, keep, info, threads, nvdryrun, depsonly, nonsys, phony;
 	const char *keepdir, *out, *deptarget;
 	char *unsup;       /* why the pipeline cannot take this line, or NULL */
@@ -68,6 +71,7 @@ struct cmd {
 
 const struct opt *nvopt(const char *arg, const char **val);
 const struct mpopt *mpopt(const char *name);
+void mpcc_help(FILE *out);   /* --mpcc-help */
 int parse_args(struct cmd *c, int argc, char **argv);
 void analyze(struct cmd *c);
 void dryrun_args(const struct cmd *c, struct args *out, int explain);
