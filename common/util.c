@@ -369,3 +369,73 @@ args_join(const struct args *a)
 	s[n] = 0;
 	return s;
 }
+
+void
+buf_put(struct buf *b, const char *s, size_t n)
+{
+	if (b->n + n + 1 > b->cap) {
+		b->cap = 2 * (b->n + n + 1);
+		b->s = xrealloc(b->s, b->cap);
+	}
+	memcpy(b->s + b->n, s, n);
+	b->n += n;
+	b->s[b->n] = 0;
+}
+
+void
+buf_puts(struct buf *b, const char *s)
+{
+	buf_put(b, s, strlen(s));
+}
+
+void
+buf_printf(struct buf *b, const char *f, ...)
+{
+	va_list ap;
+	va_start(ap, f);
+	char *s = vfmt(f, ap);
+	va_end(ap);
+	buf_puts(b, s);
+	free(s);
+}
+
+void
+buf_json(struct buf *b, const char *s)
+{
+	if (!s) {
+		buf_puts(b, "null");
+		return;
+	}
+	buf_put(b, "\"", 1);
+	for (; *s; s++) {
+		uchar c = *s;
+		char esc[8];
+		if (c == '"' || c == '\\')
+			esc[0] = '\\', esc[1] = c, esc[2] = 0;
+		else if (c == '\n')
+			strcpy(esc, "\\n");
+		else if (c == '\t')
+			strcpy(esc, "\\t");
+		else if (c < 0x20 || c == 0x7f)
+			snprintf(esc, sizeof esc, "\\u%04x", c);
+		else
+			esc[0] = c, esc[1] = 0;
+		buf_puts(b, esc);
+	}
+	buf_put(b, "\"", 1);
+}
+
+char *
+buf_take(struct buf *b)
+{
+	char *s = b->s ? b->s : xstrdup("");
+	*b = (struct buf)BUF_INIT;
+	return s;
+}
+
+void
+buf_release(struct buf *b)
+{
+	free(b->s);
+	*b = (struct buf)BUF_INIT;
+}

@@ -63,4 +63,18 @@ void args_remove(struct args *a, int at);
 void args_release(struct args *a);
 char *args_join(const struct args *a);    /* shell-quoted where needed, malloc'd */
 
+/* buf: a growing string (git's strbuf); s is NUL-terminated once anything
+ * was added, and owned by the buf until buf_release() */
+struct buf {
+	char *s;
+	size_t n, cap;
+};
+#define BUF_INIT { 0, 0, 0 }
+void buf_put(struct buf *b, const char *s, size_t n);
+void buf_puts(struct buf *b, const char *s);
+void buf_printf(struct buf *b, const char *f, ...) __attribute__((format(printf, 2, 3)));
+void buf_json(struct buf *b, const char *s);   /* a JSON string, or null for NULL */
+char *buf_take(struct buf *b);                 /* the string (never NULL); b is reset */
+void buf_release(struct buf *b);
+
 #endif

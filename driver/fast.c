@@ -5,6 +5,7 @@
  * between CUDA versions), and every file the first run wrote goes to a
  * private name so the second run overwrites nothing. */
 #include "driver/mpcc.h"
+#include "transforms/pass.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -3,6 +3,7 @@
  * mpcc execs the real nvcc with the line minus its own options; otherwise it
  * replays nvcc's pipeline with the PTX hook (run.c). */
 #include "driver/mpcc.h"
+#include "transforms/pass.h"
 
 #include <stdlib.h>
 
@@ -35,6 +36,7 @@ main(int argc, char **argv)
 {
 	struct cmd c;
 	progname = "mpcc";
+	passes_init();
 	if (parse_args(&c, argc, argv) < 0)
 		return 1;
 	if (c.version) {

@@ -215,6 +215,8 @@ struct ptx {                  /* a PTX file cicc wrote and the hook saw */
 	char *src, *arch;         /* arch: compute_NN */
 	const struct profile *prof;
 	int changed, assembled;   /* assembled: a ptxas step has read it */
+	const char *restored;     /* why the hook's PTX was replaced by nvcc's, or NULL */
+	struct reports reports;   /* the hook's report lines, written at the end */
 };
 
 struct run {
@@ -223,6 +225,8 @@ struct run {
 	struct ptx *ptx;
 	int nptx, cap;
 	int nfile;                /* numbers mpcc's own temporaries */
+	struct step *step;        /* nvcc's steps, and the one running */
+	int nstep, cur;
 	int warned;
 	char *ppout;              /* -o of the first preprocessing (-E) step of the
 	                           * current input: nvcc's deps filter reads it */
@@ -237,6 +241,9 @@ struct fast {                 /* hook.drv: the fast-math runs of one cicc step *
 	pid_t pid[AX_ALL + 1];    /* started, not waited for yet */
 	uchar tried[AX_ALL + 1];
 };
+
+static int count(const struct args *a, const char *s);
+static const char *progname_of(const struct args *a);
 
 /* private names: beside nvcc's kept files under --keep, else in tmpdir */
 static char *
@@ -347,6 +354,31 @@ fastend(struct fast *f)
 	free(f);
 }
 
+/* the sm_NN of the ptxas steps still to come that read path */
+static int
+targets(struct run *r, const char *path, int *sm, int max)
+{
+	int n = 0;
+	for (int i = r->cur + 1; i < r->nstep && n < max; i++) {
+		struct args a = ARGS_INIT;
+		const struct step *s = &r->step[i];
+		if (s->kind == S_CMD && shsplit(&a, s->line, env) == 0 &&
+		    !strcmp(progname_of(&a), "ptxas") && count(&a, path)) {
+			const char *v = optval(&a, "-arch");
+			for (int j = 1; !v && j < a.n; j++)
+				if (startswith(a.v[j], "-arch="))
+					v = a.v[j] + 6;
+			int k = archnum(v);
+			for (int j = 0; j < n && k > 0; j++)
+				k = sm[j] == k ? -1 : k;
+			if (k > 0)
+				sm[n++] = k;
+		}
+		args_release(&a);
+	}
+	return n;
+}
+
 static void
 hook(struct run *r, const struct args *cicc)
 {
@@ -356,6 +388,7 @@ hook(struct run *r, const struct args *cicc)
 	int k = whichcu(r, cicc);
 	vgrow(r->ptx, r->nptx, r->cap);
 	struct ptx *p = &r->ptx[r->nptx++];
+	*p = (struct ptx){0};
 	p->path = xstrdup(path);
 	p->orig = privname(r, path, "orig.ptx");
 	p->src = xstrdup(k >= 0 ? r->c->cu.v[k] : optval(cicc, "--orig_src_file_name"));
@@ -367,17 +400,22 @@ hook(struct run *r, const struct args *cicc)
 		     strerror(errno));
 		return;
 	}
+	int sm[16];
 	struct hook h = {
 		.src = p->src,
 		.arch = optval(cicc, "-arch"),
+		.sm = sm,
+		.nsm = targets(r, path, sm, countof(sm)),
 		.prof = p->prof,
 		.fastptx = fastptx,
 		.drv = r->fast,
-		.report = r->c->report,
+		.reports = r->c->report ? &p->reports : NULL,
 		.explain = r->c->explain ? stdout : NULL,
 	};
-	if (pipeline(path, &h) != 0 && !samefile(path, p->orig))
+	if (pipeline(path, &h) != 0 && !samefile(path, p->orig)) {
 		copyfile(p->orig, path);
+		p->restored = "the pipeline failed: nvcc's PTX was used";
+	}
 	if (getenv("MPCC_DEBUG_BREAK_PTX"))
 		breakptx(path);
 	if (getenv("MPCC_DEBUG_FASTPTX"))  /* run the fast cicc as a pass would */
@@ -428,6 +466,7 @@ ptxas(struct run *r, const char *line, struct ptx *p)
 		if (r->ptx[i].changed && !strcmp(r->ptx[i].path, p->path)) {
 			copyfile(r->ptx[i].orig, r->ptx[i].path);
 			r->ptx[i].changed = 0;
+			r->ptx[i].restored = "ptxas rejected the transformed PTX: nvcc's PTX was used";
 		}
 	return -1;
 }
@@ -695,10 +734,14 @@ run_pipeline(struct cmd *c, const char *nvcc, struct profile **prof)
 	if (c->dryrun)
 		return printsteps(&r, s, n);
 	int last = c->explain ? lastcicc(s, n) : n - 1;
-	for (int i = 0; i <= last && st == 0; i++)
-		st = step(&r, &s[i]);
+	r.step = s, r.nstep = n;
+	for (r.cur = 0; r.cur <= last && st == 0; r.cur++)
+		st = step(&r, &s[r.cur]);
 	for (int i = 0; i < r.nptx && st == 0 && !c->explain; i++)
 		st = checkptx(&r, &r.ptx[i]);
+	/* the report says what reached the output */
+	for (int i = 0; i < r.nptx; i++)
+		reports_flush(&r.ptx[i].reports, c->report, r.ptx[i].restored);
 	steps_release(s, n);
 	return st;
 }

@@ -1,57 +1,11 @@
 /* explain.c: --mpcc-explain, in words: for one kernel, the policy files, the
  * profile and how it was chosen, and for each transform the rule that wins
- * and what it would do. It reads the same struct choice that the pipeline
+ * and what it would do (the words of the pass's schema). It reads the same struct choice that the pipeline
  * acts on (profile_match), so the explanation cannot drift from the build. */
 #include "policies/policy.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-static const char *const ax_name[] = {"transcendental", "div", "sqrt", "rcp", "ftz"};
-
-static void
-sfu(FILE *out, const struct sfu_params *s)
-{
-	char list[96] = "";
-	for (int i = 0; i < 5; i++)
-		if (s->approx & 1u << i)
-			snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
-			         *list ? ", " : "", ax_name[i]);
-	fprintf(out, "lambda=%d approx=[%s] newton=%s\n", s->lambda, list,
-	        s->newton ? "true" : "false");
-	if (s->lambda == 0)
-		fprintf(out, "           every warp runs the accurate path (lambda 0: the kernel is unchanged in effect)\n");
-	else if (s->lambda >= 64)
-		fprintf(out, "           every warp runs the fast path (%s)\n", list);
-	else
-		fprintf(out, "           warps with %%warpid < %d run the fast path (%s), the others the accurate one\n",
-		        s->lambda, list);
-	if (s->newton)
-		fprintf(out, "           f64 approximations are refined by one Newton step\n");
-}
-
-static void
-fiset(FILE *out, const struct fiset_params *f)
-{
-	char *p = NULL;
-	const char *which = f->sets < 0 ? "every set" : f->sets == 0 ? "the best set"
-	                  : (p = fmt("the %d best sets", f->sets));
-	if (f->sets > 0)
-		fprintf(out, "min_ratio=%g sets=%d\n", f->min_ratio, f->sets);
-	else
-		fprintf(out, "min_ratio=%g sets=%s\n", f->min_ratio, f->sets ? "all" : "best");
-	fprintf(out, "           lowers %s of f64 operations with r_ac >= %g to f32\n", which, f->min_ratio);
-	free(p);
-}
-
-static void
-half2(FILE *out, const struct half2_params *h)
-{
-	const char *t = h->bf16 ? "bf16" : "f16";
-	fprintf(out, "type=%s pairing=%s\n", t, h->blocks ? "blocks" : "threads");
-	fprintf(out, "           one thread computes two %s, one in each %sx2 lane\n",
-	        h->blocks ? "matching threads of adjacent blocks" : "adjacent threads of a block", t);
-}
 
 /* the last rule that matches and switches t off, if it comes after the
  * winner (or there is no winner) */
@@ -71,7 +25,8 @@ switched_off(const struct profile *p, const char *cu, const char *mangled,
 
 void
 explain_kernel(FILE *out, const struct profile *p, const char *cu,
-               const char *mangled, const char *demangled)
+               const char *mangled, const char *demangled,
+               void (*more)(FILE *, int t, const struct params *, void *), void *arg)
 {
 	char *d = demangled ? NULL : mangled ? demangle(mangled) : NULL;
 	if (!demangled)
@@ -99,10 +54,10 @@ explain_kernel(FILE *out, const struct profile *p, const char *cu,
 	struct choice c;
 	profile_match(p, cu, mangled, demangled, &c);
 	int any = 0;
-	for (int t = 0; t < NTRANSFORM; t++) {
+	for (int t = 0; t < nschema; t++) {
 		const struct rule *r = c.rule[t], *off = switched_off(p, cu, mangled, demangled, t);
 		char label[16];
-		snprintf(label, sizeof label, "%s:", transform_name[t]);
+		snprintf(label, sizeof label, "%s:", schemas[t]->name);
 		if (off) {
 			fprintf(out, "  %-9soff, by the rule at %s\n", label, off->where);
 			any = 1;
@@ -110,13 +65,13 @@ explain_kernel(FILE *out, const struct profile *p, const char *cu,
 		if (!r)
 			continue;
 		any = 1;
-		fprintf(out, "  %-9srule at %s: ", label, r->where);
-		if (t == T_SFU)
-			sfu(out, &r->sfu);
-		else if (t == T_FISET)
-			fiset(out, &r->fiset);
-		else
-			half2(out, &r->half2);
+		char *words = params_str(r->param[t], W_EXPLAIN);
+		fprintf(out, "  %-9srule at %s: %s\n", label, r->where, words);
+		free(words);
+		if (schemas[t]->describe)
+			schemas[t]->describe(out, r->param[t]);
+		if (more)
+			more(out, t, r->param[t], arg);
 	}
 	if (!any)
 		fprintf(out, "  no rule applies: nvcc's code is kept\n");

@@ -98,79 +98,29 @@ describe(yaml_node_t *n)
 	return buf;
 }
 
-/* edit distance with transpositions (optimal string alignment), for
- * did-you-mean: "fats" is one edit from "fast" */
-static int
-distance(const char *a, const char *b)
+/* a message made elsewhere (param.c), at n; frees it */
+static void
+errmsg(struct ctx *c, yaml_node_t *n, char *msg)
 {
-	int n = strlen(a), m = strlen(b), d[64][64];
-	if (n >= 63 || m >= 63)
-		return 99;
-	for (int i = 0; i <= n; i++)
-		d[i][0] = i;
-	for (int j = 0; j <= m; j++)
-		d[0][j] = j;
-	for (int i = 1; i <= n; i++)
-		for (int j = 1; j <= m; j++) {
-			int best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
-			if (d[i - 1][j] + 1 < best)
-				best = d[i - 1][j] + 1;
-			if (d[i][j - 1] + 1 < best)
-				best = d[i][j - 1] + 1;
-			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]
-			    && d[i - 2][j - 2] + 1 < best)
-				best = d[i - 2][j - 2] + 1;
-			d[i][j] = best;
-		}
-	return d[n][m];
-}
-
-/* the closest of names to s, or NULL if none is close */
-const char *
-policy_suggest(const char *s, const char *const *names, int n)
-{
-	const char *best = NULL;
-	int bestd = 99;
-	for (int i = 0; i < n; i++) {
-		int d = distance(s, names[i]);
-		int len = strlen(names[i]);
-		if (d < bestd && d <= (len < 6 ? 1 : len / 3)) {
-			best = names[i];
-			bestd = d;
-		}
-	}
-	return best;
-}
-
-/* "a, b, c" */
-char *
-policy_list(const char *const *names, int n)
-{
-	size_t len = 1;
-	for (int i = 0; i < n; i++)
-		len += strlen(names[i]) + 2;
-	char *s = xmalloc(len);
-	*s = 0;
-	for (int i = 0; i < n; i++) {
-		if (i)
-			strcat(s, ", ");
-		strcat(s, names[i]);
-	}
-	return s;
+	err(c, n, "%s", msg);
+	free(msg);
 }
 
 static void
 unknown(struct ctx *c, yaml_node_t *k, const char *what, const char *in,
         const char *const *names, int n)
 {
-	const char *s = policy_suggest(str(k), names, n);
-	if (s) {
-		err(c, k, "unknown %s '%s'%s; did you mean '%s'?", what, str(k), in, s);
-		return;
-	}
-	char *list = policy_list(names, n);
-	err(c, k, "unknown %s '%s'%s (known: %s)", what, str(k), in, list);
-	free(list);
+	errmsg(c, k, unknown_msg(what, str(k), in, names, n));
+}
+
+/* the passes' names, for "unknown transform" */
+static const char **
+passnames(void)
+{
+	static const char *names[MAXPASS];
+	for (int t = 0; t < nschema; t++)
+		names[t] = schemas[t]->name;
+	return names;
 }
 
 /* Check that n is a mapping with keys from names (each at most once) and put
@@ -202,7 +152,7 @@ mapping(struct ctx *c, yaml_node_t *n, const char *what, const char *in,
 		if (i == nnames) {
 			int rule = !strcmp(in, " in rule");
 			if (rule && v->type == YAML_MAPPING_NODE)
-				unknown(c, k, "transform", "", transform_name, NTRANSFORM);
+				unknown(c, k, "transform", "", passnames(), nschema);
 			else
 				unknown(c, k, "key", in, names, nnames);
 		} else if (val[i]) {
@@ -309,94 +259,80 @@ globs(struct ctx *c, yaml_node_t *n, const char *key, int *count)
 	return v;
 }
 
-static const char *const approx_name[] = {"transcendental", "div", "sqrt", "rcp", "ftz"};
-
+/* one parameter of a pass's block: a scalar, or a list for PSET and PSETS */
 static void
-sfu(struct ctx *c, yaml_node_t *n, struct sfu_params *s)
+value(struct ctx *c, yaml_node_t *n, const struct param *q, Arena *a, struct value *v)
 {
-	static const char *const keys[] = {"lambda", "approx", "newton"};
-	yaml_node_t *v[3];
-	*s = (struct sfu_params){.lambda = -1, .approx = AX_ALL, .newton = 0};
-	int bad = mapping(c, n, "'sfu'", " in 'sfu'", keys, 3, v);
-	if (bad < 0)
+	if (n->type == YAML_SCALAR_NODE) {
+		int quoted = !plain(n);
+		if (q->kind == PSET)
+			v->i = 0;
+		char *m = param_word(q, str(n), quoted, v);
+		if (!m && q->kind == PSTR)
+			v->s = arena_strdup(a, v->s);
+		if (m)
+			errmsg(c, n, m);
 		return;
-	if (!v[0] && !bad)
-		err(c, n, "'sfu' needs 'lambda' (0 to 64)");
-	else if (v[0])
-		toint(c, v[0], "lambda", 0, 64, &s->lambda);
-	if (v[1] && v[1]->type != YAML_SEQUENCE_NODE) {
-		err(c, v[1], "'approx' must be a list, not %s", describe(v[1]));
-	} else if (v[1]) {
-		yaml_node_item_t *it = v[1]->data.sequence.items.start;
-		int m = v[1]->data.sequence.items.top - it;
-		if (m == 0)
-			err(c, v[1], "'approx' needs at least one of %s",
-			    "transcendental, div, sqrt, rcp, ftz");
-		s->approx = 0;
-		for (int i = 0; i < m; i++) {
-			yaml_node_t *a = node(c, it[i]);
-			int k = 0;
-			while (plain(a) && k < 5 && strcmp(str(a), approx_name[k]))
-				k++;
-			if (plain(a) && k < 5)
-				s->approx |= 1u << k;
-			else if (a->type != YAML_SCALAR_NODE)
-				err(c, a, "an 'approx' item must be a string, not %s", describe(a));
-			else
-				unknown(c, a, "approximation", " in 'approx'", approx_name, 5);
+	}
+	if (n->type != YAML_SEQUENCE_NODE || (q->kind != PSET && q->kind != PSETS)) {
+		char *e = param_expect(q);
+		err(c, n, "'%s' must be %s, not %s", q->name, e, describe(n));
+		free(e);
+		return;
+	}
+	yaml_node_item_t *it = n->data.sequence.items.start;
+	int m = n->data.sequence.items.top - it;
+	v->i = q->kind == PSETS ? SETS_IDS : 0;
+	if (q->kind == PSETS)
+		v->ids = arena_alloc(a, (m ? m : 1) * sizeof *v->ids);
+	char *msg = param_list_end(q, m);
+	if (msg)
+		errmsg(c, n, msg);
+	for (int i = 0; i < m; i++) {
+		yaml_node_t *w = node(c, it[i]);
+		if (w->type != YAML_SCALAR_NODE)
+			err(c, w, "an '%s' item must be a string, not %s", q->name, describe(w));
+		else if ((msg = param_word(q, str(w), !plain(w), v)))
+			errmsg(c, w, msg);
+	}
+}
+
+/* block = "{" (param ":" value)* "}" | null: a pass's parameters */
+static struct params *
+block(struct ctx *c, yaml_node_t *n, const struct schema *s)
+{
+	struct params *p = arena_alloc(c->a, sizeof *p);
+	const char *keys[MAXPARAM];
+	yaml_node_t *v[MAXPARAM];
+	int nkeys = 0, bad = 0;
+	params_default(s, p);
+	for (int k = 0; k < s->nparam; k++)
+		if (!(s->param[k].flags & PTOOL))
+			keys[nkeys++] = s->param[k].name;
+	if (isnull(n)) {
+		for (int k = 0; k < nkeys; k++)
+			v[k] = NULL;
+	} else {
+		char *what = fmt("'%s'", s->name), *in = fmt(" in '%s'", s->name);
+		bad = mapping(c, n, what, in, keys, nkeys, v);
+		free(what);
+		free(in);
+		if (bad < 0)
+			return p;
+	}
+	for (int k = 0, j = 0; k < s->nparam; k++) {
+		const struct param *q = &s->param[k];
+		if (q->flags & PTOOL)
+			continue;
+		yaml_node_t *val = v[j++];
+		if (val) {
+			value(c, val, q, c->a, &p->v[k]);
+			p->given |= 1u << k;
+		} else if (!q->def && !bad) {
+			errmsg(c, n, param_missing(s, q));
 		}
 	}
-	if (v[2])
-		tobool(c, v[2], "newton", &s->newton);
-}
-
-static void
-fiset(struct ctx *c, yaml_node_t *n, struct fiset_params *f)
-{
-	static const char *const keys[] = {"min_ratio", "sets"};
-	yaml_node_t *v[2];
-	*f = (struct fiset_params){.min_ratio = 1.5, .sets = 0};
-	if (mapping(c, n, "'fiset'", " in 'fiset'", keys, 2, v) < 0)
-		return;
-	if (v[0]) {
-		char *end = NULL;
-		double r = plain(v[0]) && *str(v[0]) ? strtod(str(v[0]), &end) : 0;
-		if (!end || *end)
-			err(c, v[0], "'min_ratio' must be a number, not %s", describe(v[0]));
-		else if (!(r > 0) || r > 1e9)
-			err(c, v[0], "'min_ratio' must be a number greater than 0, not %s", str(v[0]));
-		else
-			f->min_ratio = r;
-	}
-	if (v[1]) {
-		char *end = NULL;
-		long k = plain(v[1]) && *str(v[1]) ? strtol(str(v[1]), &end, 10) : 0;
-		if (plain(v[1]) && !strcmp(str(v[1]), "best"))
-			f->sets = 0;
-		else if (plain(v[1]) && !strcmp(str(v[1]), "all"))
-			f->sets = -1;
-		else if (end && !*end && k >= 1 && k <= INT_MAX)
-			f->sets = k;
-		else
-			err(c, v[1], "'sets' must be best, all or a positive integer, not %s",
-			    describe(v[1]));
-	}
-}
-
-static void
-half2(struct ctx *c, yaml_node_t *n, struct half2_params *h)
-{
-	static const char *const keys[] = {"type", "pairing"};
-	static const char *const types[] = {"f16", "bf16"}, *const pairings[] = {"threads", "blocks"};
-	yaml_node_t *v[2];
-	*h = (struct half2_params){0};
-	if (mapping(c, n, "'half2'", " in 'half2'", keys, 2, v) < 0)
-		return;
-	int k;
-	if (v[0] && (k = toenum(c, v[0], "type", types, 2)) >= 0)
-		h->bf16 = k;
-	if (v[1] && (k = toenum(c, v[1], "pairing", pairings, 2)) >= 0)
-		h->blocks = k;
+	return p;
 }
 
 /* a transform block may be "off" (or false): the rule switches it off */
@@ -406,15 +342,17 @@ isoff(yaml_node_t *n)
 	return plain(n) && (!strcmp(str(n), "off") || !strcmp(str(n), "false"));
 }
 
-// rule = "{" "kernels" ":" globs ["files" ":" globs] (transform ":" (block | "off"))+ "}"
+// rule = "{" "kernels" ":" globs ["files" ":" globs] (pass ":" (block | "off"))+ "}"
 static void
 rule(struct ctx *c, yaml_node_t *n, struct rule *r, const char *dir)
 {
-	static const char *const keys[] = {"kernels", "files", "sfu", "fiset", "half2"};
-	yaml_node_t *v[5];
+	const char *keys[2 + MAXPASS] = {"kernels", "files"};
+	yaml_node_t *v[2 + MAXPASS];
+	for (int t = 0; t < nschema; t++)
+		keys[2 + t] = schemas[t]->name;
 	r->dir = dir;
 	r->where = where(c, n);
-	int bad = mapping(c, n, "a rule", " in rule", keys, 5, v);
+	int bad = mapping(c, n, "a rule", " in rule", keys, 2 + nschema, v);
 	if (bad < 0)
 		return;
 	if (!v[0] && !bad)
@@ -423,7 +361,7 @@ rule(struct ctx *c, yaml_node_t *n, struct rule *r, const char *dir)
 		r->kernels = globs(c, v[0], "kernels", &r->nkernels);
 	if (v[1])
 		r->files = globs(c, v[1], "files", &r->nfiles);
-	for (int t = 0; t < NTRANSFORM; t++) {
+	for (int t = 0; t < nschema; t++) {
 		yaml_node_t *b = v[2 + t];
 		if (!b)
 			continue;
@@ -432,23 +370,16 @@ rule(struct ctx *c, yaml_node_t *n, struct rule *r, const char *dir)
 			continue;
 		}
 		r->has |= 1u << t;
-		if (b->type != YAML_MAPPING_NODE && !isnull(b)) {
-			err(c, b, "'%s' must be a mapping or off, not %s", transform_name[t], describe(b));
-			continue;
-		}
-		if (isnull(b) && t == T_SFU) {
-			err(c, b, "'sfu' needs 'lambda' (0 to 64)");
-			continue;
-		}
-		if (t == T_SFU)
-			sfu(c, b, &r->sfu);
-		else if (t == T_FISET)
-			isnull(b) ? (void)(r->fiset = (struct fiset_params){1.5, 0}) : fiset(c, b, &r->fiset);
-		else if (!isnull(b))
-			half2(c, b, &r->half2);
+		if (b->type != YAML_MAPPING_NODE && !isnull(b))
+			err(c, b, "'%s' must be a mapping or off, not %s", schemas[t]->name, describe(b));
+		else
+			r->param[t] = block(c, b, schemas[t]);
 	}
-	if (!r->has && !r->off && !bad)
-		err(c, n, "rule has no transform (sfu, fiset or half2)");
+	if (!r->has && !r->off && !bad) {
+		char *alt = alternatives(passnames(), nschema);
+		err(c, n, "rule has no transform (%s)", alt);
+		free(alt);
+	}
 }
 
 static const char *const unsup_name[] = {"warn", "error", "silent"};

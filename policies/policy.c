@@ -16,8 +16,6 @@
 #include <string.h>
 #include <unistd.h>
 
-const char *const transform_name[NTRANSFORM] = {"sfu", "fiset", "half2"};
-
 static const char *
 env(const char *name)
 {
@@ -389,7 +387,7 @@ profile_match(const struct profile *p, const char *cu, const char *mangled,
 		const struct rule *r = &p->rule[i];
 		if (!filematch(r, a) || !kernelmatch(r, mangled, demangled, s))
 			continue;
-		for (int t = 0; t < NTRANSFORM; t++) {
+		for (int t = 0; t < nschema; t++) {
 			if (r->has & 1u << t)
 				c->rule[t] = r;
 			if (r->off & 1u << t)
@@ -399,47 +397,6 @@ profile_match(const struct profile *p, const char *cu, const char *mangled,
 	free(a);
 	free(d);
 	free(s);
-}
-
-/* a double as JSON, in as few digits as read back the same */
-static char *
-number(double x)
-{
-	for (int prec = 1; prec < 17; prec++) {
-		char *s = fmt("%.*g", prec, x);
-		if (strtod(s, NULL) == x)
-			return s;
-		free(s);
-	}
-	return fmt("%.17g", x);
-}
-
-char *
-rule_params(const struct rule *r, int t)
-{
-	static const char *const ax[] = {"transcendental", "div", "sqrt", "rcp", "ftz"};
-	if (!r || !(r->has & 1u << t))
-		return xstrdup("{}");
-	if (t == T_SFU) {
-		char buf[128] = "";
-		for (int i = 0; i < 5; i++)
-			if (r->sfu.approx & 1u << i)
-				snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s\"%s\"",
-				         *buf ? "," : "", ax[i]);
-		return fmt("{\"lambda\":%d,\"approx\":[%s],\"newton\":%s}", r->sfu.lambda, buf,
-		           r->sfu.newton ? "true" : "false");
-	}
-	if (t == T_FISET) {
-		char *mr = number(r->fiset.min_ratio), *s;
-		if (r->fiset.sets > 0)
-			s = fmt("{\"min_ratio\":%s,\"sets\":%d}", mr, r->fiset.sets);
-		else
-			s = fmt("{\"min_ratio\":%s,\"sets\":\"%s\"}", mr, r->fiset.sets ? "all" : "best");
-		free(mr);
-		return s;
-	}
-	return fmt("{\"type\":\"%s\",\"pairing\":\"%s\"}", r->half2.bf16 ? "bf16" : "f16",
-	           r->half2.blocks ? "blocks" : "threads");
 }
 
 int

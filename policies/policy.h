@@ -5,38 +5,9 @@
 #ifndef MPCC_POLICY_H
 #define MPCC_POLICY_H
 
-#include "common/util.h"
-
-enum { T_SFU, T_FISET, T_HALF2, NTRANSFORM };
-extern const char *const transform_name[NTRANSFORM];   /* "sfu", "fiset", "half2" */
-
-/* what the fast path of sfu may approximate */
-enum {
-	AX_TRANS = 1 << 0,  /* sin cos exp log ... through the SFU (cicc -fast-math) */
-	AX_DIV = 1 << 1,    /* f32 div.approx/div.full (cicc -prec_div=0), f64 div through rcp.approx */
-	AX_SQRT = 1 << 2,   /* sqrt.approx (cicc -prec_sqrt=0), f64 sqrt through rsqrt.approx */
-	AX_RCP = 1 << 3,    /* rcp.approx for f32 and f64 */
-	AX_FTZ = 1 << 4,    /* flush denormals (cicc -ftz=1) */
-	AX_ALL = (1 << 5) - 1,
-};
+#include "policies/param.h"
 
 enum { UNSUP_WARN, UNSUP_ERROR, UNSUP_SILENT };
-
-struct sfu_params {
-	int lambda;       /* 0..64: warps with %warpid < lambda take the fast path */
-	uint approx;      /* AX_* mask, default AX_ALL */
-	int newton;       /* 1: one Newton step refines the f64 approximations */
-};
-
-struct fiset_params {
-	double min_ratio; /* r_ac threshold, default 1.5 */
-	int sets;         /* -1: all sets over the threshold, 0: the best one, N: the N best */
-};
-
-struct half2_params {
-	int bf16;         /* 0: f16x2 lanes, 1: bf16x2 lanes */
-	int blocks;       /* 0: pair adjacent threads of a block, 1: matching threads of adjacent blocks */
-};
 
 struct rule {
 	char **kernels;   /* globs on the demangled or mangled name */
@@ -45,11 +16,9 @@ struct rule {
 	int nfiles;
 	const char *dir;  /* directory of the policy file that defined the rule */
 	const char *where;/* "path:line:col" of the rule, for explain and the report */
-	uint has;         /* 1 << T_SFU | ...: blocks the rule carries */
-	uint off;         /* 1 << T_SFU | ...: "sfu: off": the rule switches it off */
-	struct sfu_params sfu;
-	struct fiset_params fiset;
-	struct half2_params half2;
+	uint has;         /* bit t: the rule carries a block for schemas[t] */
+	uint off;         /* bit t: "sfu: off": the rule switches schemas[t] off */
+	struct params *param[MAXPASS];  /* the block of each pass in has */
 };
 
 struct profile {
@@ -65,9 +34,9 @@ struct profile {
 	const char *from;     /* "--mpcc-policy" or "MPCC_POLICY"; NULL: found by discovery */
 };
 
-/* the choice for one kernel: for each transform the rule that won, or NULL */
+/* the choice for one kernel: for each pass (schemas[t]) the rule that won, or NULL */
 struct choice {
-	const struct rule *rule[NTRANSFORM];
+	const struct rule *rule[MAXPASS];
 };
 
 /* load.c */
@@ -89,12 +58,9 @@ struct policy {
 	int nprof;
 };
 /* Load and validate one policy file; NULL after printing every problem as
- * "file:line:col: error: ...". Loaded files are cached by path. */
+ * "file:line:col: error: ...". Loaded files are cached by path. The passes'
+ * schemas must have been registered (policy_passes()). */
 struct policy *policy_load(const char *path);
-/* for messages: the name in names closest to s (NULL if none is close), and
- * names joined as "a, b, c" (malloc'd) */
-const char *policy_suggest(const char *s, const char *const *names, int n);
-char *policy_list(const char *const *names, int n);
 
 /* policy.c */
 /* The effective profile for the source file cu: --mpcc-policy (policy_opt) or
@@ -127,9 +93,6 @@ int rule_file_match(const struct rule *r, const char *cu);
 /* Validate the policy file path and the parents it inherits, as a compile
  * would see them (mpcc --mpcc-check-policy FILE). 0 or -1 after errors. */
 int policy_check(const char *path);
-/* the parameters of transform t in rule r as a JSON object, for the report
- * ({"lambda":48,"approx":["transcendental","div"],"newton":false}); malloc'd */
-char *rule_params(const struct rule *r, int t);
 
 /* hash.c */
 /* A hash (32 hex digits, malloc'd) of mpcc's version and executable (size,
@@ -143,7 +106,7 @@ char *policy_hash(const char *cu, const char *policy_opt, const char *profile_op
 /* report.c */
 struct report {
 	const char *src, *arch, *mangled, *demangled;
-	const char *transform;  /* transform_name[] */
+	const char *transform;  /* the pass: schemas[t]->name */
 	const char *params;     /* JSON object text, e.g. {"lambda":32,"approx":[...]} */
 	int applied;
 	const char *reason;     /* why it was not applied, or NULL */
@@ -158,11 +121,25 @@ int report_append(const char *path, const struct report *r);
 /* the JSON object report_append writes, without the newline; malloc'd */
 char *report_line(const struct report *r);
 
+/* reports kept until the PTX they describe has reached the output (the
+ * driver writes them after ptxas accepted it) */
+struct reports {
+	struct report *r;
+	int n, cap;
+};
+void reports_add(struct reports *l, const struct report *r);   /* copies r's strings */
+/* append each to path; restored: nvcc's PTX replaced the transformed one,
+ * so nothing was applied and this is why. Empties l. */
+void reports_flush(struct reports *l, const char *path, const char *restored);
+
 /* explain.c */
 /* print, for one kernel of cu, which policy file, profile and rule apply and
- * what each transform would do with which parameters (--mpcc-explain);
- * p NULL: says that no policy file applies */
+ * what each pass would do with which parameters (--mpcc-explain), each
+ * pass's lines followed by what more(out, t, params, arg) adds (the pass's
+ * own view of the kernel; may be NULL); p NULL: says that no policy file
+ * applies */
 void explain_kernel(FILE *out, const struct profile *p, const char *cu,
-                    const char *mangled, const char *demangled);
+                    const char *mangled, const char *demangled,
+                    void (*more)(FILE *, int t, const struct params *, void *), void *arg);
 
 #endif

@@ -15,84 +15,34 @@
 #include <sys/file.h>
 #include <unistd.h>
 
-struct buf {
-	char *s;
-	size_t n, cap;
-};
-
-static void
-put(struct buf *b, const char *s, size_t n)
-{
-	if (b->n + n + 1 > b->cap) {
-		b->cap = 2 * (b->n + n + 1);
-		b->s = xrealloc(b->s, b->cap);
-	}
-	memcpy(b->s + b->n, s, n);
-	b->n += n;
-	b->s[b->n] = 0;
-}
-
-static void
-puts_(struct buf *b, const char *s)
-{
-	put(b, s, strlen(s));
-}
-
-/* a JSON string, or null */
-static void
-jstr(struct buf *b, const char *s)
-{
-	if (!s) {
-		puts_(b, "null");
-		return;
-	}
-	put(b, "\"", 1);
-	for (; *s; s++) {
-		uchar c = *s;
-		char esc[8];
-		if (c == '"' || c == '\\')
-			esc[0] = '\\', esc[1] = c, esc[2] = 0;
-		else if (c == '\n')
-			strcpy(esc, "\\n");
-		else if (c == '\t')
-			strcpy(esc, "\\t");
-		else if (c < 0x20 || c == 0x7f)
-			snprintf(esc, sizeof esc, "\\u%04x", c);
-		else
-			esc[0] = c, esc[1] = 0;
-		puts_(b, esc);
-	}
-	put(b, "\"", 1);
-}
-
 static void
 key(struct buf *b, const char *k)
 {
-	puts_(b, b->n > 1 ? ",\"" : "\"");
-	puts_(b, k);
-	puts_(b, "\":");
+	buf_puts(b, b->n > 1 ? ",\"" : "\"");
+	buf_puts(b, k);
+	buf_puts(b, "\":");
 }
 
 /* the report line for r, without its newline; malloc'd */
 char *
 report_line(const struct report *r)
 {
-	struct buf b = {0};
-	puts_(&b, "{");
-	key(&b, "src"), jstr(&b, r->src);
-	key(&b, "arch"), jstr(&b, r->arch);
-	key(&b, "mangled"), jstr(&b, r->mangled);
-	key(&b, "demangled"), jstr(&b, r->demangled);
-	key(&b, "transform"), jstr(&b, r->transform);
+	struct buf b = BUF_INIT;
+	buf_puts(&b, "{");
+	key(&b, "src"), buf_json(&b, r->src);
+	key(&b, "arch"), buf_json(&b, r->arch);
+	key(&b, "mangled"), buf_json(&b, r->mangled);
+	key(&b, "demangled"), buf_json(&b, r->demangled);
+	key(&b, "transform"), buf_json(&b, r->transform);
 	if (r->profile)
-		key(&b, "profile"), jstr(&b, r->profile);
+		key(&b, "profile"), buf_json(&b, r->profile);
 	if (r->rule)
-		key(&b, "rule"), jstr(&b, r->rule);
-	key(&b, "params"), puts_(&b, r->params && *r->params ? r->params : "{}");
-	key(&b, "applied"), puts_(&b, r->applied ? "true" : "false");
-	key(&b, "reason"), jstr(&b, r->reason);
-	key(&b, "stats"), puts_(&b, r->stats && *r->stats ? r->stats : "{}");
-	puts_(&b, "}");
+		key(&b, "rule"), buf_json(&b, r->rule);
+	key(&b, "params"), buf_puts(&b, r->params && *r->params ? r->params : "{}");
+	key(&b, "applied"), buf_puts(&b, r->applied ? "true" : "false");
+	key(&b, "reason"), buf_json(&b, r->reason);
+	key(&b, "stats"), buf_puts(&b, r->stats && *r->stats ? r->stats : "{}");
+	buf_puts(&b, "}");
 	return b.s;
 }
 
@@ -119,4 +69,41 @@ report_append(const char *path, const struct report *r)
 	if (!ok)
 		warn("cannot append to report '%s': %s", path, strerror(e));
 	return ok ? 0 : -1;
+}
+
+static char *
+copy(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+void
+reports_add(struct reports *l, const struct report *r)
+{
+	vgrow(l->r, l->n, l->cap);
+	struct report *c = &l->r[l->n++];
+	*c = (struct report){copy(r->src), copy(r->arch), copy(r->mangled), copy(r->demangled),
+	                     copy(r->transform), copy(r->params), r->applied, copy(r->reason),
+	                     copy(r->stats), copy(r->profile), copy(r->rule)};
+}
+
+void
+reports_flush(struct reports *l, const char *path, const char *restored)
+{
+	for (int i = 0; i < l->n; i++) {
+		struct report *r = &l->r[i];
+		if (restored && r->applied) {
+			r->applied = 0;
+			free((char *)r->reason);
+			r->reason = xstrdup(restored);
+		}
+		if (path)
+			report_append(path, r);
+		const char *const f[] = {r->src, r->arch, r->mangled, r->demangled, r->transform,
+		                         r->params, r->reason, r->stats, r->profile, r->rule};
+		for (size_t k = 0; k < countof(f); k++)
+			free((char *)f[k]);
+	}
+	free(l->r);
+	*l = (struct reports){0};
 }

@@ -1,87 +1,65 @@
 /* mpcc-opt: run passes on one PTX file (like LLVM's opt).
- *   mpcc-opt IN.ptx [-o OUT.ptx] [-p NAME[:key=value,...]]... [--report FILE.json] [-d NAME]
- * With no pass it is the round trip print(parse(IN)). Passes are looked up
- * in the table below; -d NAME dumps the IR after the pass NAME ran. */
+ *   mpcc-opt IN.ptx [-o OUT.ptx] [-p NAME[:key=value,...]]... [--arch sm_NN]...
+ *                   [--report FILE] [-d NAME]
+ * With no pass it is the round trip print(parse(IN)). The passes are the
+ * table of passes.c, with the parameters of their schemas (as a policy
+ * gives them, plus their tool-only ones and kernels=GLOB); the analyses
+ * below look at the IR. -d NAME dumps after NAME ran. */
 #include "ptx/ptx.h"
 #include "transforms/pass.h"
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-struct passctx {
-	const char *params;    /* "key=value,..." after ':' or "" */
-	const char *report;
+/* the analyses: mpcc-opt's own, to look at the IR (-p NAME or -d NAME) */
+struct analysis {
+	const char *name;
+	void (*run)(Module *);
+	void (*dump)(FILE *, Fn *);
+	const char *help;
 };
 
-static int
-p_roundtrip(Module **mp, const struct passctx *c)
+static void
+nothing(Module *m)
 {
-	(void)mp, (void)c;
-	return 0;
+	(void)m;
 }
 
-static int
-p_reprint(Module **mp, const struct passctx *c)
+static void
+cfg(Module *m)
 {
-	Module *m = *mp;
-	(void)c;
-	reprint(m);
-	return 0;
-}
-
-static int
-p_cfg(Module **mp, const struct passctx *c)
-{
-	Module *m = *mp;
-	(void)c;
 	for (uint k = 0; k < m->nfn; k++)
 		if (!(m->fn[k]->flags & FDECL)) {
 			fillcfg(m->fn[k]);
 			fillloops(m->fn[k]);
 		}
-	return 0;
 }
 
-static int
-p_defuse(Module **mp, const struct passctx *c)
+static void
+defuse(Module *m)
 {
-	Module *m = *mp;
-	(void)c;
 	for (uint k = 0; k < m->nfn; k++)
 		if (!(m->fn[k]->flags & FDECL))
 			filldefuse(m->fn[k]);
-	return 0;
 }
 
-static int
-p_sfu(Module **mp, const struct passctx *c)
-{
-	return sfu_opt(*mp, c->params, stderr);
-}
-
-/* the pass registry: name, entry, dump */
-static const struct pass {
-	const char *name;
-	int (*run)(Module **, const struct passctx *);   /* may replace the module */
-	void (*dump)(FILE *, Fn *);
-	const char *help;
-} passes[] = {
-	{"cfg", p_cfg, dumpcfg, "blocks, successors, predecessors, rpo, loops"},
-	{"defuse", p_defuse, dumpdefuse, "definitions and uses of every register"},
-	{"ir", p_roundtrip, dumpir, "the statements as the parser sees them"},
-	{"reprint", p_reprint, NULL, "print every statement from the IR, not the source"},
-	{"roundtrip", p_roundtrip, NULL, "nothing: print(parse(x))"},
-	{"sfu", p_sfu, NULL, "warp-partitioned approximation (sfu:lambda=N,fast=F.ptx,...)"},
+static const struct analysis analyses[] = {
+	{"cfg", cfg, dumpcfg, "blocks, successors, predecessors, rpo, loops"},
+	{"defuse", defuse, dumpdefuse, "definitions and uses of every register"},
+	{"ir", nothing, dumpir, "the statements as the parser sees them"},
+	{"reprint", reprint, NULL, "print every statement from the IR, not the source"},
+	{"roundtrip", nothing, NULL, "nothing: print(parse(x))"},
 };
 
-static const struct pass *
-findpass(const char *name, size_t n)
+static const struct analysis *
+findanalysis(const char *name, size_t n)
 {
-	for (size_t k = 0; k < countof(passes); k++)
-		if (strlen(passes[k].name) == n && !strncmp(passes[k].name, name, n))
-			return &passes[k];
+	for (size_t k = 0; k < countof(analyses); k++)
+		if (strlen(analyses[k].name) == n && !strncmp(analyses[k].name, name, n))
+			return &analyses[k];
 	return NULL;
 }
 
@@ -89,18 +67,145 @@ static _Noreturn void
 usage(void)
 {
 	fprintf(stderr, "usage: mpcc-opt IN.ptx [-o OUT.ptx] [-p NAME[:key=value,...]]... "
-	        "[--report FILE.json] [-d NAME]\npasses:\n");
-	for (size_t k = 0; k < countof(passes); k++)
-		fprintf(stderr, "  %-10s %s\n", passes[k].name, passes[k].help);
+	        "[--arch sm_NN]... [--report FILE] [-d NAME]\nanalyses:\n");
+	for (size_t k = 0; k < countof(analyses); k++)
+		fprintf(stderr, "  %-10s %s\n", analyses[k].name, analyses[k].help);
+	fprintf(stderr, "passes (every one also takes kernels=GLOB):\n");
+	for (int k = 0; k < npass; k++) {
+		const struct schema *s = &passes[k]->schema;
+		fprintf(stderr, "  %-10s %s\n", s->name, s->help);
+		for (int i = 0; i < s->nparam; i++)
+			fprintf(stderr, "    %-12s %s%s%s%s\n", s->param[i].name, s->param[i].help,
+			        s->param[i].def ? " (default " : "", s->param[i].def ? s->param[i].def : "",
+			        s->param[i].def ? ")" : "");
+	}
 	exit(1);
 }
 
-/* the pass's dump of every function, or the module's PTX for a pass with
- * no dump of its own */
+/* --params: every parameter of every pass, one tab-separated line each
+ * (pass, name, kind, range or words, default, tool or policy), for the
+ * documentation test and for tools that search the parameters */
 static void
-dump(FILE *f, Module *m, const struct pass *p)
+printparams(void)
 {
-	if (!p->dump) {
+	static const char *const kind[] = {"int", "number", "bool", "enum", "set", "sets", "string"};
+	for (int k = 0; k < npass; k++) {
+		const struct schema *s = &passes[k]->schema;
+		for (int i = 0; i < s->nparam; i++) {
+			const struct param *q = &s->param[i];
+			printf("%s\t%s\t%s\t", s->name, q->name, kind[q->kind]);
+			if (q->kind == PINT || (q->kind == PSETS))
+				printf("%g to %g", q->lo, q->hi);
+			else if (q->kind == PNUM)
+				printf("greater than %g, at most %g", q->lo, q->hi);
+			for (int w = 0; q->words && q->words[w]; w++)
+				printf("%s%s", w || q->kind == PSETS ? "|" : "", q->words[w]);
+			printf("\t%s\t%s\t%s\n", q->def ? q->def : q->flags & PTOOL ? "none" : "required",
+			       q->flags & PTOOL ? "tool" : "policy", q->help);
+		}
+	}
+}
+
+/* one -p NAME[:ARGS] or -d NAME, resolved */
+struct step {
+	const char *spec;             /* as given */
+	const struct analysis *an;    /* one of these two */
+	const struct pass *pass;
+	struct params par;
+	char *kernels;                /* kernels=GLOB, or NULL: every kernel */
+};
+
+/* NAME[:ARGS] -> step; a bad name or argument is an error before any work */
+static void
+resolve(struct step *st, const char *spec, const char *what, Arena *a)
+{
+	const char *c = strchr(spec, ':');
+	size_t n = c ? (size_t)(c - spec) : strlen(spec);
+	*st = (struct step){.spec = spec};
+	if ((st->an = findanalysis(spec, n)))
+		return;
+	if (!(st->pass = findpass(spec, n)))
+		die("unknown pass '%.*s'%s (mpcc-opt --help lists them)", (int)n, spec, what);
+	/* kernels=GLOB is mpcc-opt's, for every pass; the rest is the schema's */
+	struct buf rest = BUF_INIT;
+	char *copy = xstrdup(c ? c + 1 : ""), *save, *it;
+	for (it = strtok_r(copy, ",", &save); it; it = strtok_r(NULL, ",", &save))
+		if (startswith(it, "kernels="))
+			st->kernels = arena_strdup(a, it + 8);
+		else
+			buf_printf(&rest, "%s%s", rest.n ? "," : "", it);
+	free(copy);
+	char *err;
+	if (params_parse(&st->pass->schema, rest.s, 1, a, &st->par, &err) < 0)
+		die("-p %s: %s", spec, err);
+	buf_release(&rest);
+}
+
+static int
+selected(const Module *m, const Fn *fn, const char *glob)
+{
+	if (!(fn->flags & FENTRY) || (fn->flags & FDECL))
+		return 0;
+	char *name = symstr(m, fn->sym), *dm = demangle(name);
+	int ok = !glob || !fnmatch(glob, name, 0) || !fnmatch(glob, dm, 0);
+	free(name);
+	free(dm);
+	return ok;
+}
+
+static void
+report(const char *path, struct passctx *cx, const struct step *st, Fn *fn,
+       const struct outcome *o)
+{
+	char *mangled = symstr(cx->m, fn->sym), *dm = demangle(mangled);
+	char *params = params_str(&st->par, W_JSON);
+	struct report r = {.src = cx->src, .arch = cx->arch, .mangled = mangled, .demangled = dm,
+	                   .transform = st->pass->schema.name, .params = params,
+	                   .applied = !o->why, .reason = o->why, .stats = o->stats};
+	report_append(path, &r);
+	free(params);
+	free(mangled);
+	free(dm);
+}
+
+/* run a pass on every kernel it selects, a note for each to stderr; with
+ * dump, the pass's dump of each kernel after it ran */
+static void
+runpass(struct passctx *cx, const struct step *st, const char *reportpath, FILE *dump)
+{
+	Module *m = cx->m;
+	const char *name = st->pass->schema.name;
+	/* the kernels as parsed: passes add functions to m->fn */
+	uint nfn = m->nfn;
+	Fn **fns = xmalloc((nfn ? nfn : 1) * sizeof *fns);
+	memcpy(fns, m->fn, nfn * sizeof *fns);
+	for (uint k = 0; k < nfn; k++) {
+		Fn *fn = fns[k];
+		struct outcome o = {0};
+		if (!selected(m, fn, st->kernels))
+			continue;
+		char *kname = symstr(m, fn->sym);
+		if (st->pass->apply(cx, fn, &st->par, &o) < 0)
+			note("%s: kernel '%s' left alone: %s", name, kname, o.why);
+		else
+			note("%s: kernel '%s' applied: %s", name, kname, o.stats ? o.stats : "{}");
+		if (reportpath)
+			report(reportpath, cx, st, fn, &o);
+		if (dump && st->pass->dump)
+			st->pass->dump(dump, cx, fn, &st->par);
+		free(kname);
+		free(o.why);
+		free(o.stats);
+	}
+	free(fns);
+}
+
+/* an analysis's dump of every function, or the module's PTX when it has
+ * none of its own */
+static void
+dump(FILE *f, Module *m, void (*fndump)(FILE *, Fn *))
+{
+	if (!fndump) {
 		if (print(f, m) < 0)
 			die("cannot write the output");
 		return;
@@ -108,8 +213,23 @@ dump(FILE *f, Module *m, const struct pass *p)
 	for (uint k = 0; k < m->nfn; k++) {
 		Fn *fn = m->fn[k];
 		if (!(fn->flags & FDECL))
-			p->dump(f, fn);
+			fndump(f, fn);
 	}
+}
+
+/* run step st; with dumping, print what -d asks for */
+static void
+runstep(struct passctx *cx, const struct step *st, const char *reportpath, int dumping)
+{
+	if (st->an) {
+		st->an->run(cx->m);
+		if (dumping)
+			dump(stdout, cx->m, st->an->dump);
+		return;
+	}
+	runpass(cx, st, reportpath, dumping && st->pass->dump ? stdout : NULL);
+	if (dumping && !st->pass->dump)
+		dump(stdout, cx->m, NULL);
 }
 
 /* print straight into a temporary next to out, then rename: a large
@@ -140,74 +260,88 @@ output(Module *m, const char *out)
 	free(tmp);
 }
 
+/* ".target sm_90a, debug" -> 90; -1 if none */
+static int
+modtarget(const Module *m)
+{
+	if (!m->target.s)
+		return -1;
+	size_t n = strcspn(m->target.s, ", \t");
+	char *t = xstrndup(m->target.s, n < m->target.n ? n : m->target.n);
+	int sm = archnum(t);
+	free(t);
+	return sm;
+}
+
 int
 main(int argc, char **argv)
 {
-	const char *in = NULL, *out = NULL, *dumpname = NULL, *pv[64];
-	struct passctx ctx = {0};
-	int np = 0, dumped = 0;
+	const char *in = NULL, *out = NULL, *dumpname = NULL, *reportpath = NULL, *pv[64];
+	int np = 0, sm[16], nsm = 0, dumped = 0;
+	struct step steps[64], dstep;
+	Arena *a = arena_new();
 	Module *m;
 
 	progname = "mpcc-opt";
+	passes_init();
 	for (int k = 1; k < argc; k++) {
-		const char *a = argv[k];
-		if (!strcmp(a, "-o") && k + 1 < argc)
+		const char *s = argv[k];
+		if (!strcmp(s, "-o") && k + 1 < argc)
 			out = argv[++k];
-		else if (!strcmp(a, "-p") && k + 1 < argc) {
+		else if (!strcmp(s, "-p") && k + 1 < argc) {
 			if (np == (int)countof(pv))
 				die("too many passes");
 			pv[np++] = argv[++k];
-		} else if (!strcmp(a, "-d") && k + 1 < argc)
+		} else if (!strcmp(s, "-d") && k + 1 < argc)
 			dumpname = argv[++k];
-		else if (!strcmp(a, "--report") && k + 1 < argc)
-			ctx.report = argv[++k];
-		else if (!strcmp(a, "-h") || !strcmp(a, "--help"))
+		else if (!strcmp(s, "--report") && k + 1 < argc)
+			reportpath = argv[++k];
+		else if (!strcmp(s, "--arch") && k + 1 < argc) {
+			if (nsm == (int)countof(sm) || (sm[nsm++] = archnum(argv[++k])) < 0)
+				die("--arch: expected sm_NN or compute_NN, not '%s'", argv[k]);
+		} else if (!strcmp(s, "-h") || !strcmp(s, "--help"))
 			usage();
-		else if (a[0] == '-' && a[1])
-			die("unknown option '%s'", a);
+		else if (!strcmp(s, "--params"))
+			return printparams(), 0;
+		else if (s[0] == '-' && s[1])
+			die("unknown option '%s'", s);
 		else if (in)
-			die("more than one input: '%s' and '%s'", in, a);
+			die("more than one input: '%s' and '%s'", in, s);
 		else
-			in = a;
+			in = s;
 	}
 	if (!in)
 		usage();
-	for (int k = 0; k < np; k++) {
-		const char *c = strchr(pv[k], ':');
-		size_t n = c ? (size_t)(c - pv[k]) : strlen(pv[k]);
-		if (!findpass(pv[k], n))
-			die("unknown pass '%.*s' (mpcc-opt --help lists them)", (int)n, pv[k]);
-	}
-	if (dumpname && !findpass(dumpname, strlen(dumpname)))
-		die("unknown pass '%s' for -d (mpcc-opt --help lists them)", dumpname);
+	for (int k = 0; k < np; k++)
+		resolve(&steps[k], pv[k], "", a);
+	int dumpk = -1;
+	for (int k = 0; dumpname && k < np; k++)
+		if (!strcmp(pv[k], dumpname) || (steps[k].pass && !strcmp(steps[k].pass->schema.name, dumpname)))
+			dumpk = k;
+	if (dumpname && dumpk < 0)
+		resolve(&dstep, dumpname, " for -d", a);
 	if (!(m = parsefile(in)))
 		return 1;
+	/* the targets: --arch, else the module's own .target */
+	if (!nsm && (sm[0] = modtarget(m)) > 0)
+		nsm = 1;
+	char *arch = nsm ? fmt("compute_%d", sm[0]) : NULL;
+	struct passctx cx = {.m = m, .src = in, .arch = arch, .sm = sm, .nsm = nsm};
 	for (int k = 0; k < np; k++) {
-		const char *c = strchr(pv[k], ':');
-		size_t n = c ? (size_t)(c - pv[k]) : strlen(pv[k]);
-		const struct pass *p = findpass(pv[k], n);
-		ctx.params = c ? c + 1 : "";
-		if (p->run(&m, &ctx) < 0)
-			return 1;
-		if (dumpname && !strcmp(dumpname, p->name)) {
-			dump(stdout, m, p);
-			dumped = 1;
-		}
+		runstep(&cx, &steps[k], reportpath, k == dumpk);
+		dumped |= k == dumpk;
 	}
-	if (dumpname) {
-		if (!dumped) {
-			const struct pass *p = findpass(dumpname, strlen(dumpname));
-			if (p->run(&m, &ctx) < 0)
-				return 1;
-			dump(stdout, m, p);
-		}
-		mod_free(m);
-		return 0;
+	if (dumpname && !dumped)
+		runstep(&cx, &dstep, reportpath, 1);
+	passctx_release(&cx);
+	if (!dumpname) {
+		if (out)
+			output(m, out);
+		else if (setvbuf(stdout, NULL, _IOFBF, 1 << 20), print(stdout, m) < 0)
+			die("cannot write the output");
 	}
-	if (out)
-		output(m, out);
-	else if (setvbuf(stdout, NULL, _IOFBF, 1 << 20), print(stdout, m) < 0)
-		die("cannot write the output");
 	mod_free(m);
+	arena_free(a);
+	free(arch);
 	return 0;
 }

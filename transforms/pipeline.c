@@ -1,7 +1,7 @@
 /* pipeline.c: the PTX hook. The driver calls pipeline() on each PTX file
  * cicc writes, before ptxas reads it. The schedule is one straight function
  * (STYLE.md, Example 5): parse, then per kernel the passes that the policy's
- * winning rules select, then print. The file is only rewritten once the
+ * winning rules select, in the order of the table (passes.c), then print. The file is only rewritten once the
  * whole module has been printed into memory; any failure leaves nvcc's PTX
  * as it was. */
 #include "ptx/ptx.h"
@@ -10,88 +10,125 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* the fast-math module of the file for an approximation mask: the driver's
- * second cicc run, parsed once per mask */
-static Module *
-fastmod(const struct hook *h, uint mask, Module **cache)
+Module *
+passctx_load(struct passctx *cx, const char *path)
 {
-	const char *path;
-
-	mask &= AX_ALL;
-	if (!cache[mask] && h->fastptx && (path = h->fastptx(h->drv, mask)))
-		cache[mask] = parsefile(path);
-	return cache[mask];
+	for (int i = 0; i < cx->nloaded; i++)
+		if (!strcmp(cx->loadedpath[i], path))
+			return cx->loaded[i];
+	Module *m = parsefile(path);
+	cx->loaded = xrealloc(cx->loaded, (cx->nloaded + 1) * sizeof *cx->loaded);
+	cx->loadedpath = xrealloc(cx->loadedpath, (cx->nloaded + 1) * sizeof *cx->loadedpath);
+	cx->loaded[cx->nloaded] = m;
+	cx->loadedpath[cx->nloaded++] = xstrdup(path);
+	return m;
 }
 
-/* what became of transform t on a kernel: one report line, and for a kernel
+/* the driver's second cicc run for mask, parsed once */
+Module *
+passctx_fast(struct passctx *cx, uint mask)
+{
+	const char *path;
+	mask &= AX_ALL;
+	if (!cx->fast[mask] && cx->h && cx->h->fastptx && (path = cx->h->fastptx(cx->h->drv, mask)))
+		cx->fast[mask] = parsefile(path);
+	return cx->fast[mask];
+}
+
+void
+passctx_release(struct passctx *cx)
+{
+	for (uint k = 0; k <= AX_ALL; k++)
+		if (cx->fast[k])
+			mod_free(cx->fast[k]);
+	for (int i = 0; i < cx->nloaded; i++) {
+		if (cx->loaded[i])
+			mod_free(cx->loaded[i]);
+		free(cx->loadedpath[i]);
+	}
+	free(cx->loaded);
+	free(cx->loadedpath);
+}
+
+/* what became of pass t on a kernel: one report line, and for a kernel
  * left alone the policy's on_unsupported; -1 if the policy makes that an
  * error */
 static int
 outcome(const struct hook *h, const char *mangled, const char *demangled, int t,
-        const struct rule *r, const char *why, const char *stats)
+        const struct rule *r, const struct outcome *o)
 {
-	if (h->report) {
-		char *params = rule_params(r, t);
+	const char *name = passes[t]->schema.name;
+	if (h->reports) {
+		char *params = params_str(r->param[t], W_JSON);
 		struct report rep = {.src = h->src, .arch = h->arch, .mangled = mangled,
-		                     .demangled = demangled, .transform = transform_name[t],
-		                     .params = params, .applied = !why, .reason = why,
-		                     .stats = stats, .profile = h->prof->name, .rule = r->where};
-		report_append(h->report, &rep);
+		                     .demangled = demangled, .transform = name,
+		                     .params = params, .applied = !o->why, .reason = o->why,
+		                     .stats = o->stats, .profile = h->prof->name, .rule = r->where};
+		reports_add(h->reports, &rep);
 		free(params);
 	}
-	if (!why)
+	if (!o->why)
 		return 0;
 	switch (h->prof->on_unsupported) {
 	case UNSUP_ERROR:
-		error("%s: %s on '%s' (%s): %s", r->where ? r->where : h->src, transform_name[t],
-		      demangled, h->arch ? h->arch : "?", why);
+		error("%s: %s on '%s' (%s): %s", r->where ? r->where : h->src, name, demangled,
+		      h->arch ? h->arch : "?", o->why);
 		return -1;
 	case UNSUP_WARN:
-		warn("%s: %s on '%s' (%s): %s", r->where ? r->where : h->src, transform_name[t],
-		     demangled, h->arch ? h->arch : "?", why);
+		warn("%s: %s on '%s' (%s): %s", r->where ? r->where : h->src, name, demangled,
+		     h->arch ? h->arch : "?", o->why);
 	}
 	return 0;
 }
 
-/* the transforms of one kernel, in a fixed order */
+/* the passes that won for one kernel, in the table's order */
 static int
-kernel(Module *m, Fn *fn, const struct hook *h, Module **cache)
+kernel(struct passctx *cx, Fn *fn, const struct hook *h)
 {
-	char stats[256];
-	char *mangled = symstr(m, fn->sym), *demangled = demangle(mangled);
-	const char *why;
-	const struct rule *r;
+	char *mangled = symstr(cx->m, fn->sym), *demangled = demangle(mangled);
 	struct choice c;
 	int rc = 0;
 
 	profile_match(h->prof, h->src, mangled, demangled, &c);
-	if ((r = c.rule[T_SFU])) {
-		struct sfu_stats st;
-		Module *fast = NULL;
-		if (sfu_needs_fast(fn, r->sfu.approx) && !(fast = fastmod(h, r->sfu.approx, cache)))
-			note("%s: sfu: no fast-math PTX for '%s': FP64 rewrites only", h->src, demangled);
-		sfu(m, fn, fast, &r->sfu, SFU_COLLAPSE0, &st, &why);
-		sfu_stats_json(&st, stats, sizeof stats);
-		rc |= outcome(h, mangled, demangled, T_SFU, r, why, why ? NULL : stats);
+	for (int t = 0; t < npass; t++) {
+		const struct rule *r = c.rule[t];
+		struct outcome o = {0};
+		if (!r)
+			continue;
+		passes[t]->apply(cx, fn, r->param[t], &o);
+		rc |= outcome(h, mangled, demangled, t, r, &o);
+		free(o.why);
+		free(o.stats);
 	}
-	if ((r = c.rule[T_FISET]))
-		rc |= outcome(h, mangled, demangled, T_FISET, r, "not implemented yet", NULL);
-	if ((r = c.rule[T_HALF2]))
-		rc |= outcome(h, mangled, demangled, T_HALF2, r, "not implemented yet", NULL);
 	free(mangled);
 	free(demangled);
 	return rc;
 }
 
+struct explaining {
+	struct passctx *cx;
+	Fn *fn;
+};
+
 static void
-explain(Module *m, const struct hook *h)
+more(FILE *out, int t, const struct params *p, void *arg)
 {
+	struct explaining *e = arg;
+	if (passes[t]->explain)
+		passes[t]->explain(out, e->cx, e->fn, p);
+}
+
+static void
+explain(struct passctx *cx, const struct hook *h)
+{
+	Module *m = cx->m;
 	for (uint k = 0; k < m->nfn; k++) {
 		Fn *fn = m->fn[k];
 		if (!(fn->flags & FENTRY) || (fn->flags & FDECL))
 			continue;
 		char *mangled = symstr(m, fn->sym), *demangled = demangle(mangled);
-		explain_kernel(h->explain, h->prof, h->src, mangled, demangled);
+		struct explaining e = {cx, fn};
+		explain_kernel(h->explain, h->prof, h->src, mangled, demangled, more, &e);
 		free(mangled);
 		free(demangled);
 	}
@@ -103,9 +140,9 @@ pipeline_fastmasks(const struct profile *p, const char *src)
 	uint set = 0;
 	for (int i = 0; p && i < p->nrule; i++) {
 		const struct rule *r = &p->rule[i];
-		if ((r->has & 1u << T_SFU) &&
-		    (r->sfu.approx & (AX_TRANS | AX_FTZ)) && rule_file_match(r, src))
-			set |= 1u << (r->sfu.approx & AX_ALL);
+		for (int t = 0; t < npass; t++)
+			if ((r->has & 1u << t) && passes[t]->fastmasks && rule_file_match(r, src))
+				set |= passes[t]->fastmasks(r->param[t]);
 	}
 	return set;
 }
@@ -113,7 +150,7 @@ pipeline_fastmasks(const struct profile *p, const char *src)
 int
 pipeline(const char *path, const struct hook *h)
 {
-	Module *m, *cache[AX_ALL + 1] = {0};
+	Module *m;
 	char *out;
 	size_t n;
 	int rc = 0;
@@ -122,8 +159,11 @@ pipeline(const char *path, const struct hook *h)
 		note("leaving '%s' as nvcc wrote it", path);
 		return -1;
 	}
+	struct passctx cx = {.m = m, .src = h->src, .arch = h->arch, .sm = h->sm,
+	                     .nsm = h->nsm, .h = h};
 	if (h->explain) {
-		explain(m, h);
+		explain(&cx, h);
+		passctx_release(&cx);
 		mod_free(m);
 		return 0;
 	}
@@ -134,12 +174,10 @@ pipeline(const char *path, const struct hook *h)
 		memcpy(fns, m->fn, nfn * sizeof *fns);
 		for (uint k = 0; k < nfn && rc == 0; k++)
 			if ((fns[k]->flags & FENTRY) && !(fns[k]->flags & FDECL))
-				rc = kernel(m, fns[k], h, cache);
+				rc = kernel(&cx, fns[k], h);
 		free(fns);
 	}
-	for (uint k = 0; k <= AX_ALL; k++)
-		if (cache[k])
-			mod_free(cache[k]);
+	passctx_release(&cx);
 	if (rc < 0) {
 		mod_free(m);
 		return -1;

@@ -755,140 +755,91 @@ sfu(Module *m, Fn *fn, Module *fast, const struct sfu_params *p, int flags,
 	return rc;
 }
 
-static const char *const axname[] = {"transcendental", "div", "sqrt", "rcp", "ftz"};
-
-int
-sfu_params_parse(const char *s, struct sfu_params *p, int *flags, char **fastpath,
-                 char **kernels, char **err)
+static void
+statsjson(const struct sfu_stats *st, struct outcome *o)
 {
-	char *copy = xstrdup(s ? s : ""), *tok, *save;
-	*p = (struct sfu_params){ 32, AX_ALL, 0 };
-	*flags = SFU_COLLAPSE0;
-	*fastpath = NULL;
-	*kernels = NULL;
-	*err = NULL;
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		char *v = strchr(tok, '='), *end;
-		if (!v) {
-			*err = fmt("sfu: expected 'name=value', got '%s'", tok);
-			break;
-		}
-		*v++ = 0;
-		if (!strcmp(tok, "lambda")) {
-			long l = strtol(v, &end, 10);
-			if (*end || end == v || l < 0 || l > 64) {
-				*err = fmt("sfu: lambda must be 0..64, got '%s'", v);
-				break;
-			}
-			p->lambda = (int)l;
-		} else if (!strcmp(tok, "fast")) {
-			*fastpath = xstrdup(v);
-		} else if (!strcmp(tok, "kernels")) {
-			*kernels = xstrdup(v);
-		} else if (!strcmp(tok, "newton")) {
-			if (strcmp(v, "0") && strcmp(v, "1")) {
-				*err = fmt("sfu: newton must be 0 or 1, got '%s'", v);
-				break;
-			}
-			p->newton = *v == '1';
-		} else if (!strcmp(tok, "collapse")) {
-			/* 0: always two bodies; 1: one at lambda 0; 2: one at 0 and 64 */
-			if (strcmp(v, "0") && strcmp(v, "1") && strcmp(v, "2")) {
-				*err = fmt("sfu: collapse must be 0, 1 or 2, got '%s'", v);
-				break;
-			}
-			*flags = *v == '0' ? 0 : *v == '1' ? SFU_COLLAPSE0 : SFU_COLLAPSE0 | SFU_COLLAPSE64;
-		} else if (!strcmp(tok, "approx")) {
-			char *a, *s2;
-			p->approx = 0;
-			for (a = strtok_r(v, "+", &s2); a; a = strtok_r(NULL, "+", &s2)) {
-				size_t i;
-				for (i = 0; i < countof(axname) && strcmp(a, axname[i]); i++)
-					;
-				if (i == countof(axname)) {
-					*err = fmt("sfu: unknown approximation '%s' (transcendental, div, "
-					           "sqrt, rcp, ftz)", a);
-					break;
-				}
-				p->approx |= 1u << i;
-			}
-			if (*err)
-				break;
-		} else {
-			*err = fmt("sfu: unknown parameter '%s' (lambda, fast, approx, newton, "
-			           "collapse, kernels)", tok);
-			break;
-		}
-	}
-	free(copy);
-	return *err ? -1 : 0;
+	o->stats = fmt("{\"transcendental\":%d,\"div\":%d,\"sqrt\":%d,\"rcp\":%d,"
+	               "\"f64_div\":%d,\"f64_rcp\":%d,\"f64_sqrt\":%d,\"f64_rsqrt\":%d}",
+	               st->trans, st->div, st->sqrt, st->rcp, st->f64div, st->f64rcp,
+	               st->f64sqrt, st->f64rsqrt);
 }
 
-void
-sfu_stats_json(const struct sfu_stats *st, char *buf, size_t cap)
-{
-	snprintf(buf, cap,
-	         "{\"transcendental\":%d,\"div\":%d,\"sqrt\":%d,\"rcp\":%d,"
-	         "\"f64_div\":%d,\"f64_rcp\":%d,\"f64_sqrt\":%d,\"f64_rsqrt\":%d}",
-	         st->trans, st->div, st->sqrt, st->rcp, st->f64div, st->f64rcp, st->f64sqrt,
-	         st->f64rsqrt);
-}
-
-/* ---- the tools' entries: mpcc-opt and the driver's hook ---- */
+enum { LAMBDA, APPROX, NEWTON, FAST, COLLAPSE };
 
 static int
-kernelsel(const Module *m, const Fn *fn, const char *glob)
+apply(struct passctx *cx, Fn *fn, const struct params *p, struct outcome *o)
 {
-	char *name = symstr(m, fn->sym), *dm = demangle(name);
-	int ok = !glob || !fnmatch(glob, name, 0) || !fnmatch(glob, dm, 0);
-	free(name);
-	free(dm);
-	return ok && (fn->flags & FENTRY) && !(fn->flags & FDECL);
-}
-
-int
-sfu_opt(Module *m, const char *args, FILE *msg)
-{
-	struct sfu_params p;
-	char *fastpath, *kernels, *err;
-	Module *fast = NULL;
-	int flags;
-	if (sfu_params_parse(args, &p, &flags, &fastpath, &kernels, &err)) {
-		error("%s", err);
-		free(err);
-		return -1;
-	}
-	if (fastpath && !(fast = parsefile(fastpath))) {
-		free(fastpath);
-		free(kernels);
-		return -1;
-	}
-	/* the kernels as parsed: sfu() adds the fast body's .funcs to m->fn */
-	uint nfn = m->nfn;
-	Fn **fns = xmalloc(nfn * sizeof *fns);
-	memcpy(fns, m->fn, nfn * sizeof *fns);
-	for (uint k = 0; k < nfn; k++) {
-		Fn *fn = fns[k];
-		struct sfu_stats st;
-		const char *why;
-		char js[256], *name;
-		if (!kernelsel(m, fn, kernels))
-			continue;
-		name = symstr(m, fn->sym);
-		if (sfu(m, fn, fast, &p, flags, &st, &why) < 0) {
-			if (msg)
-				fprintf(msg, "%s: note: sfu: kernel '%s' left alone: %s\n", progname, name, why);
-		} else if (msg) {
-			sfu_stats_json(&st, js, sizeof js);
-			fprintf(msg, "%s: note: sfu: kernel '%s' lambda %d: %s\n", progname, name,
-			        p.lambda, js);
-		}
+	struct sfu_params sp = {p->v[LAMBDA].i, p->v[APPROX].i, p->v[NEWTON].i};
+	static const int collapse[] = {0, SFU_COLLAPSE0, SFU_COLLAPSE0 | SFU_COLLAPSE64};
+	const char *path = p->v[FAST].s, *why;
+	struct sfu_stats st;
+	int need = path || sfu_needs_fast(fn, sp.approx);
+	Module *fast = path ? passctx_load(cx, path) : need ? passctx_fast(cx, sp.approx) : NULL;
+	if (path && !fast)
+		return o->why = fmt("cannot read the fast-math PTX '%s'", path), -1;
+	if (!fast && need && cx->h) {
+		char *name = symstr(cx->m, fn->sym), *dm = demangle(name);
+		note("%s: sfu: no fast-math PTX for '%s': FP64 rewrites only", cx->src, dm);
 		free(name);
+		free(dm);
 	}
-	free(fns);
-	if (fast)
-		mod_free(fast);
-	free(fastpath);
-	free(kernels);
+	if (sfu(cx->m, fn, fast, &sp, collapse[p->v[COLLAPSE].i], &st, &why) < 0)
+		return o->why = xstrdup(why), -1;
+	statsjson(&st, o);
 	return 0;
 }
+
+/* explain: what lambda means for the warps */
+static void
+describe(FILE *out, const struct params *p)
+{
+	long lambda = p->v[LAMBDA].i;
+	struct buf b = BUF_INIT;
+	for (int i = 0; p->s->param[APPROX].words[i]; i++)
+		if (p->v[APPROX].i & 1L << i)
+			buf_printf(&b, "%s%s", b.n ? ", " : "", p->s->param[APPROX].words[i]);
+	const char *list = b.s ? b.s : "";
+	if (lambda == 0)
+		fprintf(out, "           every warp runs the accurate path (lambda 0: the kernel is unchanged in effect)\n");
+	else if (lambda >= 64)
+		fprintf(out, "           every warp runs the fast path (%s)\n", list);
+	else
+		fprintf(out, "           warps with %%warpid < %ld run the fast path (%s), the others the accurate one\n",
+		        lambda, list);
+	if (p->v[NEWTON].i)
+		fprintf(out, "           f64 approximations are refined by one Newton step\n");
+	buf_release(&b);
+}
+
+static const char *const approx[] = {"transcendental", "div", "sqrt", "rcp", "ftz", NULL};
+
+static const struct param params[] = {
+	[LAMBDA] = {"lambda", PINT, 0, 0, 64, NULL, NULL, NULL,
+	            "warps whose hardware slot %warpid is below lambda take the fast path"},
+	[APPROX] = {"approx", PSET, 0, 0, 0, approx, "approximation",
+	            "transcendental+div+sqrt+rcp+ftz",
+	            "what the fast path approximates (the parts of -use_fast_math; f64 div, rcp, sqrt)"},
+	[NEWTON] = {"newton", PBOOL, 0, 0, 0, NULL, NULL, "false",
+	            "refine the f64 approximations by one Newton step"},
+	[FAST] = {"fast", PSTR, PTOOL, 0, 0, NULL, NULL, NULL,
+	          "the fast-math PTX of the same source (nvcc -ptx -use_fast_math); none: FP64 rewrites only"},
+	[COLLAPSE] = {"collapse", PINT, PTOOL, 0, 2, NULL, NULL, "1",
+	              "keep one body: 0 never, 1 at lambda 0, 2 at lambda 0 and 64"},
+};
+
+/* a rule that approximates transcendentals or flushes denormals needs the
+ * fast-math cicc for any kernel; div, sqrt and rcp alone wait for the
+ * accurate PTX (sfu_needs_fast) */
+static uint
+fastmasks(const struct params *p)
+{
+	uint mask = p->v[APPROX].i & AX_ALL;
+	return mask & (AX_TRANS | AX_FTZ) ? 1u << mask : 0;
+}
+
+const struct pass sfu_pass = {
+	.schema = {"sfu", "warp-partitioned approximation: warps below lambda run fast-math code",
+	           params, countof(params), describe},
+	.apply = apply,
+	.fastmasks = fastmasks,
+};

@@ -49,8 +49,9 @@ done
 
 # mpcc-opt: the options of its man page's OPTIONS section, and of its usage
 printf '.version 8.0\n.target sm_80\n.address_size 64\n' >"$T/in.ptx"
-sed -n '/^\.SH OPTIONS/,/^\.SH /p' man/mpcc-opt.1 | sed 's/\\-/-/g' |
-	grep -oE '^\.B[IR]? +-[-a-z]+|, +-[-a-z]+' | grep -oE -- '-[-a-z]+' | sort -u >"$T/manopt"
+# the tags of the OPTIONS section: the line after each .TP
+sed -n '/^\.SH OPTIONS/,/^\.SH /p' man/mpcc-opt.1 | sed 's/\\-/-/g' | awk 'tag { print } { tag = /^\.TP/ }' |
+	grep -oE '^\.B[IR]? +-[-a-z]+|,[ "]+-[-a-z]+' | grep -oE -- '-[-a-z]+' | sort -u >"$T/manopt"
 "$MPCC_OPT" --help 2>&1 | grep -oE -- '\[-[-a-z]+' | tr -d '[' | sort -u >"$T/usage"
 testing "mpcc-opt(1) lists options"
 [ -s "$T/manopt" ] && [ -s "$T/usage" ] && : >"$T/bad" || echo "none found" >"$T/bad"

@@ -14,9 +14,9 @@ src="$MPCC_SRC/tests/gpu/fp64forms.cu"
 "$NVCC" -O3 -arch="$ARCH" -ptx -o "$d/f.ptx" "$src" || fail "nvcc -ptx failed"
 echo "testing fp64 forms: exact build ..."
 "$d/fp64forms" 1048576 7 0 || fail "the plain build is not exact"
-for newton in 0 1; do
+for newton in false true; do
 	max=1e-4
-	[ $newton = 1 ] && max=1e-12
+	[ $newton = true ] && max=1e-12
 	"$MPCC_OPT" "$d/f.ptx" -p "sfu:lambda=64,newton=$newton" -o "$d/n$newton.ptx" || fail "mpcc-opt failed"
 	"$PTXAS" -arch="$ARCH" -o "$d/n$newton.cubin" "$d/n$newton.ptx" || fail "ptxas rejected the forms (newton=$newton)"
 	echo "testing fp64 forms, newton=$newton, max rel err <= $max ..."

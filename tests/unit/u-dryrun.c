@@ -1,6 +1,7 @@
 /* unit tests for driver/dryrun.c, driver/fast.c and driver/deps.c, on lines
  * recorded from nvcc 13.0 */
 #include "driver/mpcc.h"
+#include "transforms/pass.h"
 #include "tests/unit/test.h"
 
 #include <stdlib.h>

@@ -3,6 +3,7 @@
  * print them. Run with an argument to print what a file gives instead:
  * u-policy-bad NAME.yaml (that is how a new .err file is written). */
 #include "policies/policy.h"
+#include "transforms/pass.h"
 #include "tests/unit/test.h"
 
 #include <dirent.h>
@@ -67,6 +68,7 @@ TEST(every_bad_policy_gives_its_expected_messages)
 int
 main(int argc, char **argv)
 {
+	passes_init();
 	if (chdir(SRCDIR "/tests/policy/bad") < 0)
 		return perror(SRCDIR "/tests/policy/bad"), 1;
 	if (argc > 1) {

@@ -2,6 +2,7 @@
  * report, explain and the hash. Each test builds its own directory tree
  * under a fresh temporary directory (loaded files are cached by path). */
 #include "policies/policy.h"
+#include "transforms/pass.h"
 #include "tests/unit/test.h"
 
 #include <stdlib.h>
@@ -10,6 +11,26 @@
 #include <unistd.h>
 
 static char *top;  /* the temporary directory of this run */
+
+enum { T_SFU, T_FISET, T_HALF2 };  /* their places in passes.c's table */
+
+/* parameter name of pass t in rule r: its integer (or word index, or bit
+ * mask) and its number */
+static long
+iv(const struct rule *r, int t, const char *name)
+{
+	const struct schema *s = schemas[t];
+	return r->param[t]->v[param_find(s, name, strlen(name))].i;
+}
+
+static double
+xv(const struct rule *r, int t, const char *name)
+{
+	const struct schema *s = schemas[t];
+	return r->param[t]->v[param_find(s, name, strlen(name))].x;
+}
+
+enum { SETS_AUTO, SETS_BEST, SETS_ALL };  /* fiset's words */
 
 /* write text to top/rel, creating directories; returns the full path */
 static char *
@@ -53,6 +74,12 @@ profile_of(const char *cu, const char *pol, const char *prof, struct profile **p
 
 static const char *const sketch = SRCDIR "/tests/policy/good/sketch.yaml";
 
+TEST(the_table_order_is_what_these_tests_assume)
+{
+	CHECK(nschema >= 3 && !strcmp(schemas[T_SFU]->name, "sfu"));
+	CHECK(!strcmp(schemas[T_FISET]->name, "fiset") && !strcmp(schemas[T_HALF2]->name, "half2"));
+}
+
 TEST(the_design_sketch_loads_with_every_value)
 {
 	struct policy *p = policy_load(sketch);
@@ -65,18 +92,18 @@ TEST(the_design_sketch_loads_with_every_value)
 	CHECK_STR(fast->name, "fast");
 	CHECK(p->prof[0].nrule == 0 && fast->nrule == 3 && all->nrule == 4);
 	struct rule *r = &fast->rule[0];
-	CHECK(r->has == 1u << T_SFU && r->sfu.lambda == 48 && !r->sfu.newton);
-	CHECK(r->sfu.approx == (AX_TRANS | AX_DIV | AX_SQRT));
+	CHECK(r->has == 1u << T_SFU && iv(r, T_SFU, "lambda") == 48 && !iv(r, T_SFU, "newton"));
+	CHECK(iv(r, T_SFU, "approx") == (AX_TRANS | AX_DIV | AX_SQRT));
 	CHECK(r->nfiles == 1 && !strcmp(r->files[0], "rng/*.cu"));
 	CHECK(endswith(r->where, "sketch.yaml:11:9"));
-	CHECK(fast->rule[1].fiset.min_ratio == 1.5 && fast->rule[1].fiset.sets == 0);
-	CHECK(fast->rule[2].has == 1u << T_HALF2 && !fast->rule[2].half2.bf16);
+	CHECK(xv(&fast->rule[1], T_FISET, "min_ratio") == 1.5 && iv(&fast->rule[1], T_FISET, "sets") == SETS_BEST);
+	CHECK(fast->rule[2].has == 1u << T_HALF2 && iv(&fast->rule[2], T_HALF2, "type") == 0);
 	r = &all->rule[0];
-	CHECK(r->has == 7 && r->sfu.lambda == 64 && r->sfu.approx == AX_ALL && r->sfu.newton);
-	CHECK(r->fiset.min_ratio == 2.25 && r->fiset.sets == -1);
-	CHECK(r->half2.bf16 && r->half2.blocks);
+	CHECK(r->has == 7 && iv(r, T_SFU, "lambda") == 64 && iv(r, T_SFU, "approx") == AX_ALL && iv(r, T_SFU, "newton"));
+	CHECK(xv(r, T_FISET, "min_ratio") == 2.25 && iv(r, T_FISET, "sets") == SETS_ALL);
+	CHECK(iv(r, T_HALF2, "type") == 1 && iv(r, T_HALF2, "pairing") == 1);
 	CHECK(all->rule[1].off == ((1u << T_SFU) | (1u << T_FISET)) && !all->rule[1].has);
-	CHECK(all->rule[2].fiset.sets == 3 && all->rule[2].fiset.min_ratio == 1.5);
+	CHECK(iv(&all->rule[2], T_FISET, "sets") == SETS_N && xv(&all->rule[2], T_FISET, "sets") == 3 && xv(&all->rule[2], T_FISET, "min_ratio") == 1.5);
 	CHECK_STR(all->rule[3].kernels[0], "nbody*");  /* an alias */
 	CHECK(all->rule[3].has == 1u << T_HALF2);
 	CHECK(all->on_unsupported == UNSUP_ERROR);
@@ -162,9 +189,9 @@ TEST(inherit_merges_the_parent_first_so_the_child_wins)
 	CHECK(p->nchain == 2 && endswith(p->chain[1], "inh/.mpcc.yaml"));
 	CHECK(p->nrule == 2 && p->on_unsupported == UNSUP_SILENT);
 	profile_match(p, at("inh/sub/k.cu"), "_Z9BoxMullerPfi", NULL, &c);
-	CHECK(c.rule[T_SFU] && c.rule[T_SFU]->sfu.lambda == 48);
+	CHECK(c.rule[T_SFU] && iv(c.rule[T_SFU], T_SFU, "lambda") == 48);
 	profile_match(p, at("inh/sub/k.cu"), "_Z5otherv", NULL, &c);
-	CHECK(c.rule[T_SFU] && c.rule[T_SFU]->sfu.lambda == 8);
+	CHECK(c.rule[T_SFU] && iv(c.rule[T_SFU], T_SFU, "lambda") == 8);
 	CHECK(!c.rule[T_FISET] && !c.rule[T_HALF2]);
 	/* profiles of both files are known */
 	CHECK(policy_profile(at("inh/sub/k.cu"), NULL, "parentonly", &p) == 0);
@@ -259,12 +286,12 @@ TEST(later_rules_win_for_each_transform)
 	char *cu = at("match/k.cu");
 	CHECK(policy_profile(cu, NULL, NULL, &p) == 0 && p);
 	profile_match(p, cu, "_Z9BoxMullerPfi", "BoxMuller(float*, int)", &c);
-	CHECK(c.rule[T_SFU] && c.rule[T_SFU]->sfu.lambda == 32);
-	CHECK(c.rule[T_FISET] && c.rule[T_FISET]->fiset.min_ratio == 1.5);
+	CHECK(c.rule[T_SFU] && iv(c.rule[T_SFU], T_SFU, "lambda") == 32);
+	CHECK(c.rule[T_FISET] && xv(c.rule[T_FISET], T_FISET, "min_ratio") == 1.5);
 	profile_match(p, cu, "_Z14BoxMullerExactPf", NULL, &c);
 	CHECK(!c.rule[T_SFU] && c.rule[T_FISET]);
 	profile_match(p, cu, "_Z5otherv", NULL, &c);
-	CHECK(c.rule[T_SFU] && c.rule[T_SFU]->sfu.lambda == 16 && !c.rule[T_HALF2]);
+	CHECK(c.rule[T_SFU] && iv(c.rule[T_SFU], T_SFU, "lambda") == 16 && !c.rule[T_HALF2]);
 }
 
 TEST(kernel_globs_see_mangled_demangled_and_short_names)
@@ -276,16 +303,16 @@ TEST(kernel_globs_see_mangled_demangled_and_short_names)
 	CHECK(policy_profile(cu, NULL, NULL, &p) == 0 && p);
 	/* "void ns::tmpl<int>(float*)": template names carry a return type */
 	profile_match(p, cu, "_ZN2ns4tmplIiEEvPf", NULL, &c);
-	CHECK(c.rule[T_HALF2] && c.rule[T_HALF2]->half2.bf16);
+	CHECK(c.rule[T_HALF2] && iv(c.rule[T_HALF2], T_HALF2, "type") == 1);
 	profile_match(p, cu, "_Z4polyPfi", NULL, &c);  /* mangled glob */
-	CHECK(c.rule[T_HALF2] && !c.rule[T_HALF2]->half2.bf16);
+	CHECK(c.rule[T_HALF2] && iv(c.rule[T_HALF2], T_HALF2, "type") == 0);
 	profile_match(p, cu, "_Z5scalePfi", NULL, &c);  /* full demangled glob */
-	CHECK(c.rule[T_FISET] && c.rule[T_FISET]->fiset.min_ratio == 3);
+	CHECK(c.rule[T_FISET] && xv(c.rule[T_FISET], T_FISET, "min_ratio") == 3);
 	/* "(anonymous namespace)::anon(float*)": parentheses that are not parameters */
 	profile_match(p, cu, "_ZN12_GLOBAL__N_14anonEPf", NULL, &c);
-	CHECK(c.rule[T_FISET] && c.rule[T_FISET]->fiset.min_ratio == 4);
+	CHECK(c.rule[T_FISET] && xv(c.rule[T_FISET], T_FISET, "min_ratio") == 4);
 	profile_match(p, cu, "bodyForce", "bodyForce", &c);  /* extern "C" */
-	CHECK(c.rule[T_SFU] && c.rule[T_SFU]->sfu.lambda == 16);
+	CHECK(c.rule[T_SFU] && iv(c.rule[T_SFU], T_SFU, "lambda") == 16);
 }
 
 TEST(files_globs_are_relative_to_the_policy_directory)
@@ -306,7 +333,7 @@ TEST(files_globs_are_relative_to_the_policy_directory)
 	for (size_t i = 0; i < countof(cases); i++) {
 		char *cu = at(cases[i].cu);
 		profile_match(p, cu, "k", "k", &c);
-		int got = c.rule[T_SFU] ? c.rule[T_SFU]->sfu.lambda : 0;
+		int got = c.rule[T_SFU] ? iv(c.rule[T_SFU], T_SFU, "lambda") : 0;
 		if (got != cases[i].lambda)
 			fprintf(stderr, "  %s: lambda %d\n", cases[i].cu, got);
 		CHECK(got == cases[i].lambda);
@@ -334,16 +361,15 @@ TEST(rule_params_are_json)
 	struct policy *p = policy_load(sketch);
 	if (!p)
 		return;
-	char *s = rule_params(&p->prof[1].rule[0], T_SFU);
+	char *s = params_str(p->prof[1].rule[0].param[T_SFU], W_JSON);
 	CHECK_STR(s, "{\"lambda\":48,\"approx\":[\"transcendental\",\"div\",\"sqrt\"],\"newton\":false}");
-	s = rule_params(&p->prof[2].rule[0], T_FISET);
-	CHECK_STR(s, "{\"min_ratio\":2.25,\"sets\":\"all\"}");
-	s = rule_params(&p->prof[2].rule[2], T_FISET);
-	CHECK_STR(s, "{\"min_ratio\":1.5,\"sets\":3}");
-	s = rule_params(&p->prof[2].rule[0], T_HALF2);
+	s = params_str(p->prof[2].rule[0].param[T_FISET], W_JSON);
+	CHECK_STR(s, "{\"sets\":\"all\",\"min_ratio\":2.25,\"max_sets\":64}");
+	s = params_str(p->prof[2].rule[2].param[T_FISET], W_JSON);
+	CHECK_STR(s, "{\"sets\":3,\"min_ratio\":1.5,\"max_sets\":64}");
+	s = params_str(p->prof[2].rule[0].param[T_HALF2], W_JSON);
 	CHECK_STR(s, "{\"type\":\"bf16\",\"pairing\":\"blocks\"}");
-	s = rule_params(&p->prof[1].rule[0], T_HALF2);  /* no such block */
-	CHECK_STR(s, "{}");
+	CHECK(p->prof[1].rule[0].param[T_HALF2] == NULL);  /* no such block */
 }
 
 TEST(report_lines_escape_strings)
@@ -443,7 +469,7 @@ explained(struct profile *p, const char *cu, const char *mangled)
 	char *buf = NULL;
 	size_t n;
 	FILE *f = open_memstream(&buf, &n);
-	explain_kernel(f, p, cu, mangled, NULL);
+	explain_kernel(f, p, cu, mangled, NULL, NULL, NULL);
 	fclose(f);
 	return buf;
 }
@@ -482,7 +508,7 @@ TEST(explain_says_when_a_rule_switches_a_transform_off)
 	char *s = explained(p, cu, "_Z14BoxMullerExactPf");
 	CHECK(strstr(s, "  sfu:     off, by the rule at "));
 	CHECK(strstr(s, "/explo/.mpcc.yaml:12:9\n  fiset:   rule at "));
-	CHECK(strstr(s, "min_ratio=1.5 sets=best\n           lowers the best set of f64 operations with r_ac >= 1.5 to f32\n"));
+	CHECK(strstr(s, "sets=auto min_ratio=1.5 max_sets=64\n           lowers to f32 the sets of f64 operations that the cost model predicts to pay on each target\n"));
 }
 
 TEST(the_hash_follows_policies_and_profile)
@@ -528,6 +554,8 @@ main(void)
 	top = realpath(top, NULL);
 	unsetenv("MPCC_POLICY");
 	unsetenv("MPCC_PROFILE");
+	passes_init();
+	RUN(the_table_order_is_what_these_tests_assume);
 	RUN(the_design_sketch_loads_with_every_value);
 	RUN(a_policy_of_just_the_version_is_valid);
 	RUN(every_preset_is_valid_and_names_its_default);

@@ -117,6 +117,7 @@ TEST(itemtext_copies_a_declaration_between_modules)
 int
 main(void)
 {
+	passes_init();
 	RUN(identity_without_a_profile_is_byte_exact);
 	RUN(bad_ptx_is_left_unchanged);
 	RUN(explain_changes_nothing);

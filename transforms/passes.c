@@ -1,0 +1,36 @@
+/* passes.c: the table of passes. Adding a pass is one line here plus its
+ * own file (DESIGN.md, "Adding a pass").
+ *
+ * The order is the order the pipeline runs them on each kernel: sfu first,
+ * since it merges a second body from another cicc run, which the passes
+ * after it then see too; fiset lowers f64 groups (in both bodies); half2
+ * last, since pairing refuses what sfu's %warpid partition and anything
+ * warp-level would break. */
+#include "transforms/pass.h"
+
+#include <string.h>
+
+const struct pass *const passes[] = {
+	&sfu_pass,
+	&fiset_pass,
+	&half2_pass,
+};
+const int npass = countof(passes);
+
+void
+passes_init(void)
+{
+	static const struct schema *s[countof(passes)];
+	for (int i = 0; i < npass; i++)
+		s[i] = &passes[i]->schema;
+	policy_passes(s, npass);
+}
+
+const struct pass *
+findpass(const char *name, size_t n)
+{
+	for (int i = 0; i < npass; i++)
+		if (strlen(passes[i]->schema.name) == n && !strncmp(passes[i]->schema.name, name, n))
+			return passes[i];
+	return NULL;
+}

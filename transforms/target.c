@@ -1,0 +1,58 @@
+/* target.c: what one SM of each target does per clock, for the passes'
+ * decisions per -gencode chain (DESIGN.md, "What each op costs").
+ *
+ * Thread-instructions per clock per SM. The rows come from the arithmetic
+ * instruction table of the CUDA C++ Programming Guide (results per clock per
+ * multiprocessor; its 16-bit row counts lanes, so an f16x2 instruction rate
+ * is half of it) and the occupancy table (resident warps per SM). The sm_90
+ * row is what shared/probes/rates.cu measured on an H100: it is the only row
+ * checked on hardware, and the guide's figures differ from it (FFMA 119 of
+ * 128, HFMA2 64 where the guide implies 128). Re-measure on any new target. */
+#include "transforms/pass.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const struct target rows[] = {
+	/* sm  warps  ffma  dfma  hfma2  mufu  f2f */
+	{75, 32, 64, 2, 64, 16, 2, "guide"},
+	{80, 64, 64, 32, 128, 16, 16, "guide"},
+	{86, 48, 128, 2, 128, 16, 2, "guide"},
+	{87, 48, 128, 2, 128, 16, 2, "guide"},
+	{89, 48, 128, 2, 64, 16, 2, "guide"},
+	{90, 64, 119, 64, 64, 16, 15, "measured (rates.cu, H100)"},
+	{100, 64, 128, 64, 128, 16, 16, "guide"},
+	{103, 64, 128, 64, 128, 16, 16, "guide"},
+	{110, 48, 128, 2, 128, 16, 2, "guide"},
+	{120, 48, 128, 2, 128, 16, 2, "guide"},
+	{121, 48, 128, 2, 128, 16, 2, "guide"},
+};
+
+const struct target *
+target(int sm)
+{
+	const struct target *best = NULL;
+	for (size_t i = 0; i < countof(rows); i++)
+		if (rows[i].sm / 10 == sm / 10 && rows[i].sm <= sm)
+			best = &rows[i];
+	return best;
+}
+
+int
+archnum(const char *arch)
+{
+	const char *d;
+	if (!arch)
+		return -1;
+	if (!strncmp(arch, "compute_", 8))
+		d = arch + 8;
+	else if (!strncmp(arch, "sm_", 3))
+		d = arch + 3;
+	else
+		return -1;
+	char *end;
+	long n = strtol(d, &end, 10);
+	if (end == d || n <= 0 || n > 1000 || (*end && strcmp(end, "a") && strcmp(end, "f")))
+		return -1;
+	return n;
+}
