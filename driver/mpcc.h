@@ -100,6 +100,22 @@ int optindex(const struct args *a, const char *name);
 /* fast.c */
 void fast_args(struct args *out, const struct args *cicc, uint mask, const char *prefix);
 
+/* figures.c */
+struct figure {        /* ptxas -v on one entry function */
+	char *name;        /* mangled */
+	int sm, regs, stack, spillst, spillld;  /* -1: not said */
+};
+struct figures {
+	struct figure *f;
+	int n, cap;
+};
+/* read ptxas -v's stderr text, one figure per entry function compiled */
+void figures_parse(struct figures *fs, const char *text);
+/* {"sm_90":{"registers":24,"stack_frame":32,"spill_stores":0,"spill_loads":0},...}
+ * for the entry name, or NULL if ptxas said nothing of it; malloc'd */
+char *figures_json(const struct figures *fs, const char *name);
+void figures_release(struct figures *fs);
+
 /* deps.c */
 /* target NULL: the first file's name with its suffix replaced by .o */
 int filterdeps(FILE *out, const char *ii, const char *target, int nonsystem, int phony);

@@ -217,6 +217,7 @@ struct ptx {                  /* a PTX file cicc wrote and the hook saw */
 	int changed, assembled;   /* assembled: a ptxas step has read it */
 	const char *restored;     /* why the hook's PTX was replaced by nvcc's, or NULL */
 	struct reports reports;   /* the hook's report lines, written at the end */
+	struct figures figs;      /* ptxas -v on it, for those lines */
 };
 
 struct run {
@@ -379,6 +380,24 @@ targets(struct run *r, const char *path, int *sm, int max)
 	return n;
 }
 
+/* does a fatbinary step still to come embed path as PTX (kind=ptx), for
+ * the driver to JIT-compile on GPUs the cubins do not cover? */
+static int
+embeds(struct run *r, const char *path)
+{
+	int yes = 0;
+	for (int i = r->cur + 1; i < r->nstep && !yes; i++) {
+		struct args a = ARGS_INIT;
+		const struct step *s = &r->step[i];
+		if (s->kind == S_CMD && shsplit(&a, s->line, env) == 0 &&
+		    !strcmp(progname_of(&a), "fatbinary"))
+			for (int j = 1; j < a.n && !yes; j++)
+				yes = strstr(a.v[j], "kind=ptx") && strstr(a.v[j], path);
+		args_release(&a);
+	}
+	return yes;
+}
+
 static void
 hook(struct run *r, const struct args *cicc)
 {
@@ -406,6 +425,7 @@ hook(struct run *r, const struct args *cicc)
 		.arch = optval(cicc, "-arch"),
 		.sm = sm,
 		.nsm = targets(r, path, sm, countof(sm)),
+		.jit = embeds(r, path),
 		.prof = p->prof,
 		.fastptx = fastptx,
 		.drv = r->fast,
@@ -441,6 +461,62 @@ changedinput(struct run *r, const struct args *a)
 				if (!strcmp(a->v[j], r->ptx[i].path))
 					return &r->ptx[i];
 	return NULL;
+}
+
+/* ptxas -v on the PTX that the ptxas line a just accepted, into p's
+ * figures: the same flags, -v added, the output thrown away; a check for
+ * a virtual arch (-ptx: -arch=compute_90, no output) becomes a build for
+ * its sm_NN */
+static void
+measure(struct run *r, const struct args *a, struct ptx *p)
+{
+	struct args v = ARGS_INIT;
+	for (int i = 0; i < a->n; i++) {
+		const char *s = a->v[i];
+		if (startswith(s, "-arch=compute_"))
+			args_pushf(&v, "-arch=sm_%s", s + strlen("-arch=compute_"));
+		else if (i > 0 && !strcmp(a->v[i - 1], "-arch") && startswith(s, "compute_"))
+			args_pushf(&v, "sm_%s", s + strlen("compute_"));
+		else if (i > 0 && !strcmp(a->v[i - 1], "-o"))
+			args_pushf(&v, "%s/%d.figures.cubin", tmpdir, r->nfile++);
+		else if (!startswith(s, "-o="))
+			args_push(&v, s);
+	}
+	if (optindex(&v, "-o") < 0) {
+		args_push(&v, "-o");
+		args_pushf(&v, "%s/%d.figures.cubin", tmpdir, r->nfile++);
+	}
+	args_push(&v, "-v");
+	char *line = args_join(&v), *err = fmt("%s/%d.figures.err", tmpdir, r->nfile++);
+	char *text;
+	if (sh(line, err) == 0 && (text = readfile(err, NULL))) {
+		figures_parse(&p->figs, text);
+		free(text);
+	}
+	free(line);
+	free(err);
+	args_release(&v);
+}
+
+/* a ptxas step read PTX whose kernels have report lines: their figures */
+static void
+measureall(struct run *r, const struct args *a)
+{
+	for (int i = 0; i < r->nptx; i++)
+		if (r->ptx[i].reports.n && count(a, r->ptx[i].path))
+			measure(r, a, &r->ptx[i]);
+}
+
+/* the figures into the report lines of their kernels */
+static void
+addfigures(struct ptx *p)
+{
+	for (int i = 0; i < p->reports.n; i++) {
+		struct report *rep = &p->reports.r[i];
+		if (!rep->ptxas)
+			rep->ptxas = figures_json(&p->figs, rep->mangled);
+	}
+	figures_release(&p->figs);
 }
 
 /* ptxas on PTX that the hook changed: on failure put nvcc's PTX back */
@@ -488,6 +564,8 @@ checkptx(struct run *r, struct ptx *p)
 	while ((st = ptxas(r, line, p)) < 0 && p->changed)
 		;
 	p->assembled = st == 0;
+	if (st == 0 && p->reports.n)
+		measure(r, &a, p);
 	free(line);
 	args_release(&a);
 	return st > 0 ? st : 0;
@@ -584,8 +662,11 @@ command(struct run *r, const struct step *s)
 	r->fast = !strcmp(prog, "cicc") ? fastbegin(r, &a) : NULL;
 	if (!p)
 		st = sh(line, NULL);
-	if (!strcmp(prog, "ptxas"))
+	if (!strcmp(prog, "ptxas")) {
 		assembled(r, &a);
+		if (st == 0 && r->c->report)
+			measureall(r, &a);
+	}
 	free(line);
 	if (st == 0 && r->fast)
 		hook(r, &a);
@@ -740,8 +821,10 @@ run_pipeline(struct cmd *c, const char *nvcc, struct profile **prof)
 	for (int i = 0; i < r.nptx && st == 0 && !c->explain; i++)
 		st = checkptx(&r, &r.ptx[i]);
 	/* the report says what reached the output */
-	for (int i = 0; i < r.nptx; i++)
+	for (int i = 0; i < r.nptx; i++) {
+		addfigures(&r.ptx[i]);
 		reports_flush(&r.ptx[i].reports, c->report, r.ptx[i].restored);
+	}
 	steps_release(s, n);
 	return st;
 }

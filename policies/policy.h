@@ -113,6 +113,7 @@ struct report {
 	const char *stats;      /* JSON object text of the transform's statistics, or NULL */
 	const char *profile;    /* optional: the profile name */
 	const char *rule;       /* optional: "path:line:col" of the rule (struct rule's where) */
+	const char *ptxas;      /* optional: JSON object of ptxas -v's figures per sm_NN */
 };
 /* append one JSON line to path; one write(2) on an O_APPEND descriptor under
  * flock, so concurrent compiles (make -j) never interleave. NULL strings are

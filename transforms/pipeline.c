@@ -160,7 +160,7 @@ pipeline(const char *path, const struct hook *h)
 		return -1;
 	}
 	struct passctx cx = {.m = m, .src = h->src, .arch = h->arch, .sm = h->sm,
-	                     .nsm = h->nsm, .h = h};
+	                     .nsm = h->nsm, .jit = h->jit, .h = h};
 	if (h->explain) {
 		explain(&cx, h);
 		passctx_release(&cx);

@@ -691,6 +691,7 @@ merge(Module *m, Fn *fn, Module *fast, int selfcopy, const struct sfu_params *p,
 		tally(kf, p->approx, st);
 		for (int k = 0; k < fs.n; k++)
 			tally(fs.src[k], p->approx, st);
+		st->kept = "accurate";
 		return 0;
 	}
 
@@ -702,13 +703,15 @@ merge(Module *m, Fn *fn, Module *fast, int selfcopy, const struct sfu_params *p,
 	if (!selfcopy)
 		copydecls(m, fast);
 	copyfuncs(m, fast, &fs, fsuffix, p, debug, st, &map, &nmap);
-	if ((flags & SFU_COLLAPSE64) && p->lambda == 64) {
+	if ((flags & SFU_COLLAPSEFAST) && p->lambda >= (p->allfast > 0 ? p->allfast : 64)) {
 		while (fn->nins)
 			ins_remove(fn, fn->nins - 1);
+		st->kept = "fast";
 		from = 0;
 		to = clonebody(fn, 0, kf, "_sfu");
 	} else {
 		partition(fn, p->lambda);
+		st->kept = "both";
 		from = fn->nins;
 		to = from + clonebody(fn, from, kf, "_sfu");
 	}
@@ -756,21 +759,42 @@ sfu(Module *m, Fn *fn, Module *fast, const struct sfu_params *p, int flags,
 }
 
 static void
-statsjson(const struct sfu_stats *st, struct outcome *o)
+statsjson(const struct sfu_stats *st, int allfast, struct outcome *o)
 {
 	o->stats = fmt("{\"transcendental\":%d,\"div\":%d,\"sqrt\":%d,\"rcp\":%d,"
-	               "\"f64_div\":%d,\"f64_rcp\":%d,\"f64_sqrt\":%d,\"f64_rsqrt\":%d}",
+	               "\"f64_div\":%d,\"f64_rcp\":%d,\"f64_sqrt\":%d,\"f64_rsqrt\":%d,"
+	               "\"kept\":\"%s\",\"all_fast_from\":%d}",
 	               st->trans, st->div, st->sqrt, st->rcp, st->f64div, st->f64rcp,
-	               st->f64sqrt, st->f64rsqrt);
+	               st->f64sqrt, st->f64rsqrt, st->kept ? st->kept : "both", allfast);
 }
 
 enum { LAMBDA, APPROX, NEWTON, FAST, COLLAPSE };
 
+/* the lambda from which every warp takes the fast body on every GPU that
+ * runs the PTX: the most resident warps per SM of the targets ptxas builds
+ * it for, and of every newer one where it is also embedded for JIT
+ * compilation (or has no target: the -ptx output) */
+static int
+allfast(const struct passctx *cx)
+{
+	int w = 0;
+	for (int i = 0; i < cx->nsm; i++) {
+		const struct target *t = target(cx->sm[i]);
+		int n = t ? t->maxwarps : 64;
+		w = n > w ? n : w;
+	}
+	if (!cx->nsm || cx->jit) {
+		int n = mostwarps(archnum(cx->arch));
+		w = n > w ? n : w;
+	}
+	return w;
+}
+
 static int
 apply(struct passctx *cx, Fn *fn, const struct params *p, struct outcome *o)
 {
-	struct sfu_params sp = {p->v[LAMBDA].i, p->v[APPROX].i, p->v[NEWTON].i};
-	static const int collapse[] = {0, SFU_COLLAPSE0, SFU_COLLAPSE0 | SFU_COLLAPSE64};
+	struct sfu_params sp = {p->v[LAMBDA].i, p->v[APPROX].i, p->v[NEWTON].i, allfast(cx)};
+	static const int collapse[] = {0, SFU_COLLAPSE0, SFU_COLLAPSE0 | SFU_COLLAPSEFAST};
 	const char *path = p->v[FAST].s, *why;
 	struct sfu_stats st;
 	int need = path || sfu_needs_fast(fn, sp.approx);
@@ -785,7 +809,7 @@ apply(struct passctx *cx, Fn *fn, const struct params *p, struct outcome *o)
 	}
 	if (sfu(cx->m, fn, fast, &sp, collapse[p->v[COLLAPSE].i], &st, &why) < 0)
 		return o->why = xstrdup(why), -1;
-	statsjson(&st, o);
+	statsjson(&st, sp.allfast, o);
 	return 0;
 }
 
@@ -823,8 +847,9 @@ static const struct param params[] = {
 	            "refine the f64 approximations by one Newton step"},
 	[FAST] = {"fast", PSTR, PTOOL, 0, 0, NULL, NULL, NULL,
 	          "the fast-math PTX of the same source (nvcc -ptx -use_fast_math); none: FP64 rewrites only"},
-	[COLLAPSE] = {"collapse", PINT, PTOOL, 0, 2, NULL, NULL, "1",
-	              "keep one body: 0 never, 1 at lambda 0, 2 at lambda 0 and 64"},
+	[COLLAPSE] = {"collapse", PINT, PTOOL, 0, 2, NULL, NULL, "2",
+	              "keep one body: 0 never, 1 at lambda 0, 2 also at lambda >= the targets' "
+	              "resident warps per SM"},
 };
 
 /* a rule that approximates transcendentals or flushes denormals needs the
