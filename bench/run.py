@@ -24,12 +24,14 @@ Variants of each kernel K:
   mpcc:lambda=L  (for L in DRIVER_LAMBDAS, needs MPCC) the whole program
                built by the mpcc driver with a .mpcc.yaml rule {sfu: {lambda: L}}
   lambda=0/c0  (LAMBDAS_C0="0") with collapse=0: both bodies kept at lambda 0
-  lambda=64/c2 (LAMBDAS_C2="64") with collapse=2: only the fast body at 64
+  lambda=64/c1 (LAMBDAS_C1="64") with collapse=1: both bodies kept at 64
+  lambda=64/c2 (LAMBDAS_C2) with collapse=2 (the default): only the fast
+               body from the resident warps of ARCH up
 
 PAIRS (abab): "A,B A,B ...", default "plain,plain2 plain,mpcc:lambda=0
 fast-math,mpcc:lambda=64" (the pairs whose variants were built); ROUNDS (7).
 
-Environment: NVCC, PTXAS, MPCC_OPT, MPCC, ARCH (sm_90), KERNELS, LAMBDAS, LAMBDAS_C0,
+Environment: NVCC, PTXAS, MPCC_OPT, MPCC, ARCH (sm_90), KERNELS, LAMBDAS, LAMBDAS_C0, LAMBDAS_C1,
 LAMBDAS_C2, LAMBDAS_NEWTON,
 DRIVER_LAMBDAS, SIZE_SCALE (divides each program's default size), SEED, RUNS (2: each
 variant is timed RUNS times in turn and the fastest median kept).
@@ -68,7 +70,8 @@ NVCC = tool('nvcc', 'NVCC')
 PTXAS = tool('ptxas', 'PTXAS')
 ARCH = env('ARCH', 'sm_90')
 LAMBDAS = [int(x) for x in env('LAMBDAS', '0 8 16 24 32 40 48 56 64').split()]
-OPTS = [('/c0', ',collapse=0', 'LAMBDAS_C0'), ('/c2', ',collapse=2', 'LAMBDAS_C2'),
+OPTS = [('/c0', ',collapse=0', 'LAMBDAS_C0'), ('/c1', ',collapse=1', 'LAMBDAS_C1'),
+        ('/c2', ',collapse=2', 'LAMBDAS_C2'),
         ('/n', ',newton=1', 'LAMBDAS_NEWTON')]
 DRIVER = [int(x) for x in env('DRIVER_LAMBDAS', '').split()] if os.environ.get('MPCC') else []
 
@@ -126,7 +129,7 @@ def build(d):
         sh(base + ['-ptx', '-use_fast_math', '-o', out + '.fast.ptx', src])
         sh([PTXAS, '-O3', '-arch=' + ARCH, '-o', out + '.plain-cubin.cubin', out + '.ptx'])
         for v in variants(k)[4:]:
-            m = re.match(r'(mpcc:)?lambda=(\d+)(/c0|/c2|/n)?$', v)
+            m = re.match(r'(mpcc:)?lambda=(\d+)(/c0|/c1|/c2|/n)?$', v)
             lam, opt, t = int(m.group(2)), m.group(3), os.path.join(d, tag(k, v))
             if m.group(1):
                 build_driver(k, src, lam, t)
