@@ -120,8 +120,7 @@ extern const int npass;
 void passes_init(void);     /* hand the schemas to the policy layer; call once first */
 const struct pass *findpass(const char *name, size_t n);   /* NULL if none */
 
-/* sfu.c */
-extern const struct pass sfu_pass;
+/* sfu.c (its struct pass, like every pass's, is named only in passes.c) */
 /* the fast body's approximations, by kind: the f32 approx instructions it
  * holds and the FP64 operations the pass rewrote */
 struct sfu_stats {
@@ -156,12 +155,6 @@ int sfu(Module *m, Fn *fn, Module *fast, const struct sfu_params *p, int flags,
  * calls holds an f32 div, rcp or sqrt that those flags change; rcp never
  * (no cicc flag). */
 int sfu_needs_fast(const Fn *fn, uint mask);
-
-/* fiset.c */
-extern const struct pass fiset_pass;
-
-/* half2.c */
-extern const struct pass half2_pass;
 
 /* pipeline.c */
 /* Rewrite the PTX file at path in place with the passes that h->prof
