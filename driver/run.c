@@ -318,8 +318,18 @@ breakptx(const char *path)
 	}
 }
 
+/* the preprocessed source that the cicc line a reads, or NULL */
+static const char *
+ciccinput(const struct args *a)
+{
+	for (int i = 1; i < a->n; i++)
+		if (endswith(a->v[i], ".ii") && strcmp(a->v[i - 1], "-o"))
+			return a->v[i];
+	return NULL;
+}
+
 /* the cicc step a writes PTX: set up its fast-math runs, and start those
- * that the policy will surely ask for */
+ * that the policy will likely ask for */
 static struct fast *
 fastbegin(struct run *r, const struct args *a)
 {
@@ -331,7 +341,13 @@ fastbegin(struct run *r, const struct args *a)
 	f->cicc = a;
 	f->prefix = privname(r, path, "mpcc");
 	int k = whichcu(r, a);
-	uint set = k >= 0 && !r->c->explain ? pipeline_fastmasks(r->prof[k], r->c->cu.v[k]) : 0;
+	uint set = 0;
+	if (k >= 0 && !r->c->explain && profile_may_apply(r->prof[k], r->c->cu.v[k])) {
+		size_t n = 0;
+		char *text = ciccinput(a) ? readfile(ciccinput(a), &n) : NULL;
+		set = pipeline_fastmasks(r->prof[k], r->c->cu.v[k], text, n);
+		free(text);
+	}
 	for (uint m = 0; m <= AX_ALL; m++)
 		if (set & 1u << m)
 			faststart(f, m);

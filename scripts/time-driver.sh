@@ -2,10 +2,11 @@
 # Median compile time of mpcc against plain nvcc on the same file:
 # pass-through (no rule applies), the forced pipeline (dryrun, replay, hook)
 # and a build with a policy's rules (the file's own .mpcc.yaml, or
-# POLICY=FILE; PROFILE=NAME picks its profile).
-# Usage: [POLICY=F] [PROFILE=P] scripts/time-driver.sh [MPCC [FILE.cu [RUNS [NVCC FLAGS...]]]]
-# Runs are interleaved (nvcc, pass, forced, rule, nvcc, ...) so load drifts
-# evenly over the four; the load average is printed before and after.
+# POLICY=FILE; PROFILE=NAME picks its profile); with BASE=MPCC also the
+# rule build by another mpcc (an older one, to compare).
+# Usage: [POLICY=F] [PROFILE=P] [BASE=MPCC] scripts/time-driver.sh [MPCC [FILE.cu [RUNS [NVCC FLAGS...]]]]
+# Runs are interleaved (nvcc, pass, forced, rule, base, nvcc, ...) so load
+# drifts evenly over them; the load average is printed before and after.
 set -e
 top=$(cd "$(dirname "$0")/.." && pwd)
 mpcc=${1:-$top/build/mpcc}
@@ -37,6 +38,7 @@ for i in $(seq "$runs"); do
 	one pass "$mpcc" "$none" -c "$@" "$cu" -o "$t/p.o"
 	one forced "$mpcc" "$none" --mpcc-force-pipeline -c "$@" "$cu" -o "$t/f.o"
 	one rule "$mpcc" ${rp:+"$rp"} ${pp:+"$pp"} -c "$@" "$cu" -o "$t/r.o"
+	[ -z "$BASE" ] || one base "$BASE" ${rp:+"$rp"} ${pp:+"$pp"} -c "$@" "$cu" -o "$t/b.o"
 done
 median() { sort -n "$t/$1" | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 n=$(median nvcc)
@@ -47,4 +49,5 @@ row() { m=$(median "$2"); printf '%-15s %.3f s  %.3fx\n' "$1" "$m" "$(awk "BEGIN
 row pass-through pass
 row 'forced pipeline' forced
 row "rule" rule
+[ -z "$BASE" ] || row "rule (BASE)" base
 printf '(rule: %s transforms applied per compile, policy %s)\n' "${applied:-0}" "${POLICY:-found from the file}"

@@ -161,11 +161,13 @@ int sfu_needs_fast(const Fn *fn, uint mask);
  * selects. 0: written (possibly unchanged); -1: the file is left as it was
  * and a reason was printed (the driver then goes on with nvcc's PTX). */
 int pipeline(const char *path, const struct hook *h);
-/* The fast-math cicc runs that h->fastptx will surely be asked for on src
- * whatever its kernels are called: the passes' fastmasks() of every rule
- * whose files globs match src. The driver starts them beside the accurate
- * cicc; other masks are run on demand (sfu: only when sfu_needs_fast()
- * says the kernel has something they change). */
-uint pipeline_fastmasks(const struct profile *p, const char *src);
+/* The fast-math cicc runs that h->fastptx will likely be asked for on src,
+ * before cicc has named its kernels: the passes' fastmasks() of every rule
+ * whose files globs match src and one of whose kernels globs may name a
+ * kernel of text (n bytes; cicc's preprocessed input; NULL: any may). The
+ * driver starts them beside the accurate cicc and stops those nobody asked
+ * for; other masks run on demand (sfu: only when sfu_needs_fast() says the
+ * kernel has something they change). */
+uint pipeline_fastmasks(const struct profile *p, const char *src, const char *text, size_t n);
 
 #endif

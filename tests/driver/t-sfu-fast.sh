@@ -5,7 +5,8 @@
 # before the accurate one ends, on every -gencode chain); with a rule that
 # asks only for div/sqrt/rcp on a kernel whose only such operations are
 # FP64 it never runs, and the kernel still gets its FP64 rewrites; with the
-# same rule on a kernel with an f32 division it runs. A cicc wrapper, put
+# same rule on a kernel with an f32 division it runs; a rule whose kernels
+# globs name nothing in the source starts nothing. A cicc wrapper, put
 # on the dryrun's CICC_PATH by an nvcc wrapper (MPCC_NVCC), logs when each
 # cicc run starts and ends.
 . "$MPCC_SRC/tests/driver/lib.sh"
@@ -78,6 +79,17 @@ if build f64.cu && [ "$(runs fast)" = 0 ] && grep -q '"f64_rsqrt":1' report &&
 else
 	fail "$(cat log err report)"
 fi
+
+# the example's policy: a transcendental rule for kernels this file lacks
+# beside the FP64 rule for its own (no kernel name in the source, no run)
+testing "a rule for kernels the file does not have starts nothing"
+printf 'version: 1\ndefault_profile: fast\nprofiles:\n  fast:\n    rules:\n      - kernels: ["BoxMuller*"]\n        sfu: {lambda: 32}\n      - kernels: ["nb*"]\n        sfu: {lambda: 32, approx: [div, sqrt, rcp]}\n' >.mpcc.yaml
+if build f64.cu && [ "$(runs fast)" = 0 ] && grep -q '"f64_rsqrt":1' report; then
+	passed
+else
+	fail "$(cat log report)"
+fi
+policy '[div, sqrt, rcp]'
 
 testing "the same rule runs it where an f32 division needs it"
 if build f32.cu && [ "$(runs fast)" = 2 ] && grep -q '"div":[1-9]' report; then
