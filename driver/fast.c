@@ -9,6 +9,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* cicc's options that name a file it writes, and the suffix of the private
  * name. The module id file is only read when cudafe++ wrote it (-c, -dc):
@@ -58,6 +59,16 @@ addflag(struct args *a, const char *flag)
 		if (!strcmp(a->v[i], flag))
 			return;
 	args_insert(a, 1, flag);
+}
+
+void
+fast_unlink(const char *prefix)
+{
+	for (size_t i = 0; i < countof(outputs); i++) {
+		char *p = fmt("%s%s", prefix, outputs[i].suffix);
+		unlink(p);
+		free(p);
+	}
 }
 
 /* out = the cicc line in, asking for the approximations in mask, its

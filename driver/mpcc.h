@@ -99,6 +99,8 @@ int optindex(const struct args *a, const char *name);
 
 /* fast.c */
 void fast_args(struct args *out, const struct args *cicc, uint mask, const char *prefix);
+/* remove what a stopped run may have left of the files fast_args names */
+void fast_unlink(const char *prefix);
 
 /* figures.c */
 struct figure {        /* ptxas -v on one entry function */

@@ -364,6 +364,9 @@ fastend(struct fast *f)
 		if (f->pid[m] > 0) {
 			kill(-f->pid[m], SIGTERM);
 			finish(f->pid[m]);
+			char *prefix = fmt("%s.fast%d", f->prefix, m);
+			fast_unlink(prefix);  /* under --keep it is beside nvcc's files */
+			free(prefix);
 		}
 		free(f->path[m]);
 	}

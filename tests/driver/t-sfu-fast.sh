@@ -91,6 +91,19 @@ else
 fi
 policy '[div, sqrt, rcp]'
 
+# a name in the source that is no kernel: the run starts, nobody asks for
+# it, it is stopped, and under --keep nothing of it is left
+testing "a run nobody asked for is stopped and leaves nothing"
+printf 'version: 1\ndefault_profile: fast\nprofiles:\n  fast:\n    rules:\n      - kernels: ["sqrt*"]\n        sfu: {lambda: 32}\n' >.mpcc.yaml
+rm -rf log kd && mkdir kd
+if $MPCC -arch=sm_90 --keep --keep-dir kd -c f64.cu -o out.o 2>err && [ "$(runs fast)" = 1 ] &&
+	[ -z "$(ls kd | grep '\.mpcc\.fast')" ]; then
+	passed
+else
+	fail "$(cat err log; ls kd)"
+fi
+policy '[div, sqrt, rcp]'
+
 testing "the same rule runs it where an f32 division needs it"
 if build f32.cu && [ "$(runs fast)" = 2 ] && grep -q '"div":[1-9]' report; then
 	passed
