@@ -71,15 +71,37 @@ static void filld(double *p, long n, double lo, double hi)
 /* 0xFF poison: a negative quiet NaN for f32 and f64 that no kernel writes */
 static void poison(void *d, size_t bytes) { CK(cudaMemset(d, 0xFF, bytes)); }
 
+static cudaLibrary_t cubin_library(void)
+{
+	static cudaLibrary_t lib;
+	if (!lib)
+		CK(cudaLibraryLoadFromFile(&lib, getenv("BENCH_CUBIN"), NULL, NULL, 0, NULL, NULL, 0));
+	return lib;
+}
+
 static cudaKernel_t cubin_kernel(const char *name)
 {
-	const char *f = getenv("BENCH_CUBIN");
-	static cudaLibrary_t lib;
 	cudaKernel_t k;
-	if (!lib)
-		CK(cudaLibraryLoadFromFile(&lib, f, NULL, NULL, 0, NULL, NULL, 0));
-	CK(cudaLibraryGetKernel(&k, lib, name));
+	CK(cudaLibraryGetKernel(&k, cubin_library(), name));
 	return k;
+}
+
+/* fill the module variable sym (called name in the PTX) of the kernel that
+ * launch() runs: the compiled-in one, or the one of $BENCH_CUBIN */
+static void to_symbol(const void *sym, const char *name, const void *src, size_t bytes)
+{
+	if (!getenv("BENCH_CUBIN")) {
+		CK(cudaMemcpyToSymbol(sym, src, bytes));
+		return;
+	}
+	void *d;
+	size_t size;
+	CK(cudaLibraryGetGlobal(&d, &size, cubin_library(), name));
+	if (size < bytes) {
+		fprintf(stderr, "error: '%s' holds %zu bytes, not %zu\n", name, size, bytes);
+		exit(1);
+	}
+	CK(cudaMemcpy(d, src, bytes, cudaMemcpyHostToDevice));
 }
 
 /* launch fn (compiled in) or the kernel called name from $BENCH_CUBIN */

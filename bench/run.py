@@ -5,6 +5,12 @@
   run.py run DIR     run every variant built in DIR, compare with the plain
                      build, write DIR/results.tsv and print a markdown table
   run.py all DIR     both
+  run.py abab DIR    interleaved pairs: for each kernel and pair (A, B) of
+                     PAIRS, run A B A B ... ROUNDS times each, print the
+                     median times and the median and range of the per-round
+                     ratios B/A (the programs' own CUDA-event medians)
+  run.py regs DIR    ptxas -v of each kernel's PTX variants: registers,
+                     stack frame, spills (no GPU needed)
 
 Variants of each kernel K:
   plain        nvcc -O3 -arch=ARCH K.cu
@@ -18,9 +24,14 @@ Variants of each kernel K:
   mpcc:lambda=L  (for L in DRIVER_LAMBDAS, needs MPCC) the whole program
                built by the mpcc driver with a .mpcc.yaml rule {sfu: {lambda: L}}
   lambda=0/c0  (LAMBDAS_C0="0") with collapse=0: both bodies kept at lambda 0
-  lambda=64/c2 (LAMBDAS_C2="64") with collapse=2: only the fast body at 64
+  lambda=64/c1 (LAMBDAS_C1="64") with collapse=1: both bodies kept at 64
+  lambda=64/c2 (LAMBDAS_C2) with collapse=2 (the default): only the fast
+               body from the resident warps of ARCH up
 
-Environment: NVCC, PTXAS, MPCC_OPT, MPCC, ARCH (sm_90), KERNELS, LAMBDAS, LAMBDAS_C0,
+PAIRS (abab): "A,B A,B ...", default "plain,plain2 plain,mpcc:lambda=0
+fast-math,mpcc:lambda=64" (the pairs whose variants were built); ROUNDS (7).
+
+Environment: NVCC, PTXAS, MPCC_OPT, MPCC, ARCH (sm_90), KERNELS, LAMBDAS, LAMBDAS_C0, LAMBDAS_C1,
 LAMBDAS_C2, LAMBDAS_NEWTON,
 DRIVER_LAMBDAS, SIZE_SCALE (divides each program's default size), SEED, RUNS (2: each
 variant is timed RUNS times in turn and the fastest median kept).
@@ -38,10 +49,11 @@ KERNELS = {  # name: (element type, approximations it exercises)
     'coulomb': 'f',
     'bilateral': 'f',
     'fp64': 'd',
+    'mriq': 'f',
 }
 DEFAULT_N = {'boxmuller': 1 << 22, 'blackscholes': 1 << 22, 'coulomb': 1 << 18,
-             'bilateral': 1 << 23, 'fp64': 1 << 22}
-TRANSCENDENTAL = ('boxmuller', 'blackscholes', 'bilateral')
+             'bilateral': 1 << 23, 'fp64': 1 << 22, 'mriq': 1 << 18}
+TRANSCENDENTAL = ('boxmuller', 'blackscholes', 'bilateral', 'mriq')
 
 
 def env(name, default):
@@ -58,7 +70,8 @@ NVCC = tool('nvcc', 'NVCC')
 PTXAS = tool('ptxas', 'PTXAS')
 ARCH = env('ARCH', 'sm_90')
 LAMBDAS = [int(x) for x in env('LAMBDAS', '0 8 16 24 32 40 48 56 64').split()]
-OPTS = [('/c0', ',collapse=0', 'LAMBDAS_C0'), ('/c2', ',collapse=2', 'LAMBDAS_C2'),
+OPTS = [('/c0', ',collapse=0', 'LAMBDAS_C0'), ('/c1', ',collapse=1', 'LAMBDAS_C1'),
+        ('/c2', ',collapse=2', 'LAMBDAS_C2'),
         ('/n', ',newton=1', 'LAMBDAS_NEWTON')]
 DRIVER = [int(x) for x in env('DRIVER_LAMBDAS', '').split()] if os.environ.get('MPCC') else []
 
@@ -116,7 +129,7 @@ def build(d):
         sh(base + ['-ptx', '-use_fast_math', '-o', out + '.fast.ptx', src])
         sh([PTXAS, '-O3', '-arch=' + ARCH, '-o', out + '.plain-cubin.cubin', out + '.ptx'])
         for v in variants(k)[4:]:
-            m = re.match(r'(mpcc:)?lambda=(\d+)(/c0|/c2|/n)?$', v)
+            m = re.match(r'(mpcc:)?lambda=(\d+)(/c0|/c1|/c2|/n)?$', v)
             lam, opt, t = int(m.group(2)), m.group(3), os.path.join(d, tag(k, v))
             if m.group(1):
                 build_driver(k, src, lam, t)
@@ -229,7 +242,70 @@ def targets(rows):
                                                    'yes' if emono else 'no'))
 
 
+def median(v):
+    v = sorted(v)
+    n = len(v)
+    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
+
+
+def pairs(k):
+    have = variants(k)
+    default = 'plain,plain2 plain,mpcc:lambda=0 fast-math,mpcc:lambda=64'
+    ps = [tuple(p.split(',')) for p in env('PAIRS', default).split()]
+    return [p for p in ps if p[0] in have and p[1] in have]
+
+
+def abab(d):
+    """A B A B ... per pair: drift and clock changes fall on both alike"""
+    seed, rounds = int(env('SEED', '12345')), int(env('ROUNDS', '7'))
+    rows = []
+    for k in kernels():
+        for a, b in pairs(k):
+            ta, tb = [], []
+            for _ in range(rounds):
+                ta.append(run_one(d, k, a, seed)[0])
+                tb.append(run_one(d, k, b, seed)[0])
+            ratio = [y / x for x, y in zip(ta, tb)]
+            same = compare(d, os.path.join(d, tag(k, a)) + '.out',
+                           os.path.join(d, tag(k, b)) + '.out', KERNELS[k])[3]
+            rows.append((k, a, b, median(ta), median(tb), median(ratio), min(ratio),
+                         max(ratio), same))
+            print('%s\t%s\t%s\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%d' % rows[-1], flush=True)
+    with open(os.path.join(d, 'abab.tsv'), 'w') as f:
+        f.write('kernel\tA\tB\tA_ms\tB_ms\tB_over_A\tmin\tmax\tsame_bits\n')
+        for r in rows:
+            f.write('%s\t%s\t%s\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%d\n' % r)
+    print('\n| kernel | A | B | A (ms) | B (ms) | B/A median | B/A range | bits equal |')
+    print('|---|---|---|---:|---:|---:|---|---|')
+    for k, a, b, ma, mb, r, lo, hi, same in rows:
+        print('| %s | %s | %s | %.4f | %.4f | %.4f | %.4f..%.4f | %s |'
+              % (k, a, b, ma, mb, r, lo, hi, 'yes' if same else 'no'))
+
+
+def regs(d):
+    """ptxas -v of each PTX variant built in d"""
+    print('| kernel | variant | registers | stack frame (B) | spill stores (B) | spill loads (B) |')
+    print('|---|---|---:|---:|---:|---:|')
+    for k in kernels():
+        ptx = [('plain', k + '.ptx'), ('fast-math', k + '.fast.ptx')]
+        ptx += [(v, tag(k, v) + '.ptx') for v in variants(k)[4:] if not v.startswith('mpcc:')]
+        for v, f in ptx:
+            p = os.path.join(d, f)
+            if not os.path.exists(p):
+                continue
+            r = subprocess.run([PTXAS, '-O3', '-v', '-arch=' + ARCH, '-o', os.devnull, p],
+                               capture_output=True, text=True)
+            m = re.search(r'(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads'
+                          r'.*?Used (\d+) registers', r.stderr, re.S)
+            if m:
+                print('| %s | %s | %s | %s | %s | %s |' % (k, v, m.group(4), m.group(1),
+                                                         m.group(2), m.group(3)))
+
+
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] in ('abab', 'regs'):
+        (abab if sys.argv[1] == 'abab' else regs)(os.path.abspath(sys.argv[2]))
+        return 0
     if len(sys.argv) != 3 or sys.argv[1] not in ('build', 'run', 'all'):
         sys.stderr.write(__doc__)
         return 2

@@ -12,12 +12,16 @@ static void
 setmp(struct cmd *c, const struct mpopt *o, const char *val)
 {
 	const char *n = o->name + strlen("--mpcc-");
-	if (!strcmp(n, "dryrun"))
+	if (!strcmp(n, "check-policy"))
+		c->check = val;
+	else if (!strcmp(n, "dryrun"))
 		c->dryrun = 1;
 	else if (!strcmp(n, "explain"))
 		c->explain = 1;
 	else if (!strcmp(n, "force-pipeline"))
 		c->force = 1;
+	else if (!strcmp(n, "help"))
+		c->help = 1;
 	else if (!strcmp(n, "policy"))
 		c->policy = val;
 	else if (!strcmp(n, "policy-hash"))

@@ -9,10 +9,14 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* cicc's options that name a file it writes, and the suffix of the private
- * name; a NULL suffix drops the flag (the module id file is written by the
- * first run and only read by the second) */
+ * name. The module id file is only read when cudafe++ wrote it (-c, -dc):
+ * the second run reads the same one. With -ptx, -cubin, -fatbin cicc itself
+ * makes the id (--gen_module_id_file, no file left on disk): the second run
+ * makes it too, under a private name; the id depends on the source alone,
+ * so both runs name internal symbols alike. */
 static const struct {
 	const char *opt, *suffix;
 } outputs[] = {
@@ -20,7 +24,7 @@ static const struct {
 	{"--gen_c_file_name", ".cudafe1.c"},
 	{"--stub_file_name", ".stub.c"},
 	{"--gen_device_file_name", ".gpu"},
-	{"--gen_module_id_file", NULL},
+	{"--module_id_file_name", ".module_id"},
 };
 
 static int
@@ -57,16 +61,31 @@ addflag(struct args *a, const char *flag)
 	args_insert(a, 1, flag);
 }
 
+void
+fast_unlink(const char *prefix)
+{
+	for (size_t i = 0; i < countof(outputs); i++) {
+		char *p = fmt("%s%s", prefix, outputs[i].suffix);
+		unlink(p);
+		free(p);
+	}
+}
+
 /* out = the cicc line in, asking for the approximations in mask, its
  * outputs renamed prefix + suffix */
 void
 fast_args(struct args *out, const struct args *in, uint mask, const char *prefix)
 {
+	int genid = 0;
+	for (int i = 1; i < in->n; i++)
+		genid |= !strcmp(in->v[i], "--gen_module_id_file");
 	for (int i = 0; i < in->n; i++) {
 		int k = i > 0 ? output(in->v[i]) : -1;
-		if (k < 0) {
+		if (k >= 0 && !strcmp(outputs[k].opt, "--module_id_file_name") && !genid)
+			k = -1;
+		if (k < 0 || i + 1 == in->n) {
 			args_push(out, in->v[i]);
-		} else if (outputs[k].suffix && i + 1 < in->n) {
+		} else {
 			args_push(out, in->v[i]);
 			args_pushf(out, "%s%s", prefix, outputs[k].suffix);
 			i++;

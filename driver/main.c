@@ -35,6 +35,17 @@ unchanged(const struct cmd *c, const char *nvcc, int dryrun)
 	passthrough(nvcc, &c->nv, dryrun);
 }
 
+/* --mpcc-check-policy=FILE: the file and the parents it inherits, as a
+ * compile would load them */
+static int
+checkpolicy(const char *path)
+{
+	if (policy_check(path) < 0)
+		return 1;
+	printf("%s: ok\n", path);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -47,6 +58,10 @@ main(int argc, char **argv)
 		printf("mpcc %s\n", MPCC_VERSION);
 		return 0;
 	}
+	if (c.help)
+		return mpcc_help(stdout), 0;
+	if (c.check)
+		return checkpolicy(c.check);
 	loopguard();
 	analyze(&c);
 	if (c.hash)

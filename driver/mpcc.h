@@ -50,6 +50,8 @@ struct mpopt {
 	const char *name;
 	int value;         /* 1: --mpcc-x=VALUE, 0: a flag, 2: either */
 	const char *env;   /* the MPCC_* variable that sets it too */
+	const char *arg;   /* the value's name in --mpcc-help: "FILE" */
+	const char *help;  /* one line for --mpcc-help */
 };
 extern const struct mpopt mpopts[];
 extern const int nmpopts;
@@ -60,7 +62,8 @@ struct cmd {
 	struct args cu;    /* the inputs compiled as CUDA */
 	const char *policy, *profile, *report;
 	const char *hashdir;  /* --mpcc-policy-hash=DIR */
-	int force, explain, dryrun, version, hash;
+	const char *check;    /* --mpcc-check-policy=FILE */
+	int force, explain, dryrun, version, hash, help;
 	int verbose, keep, info, threads, nvdryrun, depsonly, nonsys, phony;
 	const char *keepdir, *out, *deptarget;
 	char *unsup;       /* why the pipeline cannot take this line, or NULL */
@@ -72,6 +75,7 @@ struct cmd {
 
 const struct opt *nvopt(const char *arg, const char **val);
 const struct mpopt *mpopt(const char *name);
+void mpcc_help(FILE *out);   /* --mpcc-help */
 int parse_args(struct cmd *c, int argc, char **argv);
 void analyze(struct cmd *c);
 void dryrun_args(const struct cmd *c, struct args *out, int explain);
@@ -106,6 +110,24 @@ int optindex(const struct args *a, const char *name);
 
 /* fast.c */
 void fast_args(struct args *out, const struct args *cicc, uint mask, const char *prefix);
+/* remove what a stopped run may have left of the files fast_args names */
+void fast_unlink(const char *prefix);
+
+/* figures.c */
+struct figure {        /* ptxas -v on one entry function */
+	char *name;        /* mangled */
+	int sm, regs, stack, spillst, spillld;  /* -1: not said */
+};
+struct figures {
+	struct figure *f;
+	int n, cap;
+};
+/* read ptxas -v's stderr text, one figure per entry function compiled */
+void figures_parse(struct figures *fs, const char *text);
+/* {"sm_90":{"registers":24,"stack_frame":32,"spill_stores":0,"spill_loads":0},...}
+ * for the entry name, or NULL if ptxas said nothing of it; malloc'd */
+char *figures_json(const struct figures *fs, const char *name);
+void figures_release(struct figures *fs);
 
 /* deps.c */
 /* target NULL: the first file's name with its suffix replaced by .o */

@@ -298,16 +298,52 @@ const struct opt nvopts[] = {
 const int nnvopts = countof(nvopts);
 
 const struct mpopt mpopts[] = {
-	{"--mpcc-dryrun", 0, "MPCC_DRYRUN"},
-	{"--mpcc-explain", 0, "MPCC_EXPLAIN"},
-	{"--mpcc-force-pipeline", 0, "MPCC_FORCE_PIPELINE"},
-	{"--mpcc-policy", 1, "MPCC_POLICY"},
-	{"--mpcc-policy-hash", 2, NULL},
-	{"--mpcc-profile", 1, "MPCC_PROFILE"},
-	{"--mpcc-report", 1, "MPCC_REPORT"},
-	{"--mpcc-version", 0, NULL},
+	{"--mpcc-check-policy", 1, NULL, "FILE",
+	 "validate the policy file FILE and the parents it inherits; builds nothing"},
+	{"--mpcc-dryrun", 0, "MPCC_DRYRUN", NULL,
+	 "print nvcc's steps with mpcc's own where it runs; builds nothing"},
+	{"--mpcc-explain", 0, "MPCC_EXPLAIN", NULL,
+	 "print, per kernel, the policy, profile and rule that apply; builds nothing"},
+	{"--mpcc-force-pipeline", 0, "MPCC_FORCE_PIPELINE", NULL,
+	 "take the pipeline even when no policy applies (testing)"},
+	{"--mpcc-help", 0, NULL, NULL, "print mpcc's own options and variables"},
+	{"--mpcc-policy", 1, "MPCC_POLICY", "FILE",
+	 "use FILE instead of the nearest .mpcc.yaml"},
+	{"--mpcc-policy-hash", 2, NULL, "DIR",
+	 "print a hash of mpcc and the policies of DIR (default .), for ccache"},
+	{"--mpcc-profile", 1, "MPCC_PROFILE", "NAME",
+	 "use the profile NAME instead of the policy's default_profile"},
+	{"--mpcc-report", 1, "MPCC_REPORT", "FILE",
+	 "append one JSON line per kernel and transform to FILE"},
+	{"--mpcc-version", 0, NULL, NULL, "print mpcc's version (--version prints nvcc's)"},
 };
 const int nmpopts = countof(mpopts);
+
+/* the variables mpcc reads besides its options' own */
+static const struct {
+	const char *name, *help;
+} mpvars[] = {
+	{"MPCC_NVCC", "the real nvcc (default: the first nvcc on PATH that is not mpcc)"},
+	{"MPCC_DEBUG_BREAK_PTX", "corrupt the rewritten PTX, to see the fallback to nvcc's"},
+	{"MPCC_DEBUG_FASTPTX", "run the fast-math cicc for this approximation mask (testing)"},
+	{"MPCC_DEPTH", "set by mpcc for what it runs: a mpcc nested 8 deep stops (a loop)"},
+};
+
+void
+mpcc_help(FILE *out)
+{
+	fprintf(out, "mpcc's own options (nvcc's: mpcc --help); they never reach nvcc:\n");
+	for (int i = 0; i < nmpopts; i++) {
+		const struct mpopt *o = &mpopts[i];
+		char *name = o->value == 1 ? fmt("%s=%s", o->name, o->arg)
+		             : o->value == 2 ? fmt("%s[=%s]", o->name, o->arg) : xstrdup(o->name);
+		fprintf(out, "  %-26s %-20s %s\n", name, o->env ? o->env : "", o->help);
+		free(name);
+	}
+	fprintf(out, "variables:\n");
+	for (size_t i = 0; i < countof(mpvars); i++)
+		fprintf(out, "  %-26s %s\n", mpvars[i].name, mpvars[i].help);
+}
 
 static int
 optcmp(const void *key, const void *elem)

@@ -4,7 +4,9 @@
  * nvcc would: variables exported, each command through "sh -c". After every
  * cicc step that writes a .ptx, the hook (transforms/pipeline.c) rewrites it
  * in place, a copy of nvcc's PTX kept aside; if ptxas rejects the rewritten
- * PTX, nvcc's PTX is put back and ptxas runs again. */
+ * PTX, nvcc's PTX is put back and ptxas runs again. The fast-math cicc runs
+ * that sfu rules will surely ask for start beside the accurate cicc, so
+ * that a build machine's cores hide them; the others run on demand. */
 #include "driver/mpcc.h"
 #include "transforms/pass.h"
 
@@ -22,7 +24,8 @@
 
 static char *tmpdir;          /* removed at exit and on SIGINT/SIGTERM/SIGHUP */
 static char *usertmp;         /* TMPDIR as mpcc found it, or NULL */
-static volatile pid_t child;
+/* the processes running now: the step, and fast-math cicc runs beside it */
+static volatile pid_t kids[AX_ALL + 2];
 
 void
 rmtree(const char *dir)
@@ -59,9 +62,13 @@ cleanup(void)
 static void
 onsignal(int sig)
 {
-	pid_t pid = child;
-	if (pid > 0) {
-		kill(-pid, sig);
+	for (size_t k = 0; k < countof(kids); k++)
+		if (kids[k] > 0)
+			kill(-kids[k], sig);
+	for (size_t k = 0; k < countof(kids); k++) {
+		pid_t pid = kids[k];
+		if (pid <= 0)
+			continue;
 		waitpid(pid, NULL, 0);
 		struct timespec ts = {0, 10 * 1000 * 1000};
 		for (int i = 0; i < 300 && kill(-pid, 0) == 0; i++)
@@ -94,10 +101,20 @@ mktmp(void)
 	}
 }
 
-/* argv, its stdout and stderr to files when given; the exit status as sh
- * gives it (128 + signal) */
-static int
-spawn(char *const *argv, const char *out, const char *err)
+static void
+setkid(pid_t old, pid_t new)
+{
+	for (size_t k = 0; k < countof(kids); k++)
+		if (kids[k] == old) {
+			kids[k] = new;
+			return;
+		}
+	BUG("more than %d processes at once", (int)countof(kids));
+}
+
+/* start argv, its stdout and stderr to files when given */
+static pid_t
+start(char *const *argv, const char *out, const char *err)
 {
 	fflush(NULL);
 	pid_t pid = fork();
@@ -114,20 +131,39 @@ spawn(char *const *argv, const char *out, const char *err)
 		_exit(127);
 	}
 	setpgid(pid, pid);
-	child = pid;
+	setkid(0, pid);
+	return pid;
+}
+
+/* the exit status of a started process as sh gives it (128 + signal) */
+static int
+finish(pid_t pid)
+{
 	int st;
 	while (waitpid(pid, &st, 0) < 0)
 		if (errno != EINTR)
 			die("waitpid: %s", strerror(errno));
-	child = 0;
+	setkid(pid, 0);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static int
+spawn(char *const *argv, const char *out, const char *err)
+{
+	return finish(start(argv, out, err));
+}
+
+static pid_t
+shstart(const char *line, const char *err)
+{
+	char *argv[] = {"/bin/sh", "-c", (char *)line, NULL};
+	return start(argv, NULL, err);
 }
 
 static int
 sh(const char *line, const char *err)
 {
-	char *argv[] = {"/bin/sh", "-c", (char *)line, NULL};
-	return spawn(argv, NULL, err);
+	return finish(shstart(line, err));
 }
 
 static const char *
@@ -181,6 +217,7 @@ struct ptx {                  /* a PTX file cicc wrote and the hook saw */
 	int changed, assembled;   /* assembled: a ptxas step has read it */
 	const char *restored;     /* why the hook's PTX was replaced by nvcc's, or NULL */
 	struct reports reports;   /* the hook's report lines, written at the end */
+	struct figures figs;      /* ptxas -v on it, for those lines */
 };
 
 struct run {
@@ -194,13 +231,15 @@ struct run {
 	int warned;
 	char *ppout;              /* -o of the first preprocessing (-E) step of the
 	                           * current input: nvcc's deps filter reads it */
+	struct fast *fast;        /* of the cicc step running now */
 };
 
-struct fast {                 /* hook.drv: the cicc step for fastptx() */
+struct fast {                 /* hook.drv: the fast-math runs of one cicc step */
 	struct run *r;
 	const struct args *cicc;
 	char *prefix;
-	char *path[AX_ALL + 1];
+	char *path[AX_ALL + 1];   /* the PTX of each mask whose run succeeded */
+	pid_t pid[AX_ALL + 1];    /* started, not waited for yet */
 	uchar tried[AX_ALL + 1];
 };
 
@@ -219,25 +258,37 @@ privname(struct run *r, const char *ptx, const char *what)
 	return fmt("%s/%d.%s", tmpdir, r->nfile++, what);
 }
 
-static const char *
-fastptx(void *drv, uint mask)
+static void
+faststart(struct fast *f, uint mask)
 {
-	struct fast *f = drv;
-	mask &= AX_ALL;
-	if (f->tried[mask])
-		return f->path[mask];
 	f->tried[mask] = 1;
 	char *prefix = fmt("%s.fast%u", f->prefix, mask);
 	char *err = fmt("%s/%d.fast.err", tmpdir, f->r->nfile++);
 	struct args a = ARGS_INIT;
 	fast_args(&a, f->cicc, mask, prefix);
 	char *line = args_join(&a);
-	if (sh(line, err) == 0)
-		f->path[mask] = fmt("%s.ptx", prefix);
+	f->pid[mask] = shstart(line, err);
+	f->path[mask] = fmt("%s.ptx", prefix);
 	free(line);
 	free(err);
 	free(prefix);
 	args_release(&a);
+}
+
+static const char *
+fastptx(void *drv, uint mask)
+{
+	struct fast *f = drv;
+	mask &= AX_ALL;
+	if (!f->tried[mask])
+		faststart(f, mask);
+	if (f->pid[mask] > 0) {
+		if (finish(f->pid[mask]) != 0) {
+			free(f->path[mask]);
+			f->path[mask] = NULL;
+		}
+		f->pid[mask] = 0;
+	}
 	return f->path[mask];
 }
 
@@ -267,6 +318,62 @@ breakptx(const char *path)
 	}
 }
 
+/* the preprocessed source that the cicc line a reads, or NULL */
+static const char *
+ciccinput(const struct args *a)
+{
+	for (int i = 1; i < a->n; i++)
+		if (endswith(a->v[i], ".ii") && strcmp(a->v[i - 1], "-o"))
+			return a->v[i];
+	return NULL;
+}
+
+/* the cicc step a writes PTX: set up its fast-math runs, and start those
+ * that the policy will likely ask for */
+static struct fast *
+fastbegin(struct run *r, const struct args *a)
+{
+	const char *path = optval(a, "-o");
+	if (!path || !endswith(path, ".ptx"))
+		return NULL;
+	struct fast *f = xcalloc(1, sizeof *f);
+	f->r = r;
+	f->cicc = a;
+	f->prefix = privname(r, path, "mpcc");
+	int k = whichcu(r, a);
+	uint set = 0;
+	if (k >= 0 && !r->c->explain && profile_may_apply(r->prof[k], r->c->cu.v[k])) {
+		size_t n = 0;
+		char *text = ciccinput(a) ? readfile(ciccinput(a), &n) : NULL;
+		set = pipeline_fastmasks(r->prof[k], r->c->cu.v[k], text, n);
+		free(text);
+	}
+	for (uint m = 0; m <= AX_ALL; m++)
+		if (set & 1u << m)
+			faststart(f, m);
+	return f;
+}
+
+/* stop the runs nobody asked for */
+static void
+fastend(struct fast *f)
+{
+	if (!f)
+		return;
+	for (int m = 0; m <= AX_ALL; m++) {
+		if (f->pid[m] > 0) {
+			kill(-f->pid[m], SIGTERM);
+			finish(f->pid[m]);
+			char *prefix = fmt("%s.fast%d", f->prefix, m);
+			fast_unlink(prefix);  /* under --keep it is beside nvcc's files */
+			free(prefix);
+		}
+		free(f->path[m]);
+	}
+	free(f->prefix);
+	free(f);
+}
+
 /* the sm_NN of the ptxas steps still to come that read path */
 static int
 targets(struct run *r, const char *path, int *sm, int max)
@@ -292,11 +399,29 @@ targets(struct run *r, const char *path, int *sm, int max)
 	return n;
 }
 
+/* does a fatbinary step still to come embed path as PTX (kind=ptx), for
+ * the driver to JIT-compile on GPUs the cubins do not cover? */
+static int
+embeds(struct run *r, const char *path)
+{
+	int yes = 0;
+	for (int i = r->cur + 1; i < r->nstep && !yes; i++) {
+		struct args a = ARGS_INIT;
+		const struct step *s = &r->step[i];
+		if (s->kind == S_CMD && shsplit(&a, s->line, env) == 0 &&
+		    !strcmp(progname_of(&a), "fatbinary"))
+			for (int j = 1; j < a.n && !yes; j++)
+				yes = strstr(a.v[j], "kind=ptx") && strstr(a.v[j], path);
+		args_release(&a);
+	}
+	return yes;
+}
+
 static void
 hook(struct run *r, const struct args *cicc)
 {
 	const char *path = optval(cicc, "-o");
-	if (!path || !endswith(path, ".ptx"))
+	if (!path || !endswith(path, ".ptx") || !r->fast)
 		return;
 	int k = whichcu(r, cicc);
 	vgrow(r->ptx, r->nptx, r->cap);
@@ -313,16 +438,16 @@ hook(struct run *r, const struct args *cicc)
 		     strerror(errno));
 		return;
 	}
-	struct fast f = {r, cicc, privname(r, path, "mpcc"), {0}, {0}};
 	int sm[16];
 	struct hook h = {
 		.src = p->src,
 		.arch = optval(cicc, "-arch"),
 		.sm = sm,
 		.nsm = targets(r, path, sm, countof(sm)),
+		.jit = embeds(r, path),
 		.prof = p->prof,
 		.fastptx = fastptx,
-		.drv = &f,
+		.drv = r->fast,
 		.reports = r->c->report ? &p->reports : NULL,
 		.explain = r->c->explain ? stdout : NULL,
 	};
@@ -333,11 +458,8 @@ hook(struct run *r, const struct args *cicc)
 	if (getenv("MPCC_DEBUG_BREAK_PTX"))
 		breakptx(path);
 	if (getenv("MPCC_DEBUG_FASTPTX"))  /* run the fast cicc as a pass would */
-		fastptx(&f, strtoul(getenv("MPCC_DEBUG_FASTPTX"), NULL, 0));
+		fastptx(r->fast, strtoul(getenv("MPCC_DEBUG_FASTPTX"), NULL, 0));
 	p->changed = !samefile(path, p->orig);
-	for (int i = 0; i <= AX_ALL; i++)
-		free(f.path[i]);
-	free(f.prefix);
 }
 
 static void
@@ -358,6 +480,62 @@ changedinput(struct run *r, const struct args *a)
 				if (!strcmp(a->v[j], r->ptx[i].path))
 					return &r->ptx[i];
 	return NULL;
+}
+
+/* ptxas -v on the PTX that the ptxas line a just accepted, into p's
+ * figures: the same flags, -v added, the output thrown away; a check for
+ * a virtual arch (-ptx: -arch=compute_90, no output) becomes a build for
+ * its sm_NN */
+static void
+measure(struct run *r, const struct args *a, struct ptx *p)
+{
+	struct args v = ARGS_INIT;
+	for (int i = 0; i < a->n; i++) {
+		const char *s = a->v[i];
+		if (startswith(s, "-arch=compute_"))
+			args_pushf(&v, "-arch=sm_%s", s + strlen("-arch=compute_"));
+		else if (i > 0 && !strcmp(a->v[i - 1], "-arch") && startswith(s, "compute_"))
+			args_pushf(&v, "sm_%s", s + strlen("compute_"));
+		else if (i > 0 && !strcmp(a->v[i - 1], "-o"))
+			args_pushf(&v, "%s/%d.figures.cubin", tmpdir, r->nfile++);
+		else if (!startswith(s, "-o="))
+			args_push(&v, s);
+	}
+	if (optindex(&v, "-o") < 0) {
+		args_push(&v, "-o");
+		args_pushf(&v, "%s/%d.figures.cubin", tmpdir, r->nfile++);
+	}
+	args_push(&v, "-v");
+	char *line = args_join(&v), *err = fmt("%s/%d.figures.err", tmpdir, r->nfile++);
+	char *text;
+	if (sh(line, err) == 0 && (text = readfile(err, NULL))) {
+		figures_parse(&p->figs, text);
+		free(text);
+	}
+	free(line);
+	free(err);
+	args_release(&v);
+}
+
+/* a ptxas step read PTX whose kernels have report lines: their figures */
+static void
+measureall(struct run *r, const struct args *a)
+{
+	for (int i = 0; i < r->nptx; i++)
+		if (r->ptx[i].reports.n && count(a, r->ptx[i].path))
+			measure(r, a, &r->ptx[i]);
+}
+
+/* the figures into the report lines of their kernels */
+static void
+addfigures(struct ptx *p)
+{
+	for (int i = 0; i < p->reports.n; i++) {
+		struct report *rep = &p->reports.r[i];
+		if (!rep->ptxas)
+			rep->ptxas = figures_json(&p->figs, rep->mangled);
+	}
+	figures_release(&p->figs);
 }
 
 /* ptxas on PTX that the hook changed: on failure put nvcc's PTX back */
@@ -405,6 +583,8 @@ checkptx(struct run *r, struct ptx *p)
 	while ((st = ptxas(r, line, p)) < 0 && p->changed)
 		;
 	p->assembled = st == 0;
+	if (st == 0 && p->reports.n)
+		measure(r, &a, p);
 	free(line);
 	args_release(&a);
 	return st > 0 ? st : 0;
@@ -498,13 +678,19 @@ command(struct run *r, const struct step *s)
 	struct ptx *p = !strcmp(prog, "ptxas") ? changedinput(r, &a) : NULL;
 	while (p && (st = ptxas(r, line, p)) < 0)
 		p = changedinput(r, &a);
+	r->fast = !strcmp(prog, "cicc") ? fastbegin(r, &a) : NULL;
 	if (!p)
 		st = sh(line, NULL);
-	if (!strcmp(prog, "ptxas"))
+	if (!strcmp(prog, "ptxas")) {
 		assembled(r, &a);
+		if (st == 0 && r->c->report)
+			measureall(r, &a);
+	}
 	free(line);
-	if (st == 0 && !strcmp(prog, "cicc"))
+	if (st == 0 && r->fast)
 		hook(r, &a);
+	fastend(r->fast);
+	r->fast = NULL;
 	if (count(&a, "-E") == 0) {
 		free(r->ppout);
 		r->ppout = NULL;
@@ -654,8 +840,10 @@ run_pipeline(struct cmd *c, const char *nvcc, struct profile **prof)
 	for (int i = 0; i < r.nptx && st == 0 && !c->explain; i++)
 		st = checkptx(&r, &r.ptx[i]);
 	/* the report says what reached the output */
-	for (int i = 0; i < r.nptx; i++)
+	for (int i = 0; i < r.nptx; i++) {
+		addfigures(&r.ptx[i]);
 		reports_flush(&r.ptx[i].reports, c->report, r.ptx[i].restored);
+	}
 	steps_release(s, n);
 	return st;
 }

@@ -400,6 +400,15 @@ profile_match(const struct profile *p, const char *cu, const char *mangled,
 }
 
 int
+rule_file_match(const struct rule *r, const char *cu)
+{
+	char *a = absolute(cu);
+	int yes = filematch(r, a);
+	free(a);
+	return yes;
+}
+
+int
 rule_match(const struct rule *r, const char *cu, const char *mangled, const char *demangled)
 {
 	char *a = absolute(cu), *d = NULL, *s;

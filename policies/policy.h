@@ -88,6 +88,8 @@ void profile_match(const struct profile *p, const char *cu, const char *mangled,
                    const char *demangled, struct choice *c);
 /* does rule r select kernel (either name may be NULL) of file cu? */
 int rule_match(const struct rule *r, const char *cu, const char *mangled, const char *demangled);
+/* do r's files globs select cu (before any kernel name is known)? */
+int rule_file_match(const struct rule *r, const char *cu);
 /* Validate the policy file path and the parents it inherits, as a compile
  * would see them (mpcc --mpcc-check-policy FILE). 0 or -1 after errors. */
 int policy_check(const char *path);
@@ -111,6 +113,7 @@ struct report {
 	const char *stats;      /* JSON object text of the transform's statistics, or NULL */
 	const char *profile;    /* optional: the profile name */
 	const char *rule;       /* optional: "path:line:col" of the rule (struct rule's where) */
+	const char *ptxas;      /* optional: JSON object of ptxas -v's figures per sm_NN */
 };
 /* append one JSON line to path; one write(2) on an O_APPEND descriptor under
  * flock, so concurrent compiles (make -j) never interleave. NULL strings are

@@ -42,6 +42,8 @@ report_line(const struct report *r)
 	key(&b, "applied"), buf_puts(&b, r->applied ? "true" : "false");
 	key(&b, "reason"), buf_json(&b, r->reason);
 	key(&b, "stats"), buf_puts(&b, r->stats && *r->stats ? r->stats : "{}");
+	if (r->ptxas)
+		key(&b, "ptxas"), buf_puts(&b, r->ptxas);
 	buf_puts(&b, "}");
 	return b.s;
 }
@@ -84,7 +86,7 @@ reports_add(struct reports *l, const struct report *r)
 	struct report *c = &l->r[l->n++];
 	*c = (struct report){copy(r->src), copy(r->arch), copy(r->mangled), copy(r->demangled),
 	                     copy(r->transform), copy(r->params), r->applied, copy(r->reason),
-	                     copy(r->stats), copy(r->profile), copy(r->rule)};
+	                     copy(r->stats), copy(r->profile), copy(r->rule), copy(r->ptxas)};
 }
 
 void
@@ -100,7 +102,8 @@ reports_flush(struct reports *l, const char *path, const char *restored)
 		if (path)
 			report_append(path, r);
 		const char *const f[] = {r->src, r->arch, r->mangled, r->demangled, r->transform,
-		                         r->params, r->reason, r->stats, r->profile, r->rule};
+		                         r->params, r->reason, r->stats, r->profile, r->rule,
+		                         r->ptxas};
 		for (size_t k = 0; k < countof(f); k++)
 			free((char *)f[k]);
 	}

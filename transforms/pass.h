@@ -34,6 +34,7 @@ struct hook {
 	const char *arch;      /* "compute_90" */
 	const int *sm;         /* the sm_NN that ptxas builds from this PTX (90 for sm_90) */
 	int nsm;               /* 0: the PTX is only embedded (JIT-compiled at load) */
+	int jit;               /* a fatbinary step embeds the PTX too: newer GPUs JIT-compile it */
 	const struct profile *prof;  /* effective profile; NULL: identity round trip */
 	/* The PTX of the same source from a second cicc run with the fast-math
 	 * flags for the approximations in mask (AX_*); NULL if it failed. The
@@ -65,6 +66,9 @@ struct target {
 /* the row for sm (90; a newer minor version takes its major's last row),
  * NULL if unknown */
 const struct target *target(int sm);
+/* the most resident warps per SM of any target of sm's major version or
+ * newer (where a PTX for sm may be JIT-compiled); 64 if none is known */
+int mostwarps(int sm);
 /* "compute_90", "sm_90a", "sm_90" -> 90; -1 if not an arch name */
 int archnum(const char *arch);
 
@@ -75,6 +79,7 @@ struct passctx {
 	const char *arch;       /* "compute_90" of the PTX, NULL if unknown */
 	const int *sm;          /* the targets ptxas builds from it (see struct hook) */
 	int nsm;
+	int jit;                /* embedded as PTX too (see struct hook) */
 	const struct hook *h;   /* the driver's hook; NULL under mpcc-opt */
 	Module *fast[AX_ALL + 1];  /* sfu: the fast-math twins by mask, parsed once */
 	Module **loaded;        /* passctx_load(): modules by path, parsed once */
@@ -102,7 +107,10 @@ struct pass {
 	 * starting with 11 spaces) */
 	void (*explain)(FILE *out, struct passctx *cx, Fn *fn, const struct params *p);
 	/* optional: mpcc-opt -d NAME after the pass ran on fn */
-	void (*dump)(FILE *out, struct passctx *cx, Fn *fn, const struct params *p);
+	void (*dump)(FILE *out, struct passctx *cx, Fn *fn, const struct params *p);	/* optional: the fast-math cicc runs (bit M: approximation mask M) that
+	 * a rule with p will ask for whatever its kernels are, so that the
+	 * driver starts them beside the accurate cicc */
+	uint (*fastmasks)(const struct params *p);
 };
 
 /* passes.c */
@@ -118,18 +126,22 @@ const struct pass *findpass(const char *name, size_t n);   /* NULL if none */
 struct sfu_stats {
 	int trans, div, sqrt, rcp;              /* ex2/lg2/sin/cos/tanh, div, (r)sqrt, rcp .approx */
 	int f64div, f64rcp, f64sqrt, f64rsqrt;  /* FP64 rewrites */
+	const char *kept;  /* "both" bodies, or the one every warp takes: "accurate", "fast" */
 };
 struct sfu_params {
 	int lambda;       /* 0..64: warps with %warpid < lambda take the fast path */
 	uint approx;      /* AX_* */
 	int newton;       /* 1: one Newton step refines the f64 approximations */
+	int allfast;      /* lambda from which every warp of every GPU that runs
+	                   * the PTX takes the fast body (64 if unknown) */
 };
 /* keep only the body every warp takes: SFU_COLLAPSE0 at lambda 0 (the
- * module is left as it was; the default: on an H100 the unused fast body cost
+ * module is left as it was: on an H100 the unused fast body cost
  * Black-Scholes 1.4-2% at lambda 0, over the 1% the issue allows), and
- * SFU_COLLAPSE64 at lambda 64 (off by default: there the two-body kernel
- * measured as fast as or faster than the fast-math one, bilateral by 2%) */
-enum { SFU_COLLAPSE0 = 1, SFU_COLLAPSE64 = 2 };
+ * SFU_COLLAPSEFAST at lambda >= allfast (the kernel is then the fast-math
+ * one: on an H100 the two-body kernel at lambda 64 took 1.17x the
+ * fast-math time on the MRI-Q bench, bilateral 0.98x). Both by default. */
+enum { SFU_COLLAPSE0 = 1, SFU_COLLAPSEFAST = 2 };
 /* Merge kernel fn of m with its twin in fast (NULL: a copy of fn, FP64
  * rewrites only) into one warp-partitioned entry; the rest of m is left as
  * it was. 0: done (at lambda 0 with SFU_COLLAPSE0: m unchanged); -1: left
@@ -137,11 +149,25 @@ enum { SFU_COLLAPSE0 = 1, SFU_COLLAPSE64 = 2 };
  * needs: m and fast from the same source and cicc; breaks: cfg defuse of fn */
 int sfu(Module *m, Fn *fn, Module *fast, const struct sfu_params *p, int flags,
         struct sfu_stats *st, const char **why);
+/* Does the fast body of kernel fn (of the accurate module) need the
+ * fast-math cicc run for mask, or are the FP64 rewrites all it can get?
+ * Transcendentals and ftz need it; div and sqrt only where fn or a .func it
+ * calls holds an f32 div, rcp or sqrt that those flags change; rcp never
+ * (no cicc flag). */
+int sfu_needs_fast(const Fn *fn, uint mask);
 
 /* pipeline.c */
 /* Rewrite the PTX file at path in place with the passes that h->prof
  * selects. 0: written (possibly unchanged); -1: the file is left as it was
  * and a reason was printed (the driver then goes on with nvcc's PTX). */
 int pipeline(const char *path, const struct hook *h);
+/* The fast-math cicc runs that h->fastptx will likely be asked for on src,
+ * before cicc has named its kernels: the passes' fastmasks() of every rule
+ * whose files globs match src and one of whose kernels globs may name a
+ * kernel of text (n bytes; cicc's preprocessed input; NULL: any may). The
+ * driver starts them beside the accurate cicc and stops those nobody asked
+ * for; other masks run on demand (sfu: only when sfu_needs_fast() says the
+ * kernel has something they change). */
+uint pipeline_fastmasks(const struct profile *p, const char *src, const char *text, size_t n);
 
 #endif

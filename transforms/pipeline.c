@@ -5,8 +5,10 @@
  * what they changed, then print. The file is only rewritten once the whole
  * module has been printed into memory; any failure leaves nvcc's PTX as it
  * was. */
+#define _GNU_SOURCE   /* memmem */
 #include "ptx/ptx.h"
 #include "transforms/pass.h"
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,6 +139,52 @@ explain(struct passctx *cx, const struct hook *h)
 	}
 }
 
+/* can glob name a kernel of a source whose preprocessed text is text?
+ * Each identifier the glob spells out must occur in it: a kernel's name is
+ * an identifier of its source (after macro expansion). A glob on mangled
+ * names ("_Z9BoxMuller*") fails this, which only costs time: the fast-math
+ * run then waits for a kernel that asks for it. */
+static int
+mayname(const char *glob, const char *text, size_t n)
+{
+	for (const char *s = glob; *s;) {
+		size_t k = 0;
+		if (!(isalpha((uchar)*s) || *s == '_')) {
+			s++;
+			continue;
+		}
+		while (isalnum((uchar)s[k]) || s[k] == '_')
+			k++;
+		if (!memmem(text, n, s, k))
+			return 0;
+		s += k;
+	}
+	return 1;
+}
+
+static int
+maymatch(const struct rule *r, const char *text, size_t n)
+{
+	for (int i = 0; i < r->nkernels; i++)
+		if (!text || mayname(r->kernels[i], text, n))
+			return 1;
+	return 0;
+}
+
+uint
+pipeline_fastmasks(const struct profile *p, const char *src, const char *text, size_t n)
+{
+	uint set = 0;
+	for (int i = 0; p && i < p->nrule; i++) {
+		const struct rule *r = &p->rule[i];
+		for (int t = 0; t < npass; t++)
+			if ((r->has & 1u << t) && passes[t]->fastmasks && rule_file_match(r, src) &&
+			    maymatch(r, text, n))
+				set |= passes[t]->fastmasks(r->param[t]);
+	}
+	return set;
+}
+
 int
 pipeline(const char *path, const struct hook *h)
 {
@@ -151,7 +199,7 @@ pipeline(const char *path, const struct hook *h)
 		return -1;
 	}
 	struct passctx cx = {.m = m, .src = h->src, .arch = h->arch, .sm = h->sm,
-	                     .nsm = h->nsm, .h = h};
+	                     .nsm = h->nsm, .jit = h->jit, .h = h};
 	if (h->explain) {
 		explain(&cx, h);
 		passctx_release(&cx);
@@ -160,9 +208,10 @@ pipeline(const char *path, const struct hook *h)
 	}
 	if (h->prof && !h->dryrun) {
 		/* the kernels as cicc wrote them: passes add functions to m->fn */
-		Fn **fns = xmalloc(m->nfn * sizeof *fns);
 		uint nfn = m->nfn;
-		memcpy(fns, m->fn, nfn * sizeof *fns);
+		Fn **fns = xmalloc((nfn + 1) * sizeof *fns);
+		if (nfn)
+			memcpy(fns, m->fn, nfn * sizeof *fns);
 		for (uint k = 0; k < nfn && rc == 0; k++)
 			if ((fns[k]->flags & FENTRY) && !(fns[k]->flags & FDECL))
 				rc = kernel(&cx, fns[k], h, &changed);

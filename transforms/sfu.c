@@ -455,6 +455,48 @@ hasf64(const Fn *fn, uint mask)
 	return 0;
 }
 
+/* ---- does the fast body need the fast-math cicc run? ---- */
+
+/* the f32 operations -prec_div=0 and -prec_sqrt=0 change; without them in
+ * the accurate code the fast-math PTX is the accurate one (checked on the
+ * libdevice functions: every kernel those flags change holds one) */
+static int
+precop(const Ins *i, uint mask)
+{
+	static const struct { const char *op; uint ax; } ops[] = {
+		{"div.rn.f32", AX_DIV}, {"div.rn.ftz.f32", AX_DIV}, {"rcp.rn.f32", AX_DIV},
+		{"rcp.rn.ftz.f32", AX_DIV}, {"sqrt.rn.f32", AX_SQRT}, {"sqrt.rn.ftz.f32", AX_SQRT},
+	};
+	for (size_t k = 0; i->op < NOP && k < countof(ops); k++)
+		if ((mask & ops[k].ax) && streq(i->name, ops[k].op))
+			return 1;
+	return 0;
+}
+
+static int
+hasprec(const Fn *fn, uint mask)
+{
+	for (uint k = 0; k < fn->nins; k++)
+		if (precop(&fn->ins[k], mask))
+			return 1;
+	return 0;
+}
+
+int
+sfu_needs_fast(const Fn *fn, uint mask)
+{
+	struct funcs fs = {0};
+	if (mask & (AX_TRANS | AX_FTZ))
+		return 1;
+	if (!(mask & (AX_DIV | AX_SQRT)))
+		return 0;
+	calleesof(fn, &fs);
+	int yes = hasprec(fn, mask);
+	for (int k = 0; k < fs.n && !yes; k++)
+		yes = hasprec(fs.src[k], mask);
+	return yes;
+}
+
 /* ---- debug info (-G, -lineinfo) ---- */
 
 /* the module items that start with pfx (".file", ".section"), as text */
@@ -655,6 +697,7 @@ merge(Module *m, Fn *fn, Module *fast, int selfcopy, const struct sfu_params *p,
 		tally(kf, p->approx, st);
 		for (int k = 0; k < fs.n; k++)
 			tally(fs.src[k], p->approx, st);
+		st->kept = "accurate";
 		return 0;
 	}
 
@@ -666,13 +709,15 @@ merge(Module *m, Fn *fn, Module *fast, int selfcopy, const struct sfu_params *p,
 	if (!selfcopy)
 		copydecls(m, fast);
 	copyfuncs(m, fast, &fs, fsuffix, p, debug, st, &map, &nmap);
-	if ((flags & SFU_COLLAPSE64) && p->lambda == 64) {
+	if ((flags & SFU_COLLAPSEFAST) && p->lambda >= (p->allfast > 0 ? p->allfast : 64)) {
 		while (fn->nins)
 			ins_remove(fn, fn->nins - 1);
+		st->kept = "fast";
 		from = 0;
 		to = clonebody(fn, 0, kf, "_sfu");
 	} else {
 		partition(fn, p->lambda);
+		st->kept = "both";
 		from = fn->nins;
 		to = from + clonebody(fn, from, kf, "_sfu");
 	}
@@ -720,27 +765,49 @@ sfu(Module *m, Fn *fn, Module *fast, const struct sfu_params *p, int flags,
 }
 
 static void
-statsjson(const struct sfu_stats *st, struct outcome *o)
+statsjson(const struct sfu_stats *st, int allfast, struct outcome *o)
 {
 	o->stats = fmt("{\"transcendental\":%d,\"div\":%d,\"sqrt\":%d,\"rcp\":%d,"
-	               "\"f64_div\":%d,\"f64_rcp\":%d,\"f64_sqrt\":%d,\"f64_rsqrt\":%d}",
+	               "\"f64_div\":%d,\"f64_rcp\":%d,\"f64_sqrt\":%d,\"f64_rsqrt\":%d,"
+	               "\"kept\":\"%s\",\"all_fast_from\":%d}",
 	               st->trans, st->div, st->sqrt, st->rcp, st->f64div, st->f64rcp,
-	               st->f64sqrt, st->f64rsqrt);
+	               st->f64sqrt, st->f64rsqrt, st->kept ? st->kept : "both", allfast);
 }
 
 enum { LAMBDA, APPROX, NEWTON, FAST, COLLAPSE };
 
+/* the lambda from which every warp takes the fast body on every GPU that
+ * runs the PTX: the most resident warps per SM of the targets ptxas builds
+ * it for, and of every newer one where it is also embedded for JIT
+ * compilation (or has no target: the -ptx output) */
+static int
+allfast(const struct passctx *cx)
+{
+	int w = 0;
+	for (int i = 0; i < cx->nsm; i++) {
+		const struct target *t = target(cx->sm[i]);
+		int n = t ? t->maxwarps : 64;
+		w = n > w ? n : w;
+	}
+	if (!cx->nsm || cx->jit) {
+		int n = mostwarps(archnum(cx->arch));
+		w = n > w ? n : w;
+	}
+	return w;
+}
+
 static int
 apply(struct passctx *cx, Fn *fn, const struct params *p, struct outcome *o)
 {
-	struct sfu_params sp = {p->v[LAMBDA].i, p->v[APPROX].i, p->v[NEWTON].i};
-	static const int collapse[] = {0, SFU_COLLAPSE0, SFU_COLLAPSE0 | SFU_COLLAPSE64};
+	struct sfu_params sp = {p->v[LAMBDA].i, p->v[APPROX].i, p->v[NEWTON].i, allfast(cx)};
+	static const int collapse[] = {0, SFU_COLLAPSE0, SFU_COLLAPSE0 | SFU_COLLAPSEFAST};
 	const char *path = p->v[FAST].s, *why;
 	struct sfu_stats st;
-	Module *fast = path ? passctx_load(cx, path) : passctx_fast(cx, sp.approx);
+	int need = path || sfu_needs_fast(fn, sp.approx);
+	Module *fast = path ? passctx_load(cx, path) : need ? passctx_fast(cx, sp.approx) : NULL;
 	if (path && !fast)
 		return o->why = fmt("cannot read the fast-math PTX '%s'", path), -1;
-	if (!fast && cx->h) {
+	if (!fast && need && cx->h) {
 		char *name = symstr(cx->m, fn->sym), *dm = demangle(name);
 		note("%s: sfu: no fast-math PTX for '%s': FP64 rewrites only", cx->src, dm);
 		free(name);
@@ -748,7 +815,7 @@ apply(struct passctx *cx, Fn *fn, const struct params *p, struct outcome *o)
 	}
 	if (sfu(cx->m, fn, fast, &sp, collapse[p->v[COLLAPSE].i], &st, &why) < 0)
 		return o->why = xstrdup(why), -1;
-	statsjson(&st, o);
+	statsjson(&st, sp.allfast, o);
 	return 0;
 }
 
@@ -786,12 +853,24 @@ static const struct param params[] = {
 	            "refine the f64 approximations by one Newton step"},
 	[FAST] = {"fast", PSTR, PTOOL, 0, 0, NULL, NULL, NULL,
 	          "the fast-math PTX of the same source (nvcc -ptx -use_fast_math); none: FP64 rewrites only"},
-	[COLLAPSE] = {"collapse", PINT, PTOOL, 0, 2, NULL, NULL, "1",
-	              "keep one body: 0 never, 1 at lambda 0, 2 at lambda 0 and 64"},
+	[COLLAPSE] = {"collapse", PINT, PTOOL, 0, 2, NULL, NULL, "2",
+	              "keep one body: 0 never, 1 at lambda 0, 2 also at lambda >= the targets' "
+	              "resident warps per SM"},
 };
+
+/* a rule that approximates transcendentals or flushes denormals needs the
+ * fast-math cicc for any kernel; div, sqrt and rcp alone wait for the
+ * accurate PTX (sfu_needs_fast) */
+static uint
+fastmasks(const struct params *p)
+{
+	uint mask = p->v[APPROX].i & AX_ALL;
+	return mask & (AX_TRANS | AX_FTZ) ? 1u << mask : 0;
+}
 
 const struct pass sfu_pass = {
 	.schema = {"sfu", "warp-partitioned approximation: warps below lambda run fast-math code",
 	           params, countof(params), describe},
 	.apply = apply,
+	.fastmasks = fastmasks,
 };

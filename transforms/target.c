@@ -39,6 +39,16 @@ target(int sm)
 }
 
 int
+mostwarps(int sm)
+{
+	int w = 0;
+	for (size_t i = 0; i < countof(rows); i++)
+		if (rows[i].sm / 10 >= sm / 10 && rows[i].maxwarps > w)
+			w = rows[i].maxwarps;
+	return w ? w : 64;
+}
+
+int
 archnum(const char *arch)
 {
 	const char *d;

@@ -1,5 +1,5 @@
 // gauss.cu: Box-Muller normal samples, transcendental-heavy (sqrt, log, sincos)
-#include <cuda_runtime.h>
+#include "timer.cuh"
 
 __global__ void BoxMuller(float *out, int n, unsigned seed)
 {
@@ -18,12 +18,12 @@ __global__ void BoxMuller(float *out, int n, unsigned seed)
 	out[2 * i + 1] = r * sn;
 }
 
-extern "C" int gpu_gauss(int n, unsigned seed, float *out)
+extern "C" int gpu_gauss(int n, unsigned seed, float *out, float *ms)
 {
 	float *d;
 	if (cudaMalloc(&d, n * sizeof(float)) != cudaSuccess)
 		return -1;
-	BoxMuller<<<(n / 2 + 255) / 256, 256>>>(d, n, seed);
+	*ms = median_ms([&] { BoxMuller<<<(n / 2 + 255) / 256, 256>>>(d, n, seed); });
 	cudaError_t e = cudaMemcpy(out, d, n * sizeof(float), cudaMemcpyDeviceToHost);
 	cudaFree(d);
 	return e == cudaSuccess ? 0 : -1;

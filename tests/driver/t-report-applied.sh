@@ -2,7 +2,7 @@
 # The report says "applied" only for code that reached the output: when
 # ptxas rejects the transformed PTX and the driver falls back to nvcc's, the
 # kernel's line says so (applied false, and why), for an object (-c) and a
-# cubin. MPCC_DEBUG_BREAK_PTX makes the hook's output something ptxas
+# cubin; and for -ptx, which no ptxas reads. MPCC_DEBUG_BREAK_PTX makes the hook's output something ptxas
 # rejects.
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || { echo "no python3: skipped"; exit 77; }
@@ -54,4 +54,15 @@ for form in "-c -o k.o" "-cubin -o k.cubin"; do
 		passed
 	fi
 done
+
+# -ptx runs no ptxas: the line is written once the PTX is
+testing "report says applied for -ptx"
+rm -f r.jsonl
+if ! "$MPCC" -arch=sm_90 -ptx k.cu -o k.ptx --mpcc-report=r.jsonl 2>err; then
+	fail "mpcc failed: $(cat err)"
+elif [ "$(outcome r.jsonl)" != "true -" ] || ! grep -q '%warpid' k.ptx; then
+	fail "report: $(outcome r.jsonl)"
+else
+	passed
+fi
 finish

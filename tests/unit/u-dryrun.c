@@ -155,13 +155,15 @@ TEST(fastptx_writes_only_private_files)
 	args_release(&a);
 }
 
-TEST(fastptx_does_not_rewrite_the_module_id)
+/* -ptx, -cubin, -fatbin: cicc makes the module id itself and leaves no
+ * file to read; the second run must make its own */
+TEST(fastptx_makes_its_own_module_id_when_cicc_makes_it)
 {
 	struct args a = ARGS_INIT, f = ARGS_INIT;
 	shsplit(&a, "cicc --gen_module_id_file --module_id_file_name m.id -ftz=0 in.ii -o k.ptx", NULL);
 	fast_args(&f, &a, AX_FTZ, "p");
 	char *s = args_join(&f);
-	CHECK_STR(s, "cicc --module_id_file_name m.id -ftz=1 in.ii -o p.ptx");
+	CHECK_STR(s, "cicc --gen_module_id_file --module_id_file_name p.module_id -ftz=1 in.ii -o p.ptx");
 	free(s);
 	args_release(&f);
 	args_release(&a);
@@ -177,6 +179,31 @@ TEST(fastptx_adds_missing_flags)
 	free(s);
 	args_release(&f);
 	args_release(&a);
+}
+
+/* ptxas -v as CUDA 13 prints it: the .func's properties belong to no
+ * entry, each entry's registers and stack to its own name and sm */
+TEST(figures_read_ptxas_v_per_entry)
+{
+	struct figures fs = {0};
+	figures_parse(&fs, "ptxas info    : 24 bytes gmem\n"
+	                   "ptxas info    : Function properties for _Z6helperf\n"
+	                   "    8 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+	                   "ptxas info    : Compiling entry function 'mriq' for 'sm_90'\n"
+	                   "ptxas info    : Function properties for mriq\n"
+	                   "    32 bytes stack frame, 4 bytes spill stores, 8 bytes spill loads\n"
+	                   "ptxas info    : Used 24 registers, used 0 barriers, 32 bytes cumulative stack size\n"
+	                   "ptxas info    : Compiling entry function '_Z2bmPfi' for 'sm_86'\n"
+	                   "ptxas info    : Function properties for _Z2bmPfi\n"
+	                   "    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+	                   "ptxas info    : Used 40 registers, used 1 barriers, 380 bytes cmem[0]\n");
+	char *a = figures_json(&fs, "mriq"), *b = figures_json(&fs, "_Z2bmPfi");
+	CHECK_STR(a, "{\"sm_90\":{\"registers\":24,\"stack_frame\":32,\"spill_stores\":4,\"spill_loads\":8}}");
+	CHECK_STR(b, "{\"sm_86\":{\"registers\":40,\"stack_frame\":0,\"spill_stores\":0,\"spill_loads\":0}}");
+	CHECK(figures_json(&fs, "_Z6helperf") == NULL);
+	free(a);
+	free(b);
+	figures_release(&fs);
 }
 
 TEST(deps_follow_line_markers)
@@ -212,8 +239,9 @@ main(void)
 	RUN(fastptx_sets_flags_by_name);
 	RUN(fastptx_asks_only_for_the_mask);
 	RUN(fastptx_writes_only_private_files);
-	RUN(fastptx_does_not_rewrite_the_module_id);
+	RUN(fastptx_makes_its_own_module_id_when_cicc_makes_it);
 	RUN(fastptx_adds_missing_flags);
+	RUN(figures_read_ptxas_v_per_entry);
 	RUN(deps_follow_line_markers);
 	return DONE();
 }
