@@ -201,7 +201,7 @@ immval(const Fn *fn, Ref r, double *v)
 	if (*end)
 		return 0;
 	memcpy(v, &u, sizeof *v);
-	return a <= FLT_MAX && (double)(float)a <= FLT_MAX && a >= FLT_MIN;
+	return 1;
 }
 
 /* can the f64 immediate become an f32 one of the same class? (a rounded
@@ -212,7 +212,7 @@ foldable(double v)
 	double a = fabs(v);
 	if (isnan(v) || isinf(v) || a == 0)
 		return 1;
-	return 1;
+	return a <= FLT_MAX && (double)(float)a <= FLT_MAX && a >= FLT_MIN;
 }
 
 static int
