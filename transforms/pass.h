@@ -61,6 +61,9 @@ struct target {
 	double hfma2;       /* f16x2 (and bf16x2) add/mul/fma instructions */
 	double mufu;        /* rcp rsqrt ex2 lg2 sin cos (XU pipe) */
 	double f2f;         /* conversions to or from f64 (XU pipe on sm_90) */
+	double alu;         /* compare, select, min/max, logic, integer add (FSETP FSEL FMNMX LOP3) */
+	double issue;       /* instructions of any kind: 4 schedulers x 32 lanes */
+	double bw;          /* DRAM bytes per clock per SM (one part's datasheet; sm_90 measured) */
 	const char *source; /* "guide" or "measured (rates.cu, H100)" */
 };
 /* the row for sm (90; a newer minor version takes its major's last row),

@@ -1,0 +1,129 @@
+// probe.cu: what each f64 operation and its f32 form costs on the GPU at hand,
+// for fiset's cost model (transforms/target.c, transforms/fiset.c).
+// Throughput: 8 independent chains a thread, IT steps, 2048 threads an SM, so
+// issue rate and not latency bounds each loop (as shared/probes/rates.cu);
+// the figure is PTX operations per clock per SM. The s_* kernels hold one
+// operation each, for counting the SASS instructions ptxas makes of it
+// (cuobjdump -sass, one kernel per line of the table in target.c).
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+#include <algorithm>
+#define CK(x) do { cudaError_t e = (x); if (e) { printf("CUDA %s at %d\n", cudaGetErrorString(e), __LINE__); exit(1); } } while (0)
+const int IT = 1024;
+
+#define LOOP64(NAME, BODY) \
+__global__ void NAME(double *o, double a, double b) { \
+  double x[8]; for (int c = 0; c < 8; c++) x[c] = 1.5 + threadIdx.x * 1e-4 + c * 0.01; \
+  for (int i = 0; i < IT; i++) { \
+    _Pragma("unroll") for (int c = 0; c < 8; c++) { BODY } \
+  } \
+  double s = 0; for (int c = 0; c < 8; c++) s += x[c]; o[blockIdx.x * blockDim.x + threadIdx.x] = s; }
+#define LOOP32(NAME, BODY) \
+__global__ void NAME(double *o, float a, float b) { \
+  float x[8]; for (int c = 0; c < 8; c++) x[c] = 1.5f + threadIdx.x * 1e-4f + c * 0.01f; \
+  for (int i = 0; i < IT; i++) { \
+    _Pragma("unroll") for (int c = 0; c < 8; c++) { BODY } \
+  } \
+  float s = 0; for (int c = 0; c < 8; c++) s += x[c]; o[blockIdx.x * blockDim.x + threadIdx.x] = s; }
+
+#define A64(INS) asm volatile(INS : "+d"(x[c]) : "d"(a), "d"(b));
+#define A32(INS) asm volatile(INS : "+f"(x[c]) : "f"(a), "f"(b));
+LOOP64(t_add64, A64("add.f64 %0, %0, %1;"))
+LOOP32(t_add32, A32("add.f32 %0, %0, %1;"))
+LOOP64(t_fma64, A64("fma.rn.f64 %0, %0, %1, %2;"))
+LOOP32(t_fma32, A32("fma.rn.f32 %0, %0, %1, %2;"))
+LOOP64(t_div64, A64("div.rn.f64 %0, %1, %0;"))
+LOOP32(t_div32, A32("div.rn.f32 %0, %1, %0;"))
+LOOP32(t_divfull32, A32("div.full.f32 %0, %1, %0;"))
+LOOP64(t_sqrt64, A64("sqrt.rn.f64 %0, %0;"))
+LOOP32(t_sqrt32, A32("sqrt.rn.f32 %0, %0;"))
+LOOP32(t_sqrtapprox32, A32("sqrt.approx.f32 %0, %0;"))
+LOOP64(t_rcp64, A64("rcp.rn.f64 %0, %0;"))
+LOOP32(t_rcp32, A32("rcp.rn.f32 %0, %0;"))
+LOOP64(t_rsqrt64, A64("rsqrt.approx.f64 %0, %0;"))
+LOOP32(t_rsqrt32, A32("rsqrt.approx.f32 %0, %0;"))
+LOOP64(t_min64, A64("min.f64 %0, %0, %1;"))
+LOOP32(t_min32, A32("min.f32 %0, %0, %1;"))
+LOOP64(t_sel64, A64("{.reg .pred p; setp.lt.f64 p, %0, %2; selp.f64 %0, %1, %0, p;}"))
+LOOP32(t_sel32, A32("{.reg .pred p; setp.lt.f32 p, %0, %2; selp.f32 %0, %1, %0, p;}"))
+LOOP64(t_rni64, A64("cvt.rni.f64.f64 %0, %0;"))
+LOOP32(t_rni32, A32("cvt.rni.f32.f32 %0, %0;"))
+// one f64->f32 and one f32->f64 conversion, with an f32 add between
+LOOP64(t_cvt, A64("{.reg .f32 f; cvt.rn.f32.f64 f, %0; add.f32 f, f, 0f3F800000; cvt.f64.f32 %0, f;}"))
+// the same add alone, f32 (to subtract)
+LOOP64(t_nocvt, A64("add.f64 %0, %0, 0d3FF0000000000000;"))
+// f64 -> f32 alone: an f64 add feeds it, an f32 add sums what it gives
+__global__ void t_down(double *o, double a, double b) {
+  double x[8]; float s[8];
+  for (int c = 0; c < 8; c++) { x[c] = 1.5 + threadIdx.x * 1e-4 + c * 0.01; s[c] = 0; }
+  for (int i = 0; i < IT; i++) {
+#pragma unroll
+    for (int c = 0; c < 8; c++) { float f; x[c] += a; asm volatile("cvt.rn.f32.f64 %0, %1;" : "=f"(f) : "d"(x[c])); s[c] += f; }
+  }
+  double t = 0; for (int c = 0; c < 8; c++) t += x[c] + s[c]; o[blockIdx.x * blockDim.x + threadIdx.x] = t; }
+// f32 -> f64 alone
+__global__ void t_up(double *o, double a, double b) {
+  float x[8]; double s[8];
+  for (int c = 0; c < 8; c++) { x[c] = 1.5f + threadIdx.x * 1e-4f + c * 0.01f; s[c] = 0; }
+  for (int i = 0; i < IT; i++) {
+#pragma unroll
+    for (int c = 0; c < 8; c++) { double d; x[c] += (float)a; asm volatile("cvt.f64.f32 %0, %1;" : "=d"(d) : "f"(x[c])); s[c] += d; }
+  }
+  double t = 0; for (int c = 0; c < 8; c++) t += x[c] + s[c]; o[blockIdx.x * blockDim.x + threadIdx.x] = t; }
+
+// one operation each, for the SASS counts
+#define ONE64(NAME, INS) __global__ void NAME(double *o, const double *p, const double *q) { \
+  int i = threadIdx.x; double x = p[i], y = q[i], r; asm volatile(INS : "=d"(r) : "d"(x), "d"(y)); o[i] = r; }
+#define ONE32(NAME, INS) __global__ void NAME(float *o, const float *p, const float *q) { \
+  int i = threadIdx.x; float x = p[i], y = q[i], r; asm volatile(INS : "=f"(r) : "f"(x), "f"(y)); o[i] = r; }
+ONE64(s_mov64, "mov.f64 %0, %1;")
+ONE32(s_mov32, "mov.f32 %0, %1;")
+ONE64(s_add64, "add.f64 %0, %1, %2;")
+ONE32(s_add32, "add.f32 %0, %1, %2;")
+ONE64(s_div64, "div.rn.f64 %0, %1, %2;")
+ONE32(s_div32, "div.rn.f32 %0, %1, %2;")
+ONE32(s_divfull32, "div.full.f32 %0, %1, %2;")
+ONE64(s_sqrt64, "sqrt.rn.f64 %0, %1;")
+ONE32(s_sqrt32, "sqrt.rn.f32 %0, %1;")
+ONE64(s_rcp64, "rcp.rn.f64 %0, %1;")
+ONE32(s_rcp32, "rcp.rn.f32 %0, %1;")
+ONE64(s_rsqrt64, "rsqrt.approx.f64 %0, %1;")
+ONE32(s_rsqrt32, "rsqrt.approx.f32 %0, %1;")
+ONE64(s_min64, "min.f64 %0, %1, %2;")
+ONE32(s_min32, "min.f32 %0, %1, %2;")
+ONE64(s_sel64, "{.reg .pred p; setp.lt.f64 p, %1, %2; selp.f64 %0, %1, %2, p;}")
+ONE32(s_sel32, "{.reg .pred p; setp.lt.f32 p, %1, %2; selp.f32 %0, %1, %2, p;}")
+ONE64(s_rni64, "cvt.rni.f64.f64 %0, %1;")
+ONE32(s_rni32, "cvt.rni.f32.f32 %0, %1;")
+ONE64(s_abs64, "abs.f64 %0, %1;")
+ONE64(s_cvt, "{.reg .f32 f; cvt.rn.f32.f64 f, %1; cvt.f64.f32 %0, f;}")
+
+template <typename F> float timeit(F f) {
+  cudaEvent_t a, b; CK(cudaEventCreate(&a)); CK(cudaEventCreate(&b));
+  f(); CK(cudaDeviceSynchronize());
+  std::vector<float> t;
+  for (int r = 0; r < 9; r++) { CK(cudaEventRecord(a)); f(); CK(cudaEventRecord(b)); CK(cudaEventSynchronize(b)); float ms; CK(cudaEventElapsedTime(&ms, a, b)); t.push_back(ms); }
+  CK(cudaGetLastError()); std::sort(t.begin(), t.end()); return t[4];
+}
+int main() {
+  cudaDeviceProp p; CK(cudaGetDeviceProperties(&p, 0));
+  int clk; CK(cudaDeviceGetAttribute(&clk, cudaDevAttrClockRate, 0));
+  int sms = p.multiProcessorCount, th = 256, blocks = sms * 8; size_t N = (size_t)blocks * th;
+  printf("device %s, %d SMs, cc %d.%d, max clock %.0f MHz\n", p.name, sms, p.major, p.minor, clk / 1e3);
+  double *o; CK(cudaMalloc(&o, N * 8));
+  double ops = 8.0 * IT * N;
+#define T64(K, A, B) {#K, timeit([&] { K<<<blocks, th>>>(o, A, B); })}
+  struct { const char *name; float ms; } r[] = {
+    T64(t_add64, 1e-9, 0.0), T64(t_add32, 1e-9f, 0.0f), T64(t_fma64, 0.999, 1e-3), T64(t_fma32, 0.999f, 1e-3f),
+    T64(t_div64, 1.7, 0.0), T64(t_div32, 1.7f, 0.0f), T64(t_divfull32, 1.7f, 0.0f),
+    T64(t_sqrt64, 0.0, 0.0), T64(t_sqrt32, 0.0f, 0.0f), T64(t_sqrtapprox32, 0.0f, 0.0f),
+    T64(t_rcp64, 0.0, 0.0), T64(t_rcp32, 0.0f, 0.0f), T64(t_rsqrt64, 0.0, 0.0), T64(t_rsqrt32, 0.0f, 0.0f),
+    T64(t_min64, 2.0, 0.0), T64(t_min32, 2.0f, 0.0f), T64(t_sel64, 1.25, 1.0), T64(t_sel32, 1.25f, 1.0f),
+    T64(t_rni64, 0.0, 0.0), T64(t_rni32, 0.0f, 0.0f), T64(t_cvt, 0.0, 0.0), T64(t_nocvt, 0.0, 0.0), T64(t_down, 1e-9, 0.0), T64(t_up, 1e-9, 0.0),
+  };
+  for (auto &e : r)
+    printf("%-16s %8.3f ms  %7.2f ops/clk/SM\n", e.name, e.ms, ops / (e.ms * 1e-3) / (clk * 1e3) / sms);
+  printf("DONE\n");
+  return 0;
+}
