@@ -60,6 +60,7 @@ struct target {
 	double hfma2;       /* f16x2 (and bf16x2) add/mul/fma instructions */
 	double mufu;        /* rcp rsqrt ex2 lg2 sin cos (XU pipe) */
 	double f2f;         /* conversions to or from f64 (XU pipe on sm_90) */
+	double bw;          /* DRAM bytes per clock per SM (datasheet, see target.c) */
 	const char *source; /* "guide" or "measured (rates.cu, H100)" */
 };
 /* the row for sm (90; a newer minor version takes its major's last row),

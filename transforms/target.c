@@ -7,25 +7,30 @@
  * is half of it) and the occupancy table (resident warps per SM). The sm_90
  * row is what shared/probes/rates.cu measured on an H100: it is the only row
  * checked on hardware, and the guide's figures differ from it (FFMA 119 of
- * 128, HFMA2 64 where the guide implies 128). Re-measure on any new target. */
+ * 128, HFMA2 64 where the guide implies 128). Re-measure on any new target.
+ *
+ * bw is DRAM bandwidth per clock per SM: the datasheet bandwidth over (SMs
+ * x boost clock) of the architecture's data-center part (T4, A100 40GB,
+ * A40, Orin, L40S, H100 SXM, B200, Thor, RTX 5090, GB10): what a kernel
+ * that streams f32 data can get at most, for half2's advice. */
 #include "transforms/pass.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 static const struct target rows[] = {
-	/* sm  warps  ffma  dfma  hfma2  mufu  f2f */
-	{75, 32, 64, 2, 64, 16, 2, "guide"},
-	{80, 64, 64, 32, 128, 16, 16, "guide"},
-	{86, 48, 128, 2, 128, 16, 2, "guide"},
-	{87, 48, 128, 2, 128, 16, 2, "guide"},
-	{89, 48, 128, 2, 64, 16, 2, "guide"},
-	{90, 64, 119, 64, 64, 16, 15, "measured (rates.cu, H100)"},
-	{100, 64, 128, 64, 128, 16, 16, "guide"},
-	{103, 64, 128, 64, 128, 16, 16, "guide"},
-	{110, 48, 128, 2, 128, 16, 2, "guide"},
-	{120, 48, 128, 2, 128, 16, 2, "guide"},
-	{121, 48, 128, 2, 128, 16, 2, "guide"},
+	/* sm  warps  ffma  dfma  hfma2  mufu  f2f  bw */
+	{75, 32, 64, 2, 64, 16, 2, 5.0, "guide"},
+	{80, 64, 64, 32, 128, 16, 16, 10.2, "guide"},
+	{86, 48, 128, 2, 128, 16, 2, 4.8, "guide"},
+	{87, 48, 128, 2, 128, 16, 2, 9.8, "guide"},
+	{89, 48, 128, 2, 64, 16, 2, 2.4, "guide"},
+	{90, 64, 119, 64, 64, 16, 15, 12.8, "measured (rates.cu, H100)"},
+	{100, 64, 128, 64, 128, 16, 16, 27.5, "guide"},
+	{103, 64, 128, 64, 128, 16, 16, 27.5, "guide"},
+	{110, 48, 128, 2, 128, 16, 2, 8.7, "guide"},
+	{120, 48, 128, 2, 128, 16, 2, 4.4, "guide"},
+	{121, 48, 128, 2, 128, 16, 2, 2.3, "guide"},
 };
 
 const struct target *
