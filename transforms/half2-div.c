@@ -134,6 +134,14 @@ h2_varying(const struct h2 *h, const Ins *i)
 
 /* ---- refusals ---- */
 
+static char *
+fmt_warp(const char *n)
+{
+	static char buf[96];
+	snprintf(buf, sizeof buf, "reads %.40s, a warp's own identity", n);
+	return buf;
+}
+
 /* the special registers: which differ between the lanes, which pairing
  * cannot give a meaning (NULL: fine) */
 static const char *
@@ -145,7 +153,7 @@ special(struct h2 *h, uint r)
 	static const char *const lane[2] = {"%tid.", "%ctaid."};
 	for (size_t k = 0; k < countof(warp); k++)
 		if (startswith(n, warp[k]))
-			return "reads a warp's own identity";
+			return arena_strdup(h->a, fmt_warp(n));
 	if (startswith(n, "%cluster") || startswith(n, "%nclusterid") || startswith(n, "%is_explicit_cluster"))
 		return "uses thread block clusters";
 	if (!strcmp(n, "%tid") || !strcmp(n, "%ctaid"))
