@@ -651,7 +651,6 @@ struct end {
 static void
 blockend(struct h2 *h, uint b, struct end *e)
 {
-	Fn *fn = h->fn;
 	uint t = h->term[b];
 	e->n = b + 1 < h->nblk ? b + 1 : ~0u;
 	e->t = ~0u;
@@ -660,7 +659,6 @@ blockend(struct h2 *h, uint b, struct end *e)
 		e->kind = TFALL;
 		return;
 	}
-	(void)fn;
 	if (e->i->op == Obra) {
 		e->t = h->tblk[b];
 		e->kind = e->i->pred.kind ? TCBRA : TBRA;
@@ -810,20 +808,6 @@ endblock(struct h2 *h, uint b)
 	dispatch(h, c, n);
 }
 
-/* does block b blend packed registers under its mask? */
-static int
-blends(struct h2 *h, uint b)
-{
-	Fn *fn = h->fn;
-	for (uint k = fn->blk[b].first; k < fn->blk[b].end; k++) {
-		uint r[64];
-		const Ins *i = &h->src[k];
-		if (i->op < NOP && h2_varying(h, i) && needblend(h, b, i) && packedregs(h, i, 1, r))
-			return 1;
-	}
-	return 0;
-}
-
 /* the start of block b: a masked block is entered by dispatch (masks
  * from the lanes' pcs) or directly (masks carried over) */
 static void
@@ -844,7 +828,6 @@ startblock(struct h2 *h, uint b, uint *k)
 		label(h, h->blbl[b]);
 	while (*k < fn->blk[b].end && (src[*k].op == Oraw || src[*k].op == Oloc))
 		put(h, &src[(*k)++]);
-	(void)blends;
 }
 
 static void
@@ -985,7 +968,6 @@ objects(struct h2 *h)
 	Fn *fn = h->fn;
 	Module *m = h->m;
 	h->sym1 = arena_alloc(h->a, (h->nsym + 1) * sizeof *h->sym1);
-	(void)fn;
 	for (uint k = 0; k < h->nsrc; k++) {
 		const Ins *i = &h->src[k];
 		if (i->op != Ovar || !h->lanesym[i->arg[0].idx])
