@@ -63,7 +63,7 @@ struct target {
 	double f2f;         /* conversions to or from f64 (XU pipe on sm_90) */
 	double alu;         /* compare, select, min/max, logic, integer add (FSETP FSEL FMNMX LOP3) */
 	double issue;       /* instructions of any kind: 4 schedulers x 32 lanes */
-	double bw;          /* DRAM bytes per clock per SM (one part's datasheet; sm_90 measured) */
+	double bw;          /* DRAM bytes per clock per SM (datasheet; sm_90 measured) */
 	const char *source; /* "guide" or "measured (rates.cu, H100)" */
 };
 /* the row for sm (90; a newer minor version takes its major's last row),

@@ -13,12 +13,12 @@
  * every target here); on sm_90 bench/fiset/probe.cu measured it (min.f32 61,
  * setp+selp 31 a pair: FSETP and FSEL each one ALU slot). issue is one warp
  * instruction per clock per scheduler, 4 schedulers (128 thread-instructions).
- * bw is DRAM bandwidth over SMs x clock of one part of each row: A100 SXM
- * 1555 GB/s, 108 SMs, 1.41 GHz (10.2); RTX 3090 936 GB/s, 82 SMs, 1.70 GHz
- * (6.7); RTX 4090 1008 GB/s, 128 SMs, 2.52 GHz (3.1); H100 SXM measured
- * 3.0 TB/s (device-to-device copy), 132 SMs, 1.98 GHz (11.5); B200 8 TB/s,
- * 148 SMs, 1.9 GHz (28); the others by their nearest part. Only the cost
- * model of fiset reads alu, issue and bw, to tell memory-bound kernels. */
+ * bw is DRAM bandwidth per clock per SM: the datasheet bandwidth over (SMs x
+ * boost clock) of the architecture's data-center part (T4, A100 40GB, A40,
+ * Orin, L40S, H100 SXM, B200, Thor, RTX 5090, GB10), what a kernel that
+ * streams data can get at most; on sm_90 the H100's measured 3.0 TB/s
+ * (device-to-device copy, 132 SMs, 1.98 GHz). fiset's cost model reads alu,
+ * issue and bw, to tell memory-bound kernels; half2's advice reads bw. */
 #include "transforms/pass.h"
 
 #include <stdlib.h>
@@ -26,17 +26,17 @@
 
 static const struct target rows[] = {
 	/* sm  warps  ffma  dfma  hfma2  mufu  f2f  alu  issue  bw */
-	{75, 32, 64, 2, 64, 16, 2, 64, 128, 6.0, "guide"},
+	{75, 32, 64, 2, 64, 16, 2, 64, 128, 5.0, "guide"},
 	{80, 64, 64, 32, 128, 16, 16, 64, 128, 10.2, "guide"},
-	{86, 48, 128, 2, 128, 16, 2, 64, 128, 6.7, "guide"},
-	{87, 48, 128, 2, 128, 16, 2, 64, 128, 6.7, "guide"},
-	{89, 48, 128, 2, 64, 16, 2, 64, 128, 3.1, "guide"},
+	{86, 48, 128, 2, 128, 16, 2, 64, 128, 4.8, "guide"},
+	{87, 48, 128, 2, 128, 16, 2, 64, 128, 9.8, "guide"},
+	{89, 48, 128, 2, 64, 16, 2, 64, 128, 2.4, "guide"},
 	{90, 64, 119, 64, 64, 16, 15, 64, 128, 11.5, "measured (rates.cu, probe.cu, H100)"},
-	{100, 64, 128, 64, 128, 16, 16, 64, 128, 28, "guide"},
-	{103, 64, 128, 64, 128, 16, 16, 64, 128, 28, "guide"},
-	{110, 48, 128, 2, 128, 16, 2, 64, 128, 6.7, "guide"},
-	{120, 48, 128, 2, 128, 16, 2, 64, 128, 6.7, "guide"},
-	{121, 48, 128, 2, 128, 16, 2, 64, 128, 6.7, "guide"},
+	{100, 64, 128, 64, 128, 16, 16, 64, 128, 27.5, "guide"},
+	{103, 64, 128, 64, 128, 16, 16, 64, 128, 27.5, "guide"},
+	{110, 48, 128, 2, 128, 16, 2, 64, 128, 8.7, "guide"},
+	{120, 48, 128, 2, 128, 16, 2, 64, 128, 4.4, "guide"},
+	{121, 48, 128, 2, 128, 16, 2, 64, 128, 2.3, "guide"},
 };
 
 const struct target *

@@ -143,8 +143,8 @@ TEST(both_forms_give_the_same_values_and_the_writers_read_back)
 		{"fiset", "{sets: [0, 7]}", "sets=[0,7]", "{\"sets\":[0,7],\"min_ratio\":1.5,\"max_sets\":64}"},
 		{"fiset", "{sets: [4]}", "sets=[4]", "{\"sets\":[4],\"min_ratio\":1.5,\"max_sets\":64}"},
 		{"half2", "{type: bf16, pairing: blocks}", "pairing=blocks,type=bf16",
-		 "{\"type\":\"bf16\",\"pairing\":\"blocks\"}"},
-		{"half2", "{}", "", "{\"type\":\"f16\",\"pairing\":\"threads\"}"},
+		 "{\"type\":\"bf16\",\"pairing\":\"blocks\",\"force\":false}"},
+		{"half2", "{}", "", "{\"type\":\"f16\",\"pairing\":\"threads\",\"force\":false}"},
 	};
 	for (size_t i = 0; i < countof(cases); i++) {
 		test_name = cases[i].text;

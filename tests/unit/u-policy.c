@@ -368,7 +368,7 @@ TEST(rule_params_are_json)
 	s = params_str(p->prof[2].rule[2].param[T_FISET], W_JSON);
 	CHECK_STR(s, "{\"sets\":3,\"min_ratio\":1.5,\"max_sets\":64}");
 	s = params_str(p->prof[2].rule[0].param[T_HALF2], W_JSON);
-	CHECK_STR(s, "{\"type\":\"bf16\",\"pairing\":\"blocks\"}");
+	CHECK_STR(s, "{\"type\":\"bf16\",\"pairing\":\"blocks\",\"force\":false}");
 	CHECK(p->prof[1].rule[0].param[T_HALF2] == NULL);  /* no such block */
 }
 

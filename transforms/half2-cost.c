@@ -1,0 +1,376 @@
+/* half2-cost.c: will pairing pay on each target of the build, and the
+ * report.
+ *
+ * The model counts, from the PTX, what one pair of logical threads issues
+ * before and after pairing, by the pipe that runs it, each instruction
+ * weighted by how often its block runs (loop trip counts where the loop
+ * counts to a constant, else 8 per loop level): f32 FMA-pipe work, x2
+ * work, SFU work, f16 conversions, everything else, and the bytes of
+ * global and local memory the varying loads and stores move (uniform ones
+ * are one address for the whole pair: a cache hit). A pair's time on a
+ * target is the largest of: all instructions over the issue rate, each
+ * pipe's work over its rate in the target's row (transforms/target.c),
+ * and the bytes over the target's DRAM bandwidth per SM. Pairing moves
+ * the same bytes (storage stays f32), so a kernel bound by memory gains
+ * nothing; one bound by f32 arithmetic gains what x2 arithmetic and the
+ * shared non-float work (indices, addresses, loop control, issue) give.
+ * The advice applies pairing where the predicted speedup reaches PAYS on
+ * every target; mpcc-opt and rules can force it (force: true). */
+#include "transforms/half2.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ISSUE 128.0   /* thread-instructions per clock per SM: 4 schedulers x 32 (sm_70 on) */
+#define CVT16 96.0    /* f16 packs and unpacks per clock per SM: shared/probes/rates.cu
+                       * on an H100 ran 32 packs + 64 unpacks per clock */
+#define PAYS 1.05     /* the predicted speedup that every target must reach */
+
+static int
+vecwidth(const Ins *i)
+{
+	const char *s = i->name.s, *e = s + i->name.n;
+	for (const char *p = s; p + 3 <= e; p++)
+		if (p[0] == '.' && p[1] == 'v' && (p[2] == '2' || p[2] == '4' || p[2] == '8'))
+			return p[2] - '0';
+	return 1;
+}
+
+static int
+tysize(int ty)
+{
+	switch (ty) {
+	case Tb8: case Tu8: case Ts8: return 1;
+	case Tb16: case Tu16: case Ts16: case Tf16: case Tbf16: return 2;
+	case Tb64: case Tu64: case Ts64: case Tf64: return 8;
+	case Tb128: return 16;
+	}
+	return 4;
+}
+
+static int
+space(const Ins *i, const char *sp)
+{
+	const char *s = i->name.s, *e = s + i->name.n;
+	size_t n = strlen(sp);
+	for (const char *p = s; p + n <= e; p++)
+		if (!memcmp(p, sp, n))
+			return 1;
+	return 0;
+}
+
+/* bytes of DRAM traffic one lane's copy of i moves (shared, param and
+ * const memory stay on the SM) */
+static double
+bytes(const Ins *i)
+{
+	if (i->op != Old && i->op != Oldu && i->op != Ost && !h2_atomic(i))
+		return 0;
+	if (space(i, ".shared") || space(i, ".param") || space(i, ".const"))
+		return 0;
+	return tysize(i->ty) * vecwidth(i);
+}
+
+/* what one copy of f32/f64/integer instruction i costs, by pipe */
+static void
+add(struct cost *c, const Ins *i, double w)
+{
+	int f32 = i->ty == Tf32;
+	switch (i->op) {
+	case Oadd: case Osub: case Omul: case Ofma: case Omad:
+		if (f32) {
+			c->fp32 += w;
+			return;
+		}
+		break;
+	case Oex2: case Olg2: case Osin: case Ocos: case Orsqrt: case Otanh:
+		c->mufu += w;
+		return;
+	case Orcp: case Osqrt:
+		c->mufu += w;
+		c->fp32 += 4 * w;
+		return;
+	case Odiv:
+		if (f32) {
+			c->mufu += w;
+			c->fp32 += 7 * w;
+			c->other += 2 * w;
+			return;
+		}
+		break;
+	}
+	c->other += w;
+}
+
+static void
+addx2(struct h2 *h, struct cost *c, const Ins *i, double w)
+{
+	if (i->op == Oex2 || i->op == Otanh)
+		c->mufu += w;
+	else if (i->op == Omov)
+		c->other += w;
+	else
+		c->x2 += w;
+	if (h->type == BF16 && h->tgt < 90 && (i->op == Oadd || i->op == Osub || i->op == Omul))
+		c->other += w;
+}
+
+/* the conversions that bring operand r of an x2 instruction into x2 form */
+static void
+x2operand(struct h2 *h, Ref r, double w)
+{
+	if (r.kind == RImm) {
+		float f;
+		int risk = 0;
+		if (h2_immf(h->fn->imm[r.idx].text, &f))
+			h2_packconst(h, f, &risk);
+		h->rangeover += risk == 1;
+		h->rangeunder += risk == 2;
+		return;   /* a constant: ptxas folds it into the instruction */
+	}
+	if (r.kind == RReg && !h->packed[r.idx] && !h->bcast[r.idx]) {
+		h->pair.cvt += w;
+		h->npack++;
+	}
+}
+
+static void
+unpackcost(struct h2 *h, double w)
+{
+	h->nunpack++;
+	if (h->type == BF16)
+		h->pair.other += 2 * w;
+	else {
+		h->pair.cvt += 2 * w;
+		h->pair.other += w;
+	}
+}
+
+static void
+packcost(struct h2 *h, double w)
+{
+	h->npack++;
+	h->pair.cvt += h->type == F16 && h->tgt < 80 ? 2 * w : w;
+	h->pair.other += h->type == F16 && h->tgt < 80 ? w : 0;
+}
+
+struct pk {
+	struct h2 *h;
+	double w;
+	uint seen[64];
+	uint n;
+};
+
+static void
+pkreg(struct h2 *h, uint r, int def, void *arg)
+{
+	struct pk *p = arg;
+	if (r >= h->nreg || !h->packed[r])
+		return;
+	for (uint k = 0; k < p->n; k++)
+		if (p->seen[k] == (r << 1 | (uint)def))
+			return;
+	if (p->n < countof(p->seen))
+		p->seen[p->n++] = r << 1 | (uint)def;
+	if (def)
+		packcost(h, p->w);
+	else
+		unpackcost(h, p->w);
+}
+
+static int
+packeddst(const struct h2 *h, const Ins *i)
+{
+	return i->narg && i->arg[0].kind == RReg && i->arg[0].idx < h->nreg && h->packed[i->arg[0].idx]
+	       && isdef(i, 0);
+}
+
+static int
+packedsrc(const struct h2 *h, const Ins *i)
+{
+	for (uint k = 1; k < i->narg; k++)
+		if (i->arg[k].kind == RReg && h->packed[i->arg[k].idx])
+			return 1;
+	return 0;
+}
+
+/* one instruction of block b (run w times) before and after pairing */
+static void
+count(struct h2 *h, uint b, const Ins *i, double w)
+{
+	double by = bytes(i);
+	add(&h->orig, i, 2 * w);
+	if (!h2_varying(h, i)) {
+		add(&h->pair, i, w);
+		h->nuniform++;
+		if (i->narg && i->arg[0].kind == RReg && isdef(i, 0) && h->bcast[i->arg[0].idx]
+		    && !(i->op == Omov && i->arg[1].kind == RImm)) {
+			h->pair.cvt += w;   /* its x2 twin */
+			h->npack++;
+		}
+		return;
+	}
+	h->orig.bytes += 2 * w * by;
+	h->pair.bytes += 2 * w * by;
+	int pd = packeddst(h, i);
+	if (pd && (h2_pairable(h, i) || h2_x2mov(h, i))) {
+		addx2(h, &h->pair, i, w);
+		for (uint k = 1; k < i->narg; k++)
+			x2operand(h, i->arg[k], w);
+		h->nx2++;
+	} else if (pd && i->op == Oselp) {
+		x2operand(h, i->arg[1], w);
+		x2operand(h, i->arg[2], w);
+		h->pair.other += 2 * w;
+		h->nx2++;
+	} else if (h2_pairsetp(h, i) && packedsrc(h, i) && !i->pred.kind) {
+		h->pair.x2 += w;
+		x2operand(h, i->arg[1], w);
+		x2operand(h, i->arg[2], w);
+		h->nx2++;
+	} else {
+		struct pk p = {h, w, {0}, 0};
+		add(&h->pair, i, 2 * w);
+		h2_visit(h, i, pkreg, &p);
+		h->nlane++;
+	}
+	if (h->div[b] && (h2_memop(i) || i->pred.kind))
+		h->pair.other += w;   /* and.pred of a guard with the mask */
+}
+
+/* the control each block adds: masks, next blocks, dispatch */
+static void
+control(struct h2 *h, uint b, double w)
+{
+	if (h2_protocol(h, b)) {
+		uint n = 2;
+		for (uint x = 0; x < h->nblk; x++)
+			n += bget(h->front + (size_t)b * h->bw, x);
+		h->pair.other += w * (2 + 3.0 * (n - 1));
+	}
+}
+
+static double
+time(const struct cost *c, const struct target *t, const char **bound)
+{
+	double v[6] = {(c->fp32 + c->x2 + c->mufu + c->cvt + c->other) / ISSUE, c->fp32 / t->ffma,
+	               c->x2 / t->hfma2, c->mufu / t->mufu, c->cvt / CVT16, c->bytes / t->bw};
+	static const char *const what[] = {"instruction issue", "f32 arithmetic", "x2 arithmetic",
+	                                   "the SFU", "f16 conversions", "memory"};
+	int m = 0;
+	for (int k = 1; k < 6; k++)
+		if (v[k] > v[m])
+			m = k;
+	if (bound)
+		*bound = what[m];
+	return v[m];
+}
+
+void
+h2_advise(struct h2 *h)
+{
+	Fn *fn = h->fn;
+	for (uint b = 0; b < h->nblk; b++) {
+		double w = h->weight[b];
+		if (!w)
+			continue;
+		for (uint k = fn->blk[b].first; k < fn->blk[b].end; k++)
+			if (fn->ins[k].op < NOP)
+				count(h, b, &fn->ins[k], w);
+		control(h, b, w);
+	}
+	h->pair.other += 30;   /* the prologue */
+	const struct passctx *cx = h->cx;
+	h->nsm = 0;
+	for (int k = 0; k < cx->nsm && h->nsm < (int)countof(h->sm); k++)
+		h->sm[h->nsm++] = cx->sm[k];
+	if (!h->nsm)
+		h->sm[h->nsm++] = h->tgt;
+	for (int k = 0; k < h->nsm; k++) {
+		const struct target *t = target(h->sm[k]);
+		if (!t) {
+			h->speedup[k] = 0;
+			h->bound[k] = NULL;
+			continue;
+		}
+		double a = time(&h->orig, t, &h->bound[k]), p = time(&h->pair, t, NULL);
+		h->speedup[k] = p > 0 ? a / p : 1;
+	}
+}
+
+static double
+intensity(const struct h2 *h)
+{
+	double ops = h->orig.fp32 + h->orig.mufu;
+	return h->orig.bytes > 0 ? ops / h->orig.bytes : INFINITY;
+}
+
+char *
+h2_notpaying(const struct h2 *h)
+{
+	for (int k = 0; k < h->nsm; k++) {
+		if (!target(h->sm[k]))
+			continue;
+		if (h->speedup[k] >= PAYS)
+			continue;
+		if (!strcmp(h->bound[k], "memory"))
+			return fmt("will not pay on sm_%d: predicted %.2fx, the kernel is bound by memory "
+			           "(%.2f f32 operations per byte; pairing keeps f32 storage) "
+			           "(force: true pairs it anyway)", h->sm[k], h->speedup[k], intensity(h));
+		return fmt("will not pay on sm_%d: predicted %.2fx, bound by %s "
+		           "(force: true pairs it anyway)", h->sm[k], h->speedup[k], h->bound[k]);
+	}
+	return NULL;
+}
+
+char *
+h2_stats(const struct h2 *h)
+{
+	static const char *const ty[] = {"f16", "bf16", "f32"};
+	struct buf b = BUF_INIT;
+	buf_printf(&b, "{\"type\":\"%s\",\"pairing\":\"%s\",\"x2\":%d,\"per_lane\":%d,"
+	           "\"uniform\":%d,\"packs\":%d,\"unpacks\":%d,\"varying_branches\":%d,"
+	           "\"masked_blocks\":%d,\"predicted\":{", ty[h->type],
+	           h->pairing == BLOCKS ? "blocks" : "threads", h->nx2, h->nlane, h->nuniform,
+	           h->npack, h->nunpack, h->nvarybr, h->ndiv);
+	for (int k = 0; k < h->nsm; k++)
+		buf_printf(&b, "%s\"sm_%d\":%.2f", k ? "," : "", h->sm[k], h->speedup[k]);
+	buf_printf(&b, "},\"bound\":\"%s\"", h->nsm && h->bound[0] ? h->bound[0] : "unknown");
+	if (h->type != F32)
+		buf_printf(&b, ",\"range\":{\"overflow\":%d,\"underflow\":%d}", h->rangeover, h->rangeunder);
+	buf_puts(&b, "}");
+	return buf_take(&b);
+}
+
+void
+h2_explain(FILE *out, const struct h2 *h)
+{
+	const char *x2 = h->type == BF16 ? "bf16x2" : "f16x2";
+	if (h->type == F32)
+		fprintf(out, "           %d instructions run once per lane, %d once for both lanes\n",
+		        h->nlane, h->nuniform);
+	else
+		fprintf(out, "           %d f32 instructions become %s ones, %d run once per lane, "
+		        "%d once for both lanes; %d packs, %d unpacks\n",
+		        h->nx2, x2, h->nlane, h->nuniform, h->npack, h->nunpack);
+	fprintf(out, "           %d branches differ between the lanes, %d blocks run under a lane mask\n",
+	        h->nvarybr, h->ndiv);
+	for (int k = 0; k < h->nsm; k++) {
+		if (!h->bound[k]) {
+			fprintf(out, "           sm_%d: no cost figures for this target\n", h->sm[k]);
+			continue;
+		}
+		fprintf(out, "           sm_%d: the kernel is bound by %s; predicted %.2fx (from the PTX "
+		        "and the target's rates): %s\n", h->sm[k], h->bound[k], h->speedup[k],
+		        h->speedup[k] >= PAYS ? "pays" : h->force ? "will not pay (forced)" : "will not pay, left alone");
+	}
+	if (h->rangeover)
+		fprintf(out, "           %d f32 constants overflow f16 (|x| > 65504): consider type: bf16\n",
+		        h->rangeover);
+	if (h->rangeunder)
+		fprintf(out, "           %d f32 constants are below the %s normal range and lose digits\n",
+		        h->rangeunder, h->type == BF16 ? "bf16" : "f16");
+	if (h->type == F16 && h->orig.bytes > 0)
+		fprintf(out, "           loaded values must stay within +-65504 in f16 (bf16 keeps f32's range)\n");
+}

@@ -1,0 +1,126 @@
+/* half2.h: what the phases of the half2 pass share (half2.c: the pass and
+ * its target rules; half2-div.c: refusals, the divergence analysis and the
+ * choice of packed registers; half2-cost.c: the cost model, the advice, the
+ * report; half2-emit.c: the rewrite). Private to those files. */
+#ifndef MPCC_HALF2_H
+#define MPCC_HALF2_H
+
+#include "ptx/ptx.h"
+#include "transforms/pass.h"
+
+enum { TYPE, PAIRING, FORCE };   /* the parameters */
+enum { F16, BF16, F32 };         /* type */
+enum { THREADS, BLOCKS };        /* pairing */
+
+#define DONE 0xFFFFFFFFu         /* the pc of a lane that returned */
+
+typedef unsigned long long Word;
+static inline int bget(const Word *s, uint i) { return (int)(s[i >> 6] >> (i & 63) & 1); }
+static inline void bset(Word *s, uint i) { s[i >> 6] |= 1ull << (i & 63); }
+
+/* per logical-thread pair, in instructions by the pipe that runs them (and
+ * bytes of memory traffic), each weighted by how often its block runs */
+struct cost {
+	double fp32;    /* f32 add/mul/fma */
+	double x2;      /* f16x2/bf16x2 arithmetic */
+	double mufu;    /* ex2 lg2 sin cos rcp rsqrt and the like */
+	double cvt;     /* f16 packs and unpacks */
+	double other;   /* integer, compare, move, branch, load/store issue */
+	double bytes;   /* global and local memory, loads and stores */
+};
+
+struct h2 {
+	struct passctx *cx;
+	Fn *fn;
+	Module *m;
+	Arena *a;                 /* the analysis' memory */
+	int type, pairing, force;
+	int tgt;                  /* the PTX's .target: what ptxas lets it use */
+
+	/* the analysis (half2-div.c) */
+	uint nreg, nblk, rw, bw;  /* registers, blocks; words of a register set, of a block set */
+	Word *live;               /* per block: the registers live on entry */
+	Word *front;              /* per block: F(b), where a lane may wait while b runs */
+	Word *seen;               /* per block: registers that a lane waiting in F(b) reads */
+	uchar *vary;              /* per register: may differ between the lanes */
+	uchar *packed;            /* per register: a varying f32 held in one x2 register */
+	uchar *bcast;             /* per register: a uniform f32 that x2 instructions read:
+	                           * it gets an x2 twin holding it in both lanes */
+	uchar *lanespec;          /* per register: 1 + x/y/z of the special register that differs
+	                           * between the lanes (%tid; %ctaid with pairing blocks) */
+	uchar *lanesym;           /* per module symbol: an object each lane has its own of */
+	uint nsym;
+	uchar *varybr;            /* per block: its branch may go different ways in the lanes */
+	uint *term;               /* per block: its last jump (bra ret exit), ~0u: falls through */
+	uchar *div;               /* per block: F(b) is not empty: it runs under a lane mask */
+	double *weight;           /* per block: how often it runs (loop trip counts, guessed) */
+	int retdiv;               /* a lane may return while the other goes on */
+	int usecomp[3];           /* which of the lane specials' x y z are read */
+	int nvarybr, ndiv;
+
+	/* the cost model and advice (half2-cost.c) */
+	struct cost orig, pair;
+	int nx2, nlane, nuniform, npack, nunpack;   /* instructions, unweighted */
+	int rangeover, rangeunder;                  /* f32 constants outside the type's range */
+	int nsm;
+	int sm[16];
+	double speedup[16];       /* predicted, per target */
+	const char *bound[16];    /* what bounds the original on that target */
+
+	/* the rewrite (half2-emit.c) */
+	uint *l1;                 /* per register: the lane-1 copy of a varying register */
+	uint *pk;                 /* per register: the x2 register of a packed one, or
+	                           * the x2 twin of a broadcast one */
+	uint *sym1;               /* per module symbol: lane 1's copy */
+	uint lreg[2][3];          /* the lanes' %tid (or %ctaid) x y z */
+	uint pc[2], lv[2], msk[2], kw;
+	uint tb[6], th[2], tp[3], ttmp;
+	uint *blbl;               /* per block: its label (a masked block's direct entry) */
+	uint *dlbl;               /* per block: a masked block's entry from dispatch */
+	uint *tblk;               /* per block: the block its branch goes to */
+	const Ins *src;           /* the body as it was */
+	uint start;               /* where its declarations end */
+	uint nsrc;
+	Ins *out;
+	uint nout, capout;
+};
+
+/* half2.c */
+int h2_pairable(const struct h2 *h, const Ins *i);
+int h2_pairsetp(const struct h2 *h, const Ins *i);
+int h2_x2mov(const struct h2 *h, const Ins *i);
+int h2_immf(Str t, float *f);
+uint h2_packconst(const struct h2 *h, float f, int *risk);
+
+/* half2-div.c */
+/* what the kernel does that pairing cannot keep correct (malloc'd), or NULL */
+char *h2_refusal(struct h2 *h);
+/* cfg, liveness, then varying registers and frontiers to a fixed point */
+void h2_divergence(struct h2 *h);
+/* does block b end by setting the lanes' next blocks and dispatching? */
+int h2_protocol(const struct h2 *h, uint b);
+/* what the divergence shows pairing cannot keep (a barrier under a mask) */
+char *h2_divrefusal(struct h2 *h);
+/* which varying f32 registers live packed */
+void h2_pack(struct h2 *h);
+/* will i run as one x2 instruction? */
+int h2_isx2(const struct h2 *h, const Ins *i);
+/* visit every register operand of i: f(h, r, def, arg) */
+typedef void h2_regfn(struct h2 *h, uint r, int def, void *arg);
+void h2_visit(struct h2 *h, const Ins *i, h2_regfn *f, void *arg);
+/* does i need a copy per lane (a varying operand, result or guard, a lane
+ * object, an atomic)? */
+int h2_varying(const struct h2 *h, const Ins *i);
+int h2_atomic(const Ins *i);
+int h2_memop(const Ins *i);    /* loads and stores, which a dead lane must not issue */
+
+/* half2-cost.c */
+void h2_advise(struct h2 *h);
+char *h2_notpaying(const struct h2 *h);   /* why pairing will not pay, or NULL */
+char *h2_stats(const struct h2 *h);       /* the report's JSON */
+void h2_explain(FILE *out, const struct h2 *h);
+
+/* half2-emit.c */
+void h2_transform(struct h2 *h);
+
+#endif
