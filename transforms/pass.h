@@ -145,6 +145,9 @@ extern const struct pass fiset_pass;
 /* half2.c */
 extern const struct pass half2_pass;
 
+/* shadow.c */
+extern const struct pass shadow_pass;
+
 /* pipeline.c */
 /* Rewrite the PTX file at path in place with the passes that h->prof
  * selects. 0: written (possibly unchanged); -1: the file is left as it was

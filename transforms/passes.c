@@ -5,7 +5,8 @@
  * since it merges a second body from another cicc run, which the passes
  * after it then see too; fiset lowers f64 groups (in both bodies); half2
  * last, since pairing refuses what sfu's %warpid partition and anything
- * warp-level would break. */
+ * warp-level would break; shadow (mpcc-tune's instrumented builds) after
+ * every transform, so that it measures what they made. */
 #include "transforms/pass.h"
 
 #include <string.h>
@@ -14,6 +15,7 @@ const struct pass *const passes[] = {
 	&sfu_pass,
 	&fiset_pass,
 	&half2_pass,
+	&shadow_pass,
 };
 const int npass = countof(passes);
 
