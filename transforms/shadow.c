@@ -9,8 +9,9 @@
  * .global array (red.add), and the last thread of the launch to get there
  * prints the running totals through vprintf, one line per instruction:
  *     mpcc-shadow KERNEL INS LAUNCHES TOTAL
- * (INS: the statement's index in the kernel as nvcc wrote it, the id that
- * mpcc-tune matches with fiset's sets), at launches 1, 2, 4, ... and every
+ * (INS: the instruction's ordinal in the kernel as nvcc wrote it, labels,
+ * declarations and .loc not counted: the id that mpcc-tune matches with
+ * fiset's operations), at launches 1, 2, 4, ... and every
  * 1024th, so that a program launching the kernel often fills no buffer.
  * measure=time: the first thread of each block reads %globaltimer at entry
  * (red.min), each warp's first active lane at exit (red.max), and the last
@@ -81,6 +82,21 @@ targets(const Fn *fn, uint *n)
 	return v;
 }
 
+/* their ids: the ordinal of each among the instructions of fn (labels,
+ * declarations and .loc not counted, so -lineinfo does not change them;
+ * fiset numbers its operations the same way) */
+static uint *
+ordinals(const Fn *fn, const uint *at, uint n)
+{
+	uint *v = xmalloc((n + 1) * sizeof *v), ord = 0, j = 0;
+	for (uint k = 0; k < fn->nins && j < n; k++) {
+		if (k == at[j])
+			v[j++] = ord;
+		ord += fn->ins[k].op < NOP;
+	}
+	return v;
+}
+
 struct sh {
 	Fn *fn;
 	uint at;
@@ -140,15 +156,18 @@ f32imm(const char *t)
 static void
 before(struct sh *x, uint at)
 {
+	/* what is needed of the op, before insertions move the array */
 	const Ins *i = &x->fn->ins[at];
-	int n = arity(i);
+	int n = arity(i), imm[3];
 	char *a[3];
-	for (int k = 0; k < n; k++)
+	for (int k = 0; k < n; k++) {
 		a[k] = operand(x->fn, i->arg[k + 1]);
+		imm[k] = i->arg[k + 1].kind == RImm;
+	}
 	const char *op = twin(i);
 	x->at = at;
 	for (int k = 0; k < n; k++) {
-		if (i->arg[k + 1].kind == RImm) {
+		if (imm[k]) {
 			char *f = f32imm(a[k]);
 			emit(x, "mov.f32 %s, %s;", x->sa[k], f);
 			free(f);
@@ -206,8 +225,16 @@ oneexit(Fn *fn, const char *const *tail)
 	}
 	placelbl(fn, fn->nins, l);
 	struct sh x = {.fn = fn, .at = fn->nins};
-	for (int k = 0; tail[k]; k++)
-		emit(&x, "%s", tail[k]);
+	for (int k = 0; tail[k]; k++) {
+		size_t n = strlen(tail[k]);
+		if (n && tail[k][n - 1] == ':') {   /* a label made by newlbl() */
+			char *name = xstrndup(tail[k], n - 1);
+			placelbl(fn, x.at++, findlbl(fn, name));
+			free(name);
+		} else {
+			emit(&x, "%s", tail[k]);
+		}
+	}
 	emit(&x, "ret;");
 }
 
@@ -376,6 +403,43 @@ timing(Fn *fn, const char *p)
 	free(call), free(enter);
 }
 
+/* the exit block's lines that add each thread's totals to the .global
+ * ones: a whole warp sums its lanes first (shfl.bfly, 5 steps) and lane 0
+ * adds the sum, 32 times fewer atomics; a partial warp adds lane by lane */
+static char **
+flush(Fn *fn, const char *p, char **acc, uint n)
+{
+	char *m = rname(fn, newreg(fn, Tb32)), *q = rname(fn, newreg(fn, Tpred));
+	char *lo = rname(fn, newreg(fn, Tb32)), *hi = rname(fn, newreg(fn, Tb32));
+	char *lo2 = rname(fn, newreg(fn, Tb32)), *hi2 = rname(fn, newreg(fn, Tb32));
+	char *t = rname(fn, newreg(fn, Tf64));
+	newlbl(fn, "$L__mpcc_shadow_slow");
+	newlbl(fn, "$L__mpcc_shadow_done");
+	char **v = xcalloc(n * 26 + 12, sizeof *v);   /* 25 lines an op, 10 more */
+	int k = 0;
+	v[k++] = fmt("activemask.b32 %s;", m);
+	v[k++] = fmt("setp.ne.b32 %s, %s, 0xFFFFFFFF;", q, m);
+	v[k++] = fmt("@%s bra $L__mpcc_shadow_slow;", q);
+	for (uint i = 0; i < n; i++)
+		for (int off = 16; off >= 1; off /= 2) {
+			v[k++] = fmt("mov.b64 {%s, %s}, %s;", lo, hi, acc[i]);
+			v[k++] = fmt("shfl.sync.bfly.b32 %s, %s, %d, 31, 0xFFFFFFFF;", lo2, lo, off);
+			v[k++] = fmt("shfl.sync.bfly.b32 %s, %s, %d, 31, 0xFFFFFFFF;", hi2, hi, off);
+			v[k++] = fmt("mov.b64 %s, {%s, %s};", t, lo2, hi2);
+			v[k++] = fmt("add.f64 %s, %s, %s;", acc[i], acc[i], t);
+		}
+	v[k++] = fmt("mov.u32 %s, %%laneid;", lo);
+	v[k++] = fmt("setp.ne.u32 %s, %s, 0;", q, lo);
+	v[k++] = fmt("@%s bra $L__mpcc_shadow_done;", q);
+	v[k++] = xstrdup("$L__mpcc_shadow_slow:");
+	for (uint i = 0; i < n; i++)
+		v[k++] = fmt("red.global.add.f64 [%stot+%u], %s;", p, 8 * i, acc[i]);
+	v[k++] = xstrdup("$L__mpcc_shadow_done:");
+	v[k++] = fmt("call %sexit;", p);
+	free(m), free(q), free(lo), free(hi), free(lo2), free(hi2), free(t);
+	return v;
+}
+
 static void
 errors(Fn *fn, const char *p, const uint *orig, uint n)
 {
@@ -404,13 +468,10 @@ errors(Fn *fn, const char *p, const uint *orig, uint n)
 	x.at = bodystart(fn);
 	for (uint k = 0; k < n; k++)
 		emit(&x, "mov.f64 %s, 0d0000000000000000;", acc[k]);
-	char **tail = xcalloc(n + 2, sizeof *tail);
-	for (uint k = 0; k < n; k++)
-		tail[k] = fmt("red.global.add.f64 [%stot+%u], %s;", p, 8 * k, acc[k]);
-	tail[n] = fmt("call %sexit;", p);
+	char **tail = flush(fn, p, acc, n);
 	oneexit(fn, (const char *const *)tail);
 	(void)orig;
-	for (uint k = 0; k <= n; k++)
+	for (uint k = 0; tail[k]; k++)
 		free(tail[k]);
 	for (uint k = 0; k < n; k++)
 		free(acc[k]);
@@ -420,14 +481,14 @@ errors(Fn *fn, const char *p, const uint *orig, uint n)
 }
 
 static char *
-statsjson(const Fn *fn, int measure, const uint *ins, uint n)
+statsjson(const Fn *fn, int measure, const uint *ins, const uint *ord, uint n)
 {
 	struct buf b = BUF_INIT;
 	buf_printf(&b, "{\"measure\":\"%s\",\"ops\":[", measure == TIME ? "time" : "error");
 	for (uint k = 0; k < n; k++) {
 		const Ins *i = &fn->ins[ins[k]];
 		char *name = xstrndup(i->name.s, i->name.n);
-		buf_printf(&b, "%s{\"ins\":%u,\"op\":", k ? "," : "", ins[k]);
+		buf_printf(&b, "%s{\"ins\":%u,\"op\":", k ? "," : "", ord[k]);
 		buf_json(&b, name);
 		buf_printf(&b, ",\"line\":%u}", insline(fn, ins[k], NULL));
 		free(name);
@@ -450,9 +511,11 @@ apply(struct passctx *cx, Fn *fn, const struct params *p, struct outcome *o)
 		free(ins);
 		return o->why = xstrdup("no f64 arithmetic to shadow"), -1;
 	}
-	o->stats = statsjson(fn, measure, ins, measure == ERROR ? n : 0);
+	uint *ord = ordinals(fn, ins, n);
+	o->stats = statsjson(fn, measure, ins, ord, measure == ERROR ? n : 0);
 	char *pfx = prefix(cx->m, fn), *name = symstr(cx->m, fn->sym);
-	module_part(cx->m, pfx, name, measure, ins, n);
+	module_part(cx->m, pfx, name, measure, ord, n);
+	free(ord);
 	if (measure == TIME)
 		timing(fn, pfx);
 	else

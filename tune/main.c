@@ -16,13 +16,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int
-qos_met(const struct tuner *tu, const struct errors *e)
-{
-	double v = metric(e, tu->metric);
-	return tu->metric == M_DIGITS ? v >= tu->qos : v <= tu->qos;
-}
-
 static const char usage_text[] =
 	"usage: mpcc-tune --build CMD --run CMD --qos X [options]\n"
 	"  --build CMD           rebuild every source (e.g. 'make -B NVCC=mpcc'); candidates get MPCC_SET\n"
@@ -46,6 +39,7 @@ static const char usage_text[] =
 	"  --min-gain P          keep a knob only if it gains over P%% (default 1)\n"
 	"  --slow X              a run over X times the baseline's time fails (default 3)\n"
 	"  --jobs N              run N candidates at once, one GPU each\n"
+	"  --build-jobs N        build N candidates at once (default 1)\n"
 	"  --launcher CMD        prefix every run (e.g. 'srun -n1 --gpus=1')\n"
 	"  --binary FILE         the program file, compared when the profile is checked\n"
 	"  --policy FILE         the .mpcc.yaml to write (default: the nearest, else ./.mpcc.yaml)\n"
@@ -87,7 +81,7 @@ num(const char *opt, const char *v, double lo)
 enum {
 	O_BUILD = 256, O_RUN, O_OUTPUT, O_OTYPE, O_METRIC, O_QOS, O_TIME, O_HIGHER, O_RUNS,
 	O_TRANSFORM, O_KERNELS, O_MINSHARE, O_SEARCH, O_STEP, O_LMAX, O_SHADOW, O_MODE, O_PERF,
-	O_IDEAL, O_MINGAIN, O_SLOW, O_JOBS, O_LAUNCHER, O_BINARY, O_POLICY, O_PROFILE, O_DRYRUN,
+	O_IDEAL, O_MINGAIN, O_SLOW, O_JOBS, O_BJOBS, O_LAUNCHER, O_BINARY, O_POLICY, O_PROFILE, O_DRYRUN,
 	O_SVG, O_WORKDIR, O_KEEP, O_HELP,
 };
 
@@ -99,7 +93,7 @@ static const struct option longopts[] = {
 	{"min-share", 1, 0, O_MINSHARE}, {"search", 1, 0, O_SEARCH}, {"step", 1, 0, O_STEP},
 	{"lambda-max", 1, 0, O_LMAX}, {"shadow", 0, 0, O_SHADOW}, {"mode", 1, 0, O_MODE},
 	{"perf-threshold", 1, 0, O_PERF}, {"ideal-build", 1, 0, O_IDEAL},
-	{"min-gain", 1, 0, O_MINGAIN}, {"slow", 1, 0, O_SLOW}, {"jobs", 1, 0, O_JOBS},
+	{"min-gain", 1, 0, O_MINGAIN}, {"slow", 1, 0, O_SLOW}, {"jobs", 1, 0, O_JOBS}, {"build-jobs", 1, 0, O_BJOBS},
 	{"launcher", 1, 0, O_LAUNCHER}, {"binary", 1, 0, O_BINARY}, {"policy", 1, 0, O_POLICY},
 	{"profile", 1, 0, O_PROFILE}, {"dry-run", 0, 0, O_DRYRUN}, {"svg", 1, 0, O_SVG},
 	{"workdir", 1, 0, O_WORKDIR}, {"keep", 0, 0, O_KEEP}, {"help", 0, 0, O_HELP}, {0, 0, 0, 0},
@@ -115,7 +109,7 @@ options(struct tuner *tu, int argc, char **argv)
 	                         *const modes[] = {"1", "2", "3", NULL};
 	int qos = 0, c;
 	*tu = (struct tuner){.output = "stdout", .runs = 5, .step = 4, .lmax = 64, .mode = 1,
-	                     .minshare = 5, .mingain = 1, .slow = 3, .jobs = 1, .profile = "tuned",
+	                     .minshare = 5, .mingain = 1, .slow = 3, .jobs = 1, .bjobs = 1, .profile = "tuned",
 	                     .svg = "mpcc-tune.svg", .transform = "sfu"};
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1)
 		switch (c) {
@@ -141,6 +135,7 @@ options(struct tuner *tu, int argc, char **argv)
 		case O_MINGAIN: tu->mingain = num("--min-gain", optarg, 0); break;
 		case O_SLOW: tu->slow = num("--slow", optarg, 1); break;
 		case O_JOBS: tu->jobs = num("--jobs", optarg, 1); break;
+		case O_BJOBS: tu->bjobs = num("--build-jobs", optarg, 1); break;
 		case O_LAUNCHER: tu->launcher = optarg; break;
 		case O_BINARY: tu->binary = optarg; break;
 		case O_POLICY: tu->policy = optarg; break;
@@ -165,9 +160,10 @@ options(struct tuner *tu, int argc, char **argv)
 			die("--time '%s': %s", tu->timepat, msg);
 		}
 	}
-	if (tu->jobs > 1 && !(strstr(tu->build, "MPCC_TUNE_DIR") && strstr(tu->run, "MPCC_TUNE_DIR")))
-		warn("--jobs %d: --build and --run do not name $MPCC_TUNE_DIR, so every candidate "
-		     "builds the same files: one candidate at a time", tu->jobs);
+	if ((tu->jobs > 1 || tu->bjobs > 1) &&
+	    !(strstr(tu->build, "MPCC_TUNE_DIR") && strstr(tu->run, "MPCC_TUNE_DIR")))
+		warn("--jobs/--build-jobs: --build and --run do not name $MPCC_TUNE_DIR, so every "
+		     "candidate builds the same files: one candidate at a time");
 }
 
 static void

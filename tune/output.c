@@ -196,6 +196,13 @@ metric(const struct errors *e, int m)
 	return e->digits;
 }
 
+int
+qos_met(const struct tuner *tu, const struct errors *e)
+{
+	double v = metric(e, tu->metric);
+	return tu->metric == M_DIGITS ? v >= tu->qos : v <= tu->qos;
+}
+
 static int
 cmpd(const void *a, const void *b)
 {

@@ -188,8 +188,19 @@ struct fset {
 	int nops;
 };
 
+/* a number of a report, null (fiset's r_ac of a set with no cast) as inf */
+static double
+jnum(const char *obj, const char *key, double none)
+{
+	char *v = jget(obj, key);
+	double x = !v ? none : !strcmp(v, "null") ? INFINITY : atof(v);
+	free(v);
+	return x;
+}
+
 /* the sets of the kernel in a report's fiset stats:
- * "sets":[{"id":3,"r_ac":4.5,"ops":[12,13,...]},...] */
+ * "set":[{"id":3,"r_ac":4.5,"ins":[12,13,...]},...], "ins" being the
+ * ordinals of the set's instructions (as the shadow pass numbers them) */
 static int
 readsets(const char *report, const char *kernel, struct fset **out)
 {
@@ -198,19 +209,25 @@ readsets(const char *report, const char *kernel, struct fset **out)
 	for (const char *l = report ? report : ""; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : "") {
 		char *m = jget(l, "mangled"), *tr = jget(l, "transform"), *st = NULL, *sets = NULL;
 		if (m && tr && !strcmp(m, kernel) && !strcmp(tr, "fiset") && (st = jget(l, "stats")) &&
-		    (sets = jget(st, "sets")) && n == 0) {
-			for (const char *s = strchr(sets, '{'); s; s = strchr(s + 1, '{')) {
-				char *obj = xstrndup(s, strcspn(s, "}") + 1);
-				char *id = jget(obj, "id"), *rac = jget(obj, "r_ac"), *ops = jget(obj, "ops");
+		    ((sets = jget(st, "set")) || (sets = jget(st, "sets"))) && n == 0) {
+			/* each set's object: from its '{' to the '}' that closes it */
+			for (const char *s = strchr(sets, '{'); s; s = strchr(s, '{')) {
+				int depth = 0;
+				const char *e = s;
+				do
+					depth += *e == '{' ? 1 : *e == '}' ? -1 : 0;
+				while (*++e && depth > 0);
+				char *obj = xstrndup(s, e - s), *ins = jget(obj, "ins");
 				*out = xrealloc(*out, (n + 1) * sizeof **out);
 				struct fset *f = &(*out)[n++];
-				*f = (struct fset){id ? atol(id) : n - 1, rac ? atof(rac) : 0, 0, NULL, 0};
-				long cnt;
-				double *v = ops ? numbers(ops, strlen(ops), O_TEXT, &cnt) : NULL;
-				f->ops = xmalloc((v ? cnt : 0) * sizeof *f->ops + 1);
-				for (long i = 0; v && i < cnt; i++)
+				*f = (struct fset){(long)jnum(obj, "id", n - 1), jnum(obj, "r_ac", 0), 0, NULL, 0};
+				long cnt = 0;
+				double *v = ins ? numbers(ins, strlen(ins), O_TEXT, &cnt) : NULL;
+				f->ops = xmalloc((cnt + 1) * sizeof *f->ops);
+				for (long i = 0; i < cnt; i++)
 					f->ops[f->nops++] = (long)v[i];
-				free(v), free(obj), free(id), free(rac), free(ops);
+				free(v), free(obj), free(ins);
+				s = e;
 			}
 		}
 		free(m), free(tr), free(st), free(sets);
@@ -336,8 +353,15 @@ advice(const struct trial *probe, const char *pass, const char *kernel)
 		char *m = jget(l, "mangled"), *tr = jget(l, "transform"), *ap = jget(l, "applied");
 		char *st = jget(l, "stats"), *pr = st ? jget(st, "predicted") : NULL;
 		if (m && tr && ap && !strcmp(m, kernel) && !strcmp(tr, pass) && !strcmp(ap, "true")) {
-			double v = pr ? atof(pr) : !strcmp(pass, "sfu") ? 2.0 : 1.2;
+			/* a number, or one per target ({"sm_80":1.2,"sm_90":1.1}): the worst */
+			long nv = 0;
+			double *x = pr ? numbers(pr, strlen(pr), O_TEXT, &nv) : NULL, v = INFINITY;
+			for (long i = 0; i < nv; i++)
+				v = x[i] < v ? x[i] : v;
+			if (!nv)
+				v = !strcmp(pass, "sfu") ? 2.0 : 1.2;
 			a = v > a ? v : a;
+			free(x);
 		}
 		free(m), free(tr), free(ap), free(st), free(pr);
 	}

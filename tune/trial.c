@@ -6,9 +6,11 @@
  * of the setting applied with exactly its parameters: the exit status alone
  * would accept a make that rebuilt nothing. The program then runs --runs
  * times, `sh -c RUN` (after the --launcher prefix if one is given); the
- * first run's output is compared with the baseline's. With --jobs N the
- * runs of N candidates go at once, one per GPU (CUDA_VISIBLE_DEVICES=slot),
- * or one per launcher call; builds stay one at a time.
+ * first run's output is compared with the baseline's. When both commands
+ * name $MPCC_TUNE_DIR, each candidate has its own files: a batch of them
+ * builds --build-jobs at a time, then runs --jobs at a time, one per GPU
+ * (CUDA_VISIBLE_DEVICES=slot) or one per launcher call. Otherwise each
+ * candidate builds and runs before the next builds.
  *
  * Every run and build is its own process group, so that a run over the
  * time limit is killed with its children. */
@@ -254,16 +256,25 @@ outpath(const struct tuner *tu, const struct trial *t)
 	return fmt("%.*s%s%s", (int)(p - tu->output), tu->output, t->dir, p + strlen(v));
 }
 
-static int
-build(struct tuner *tu, struct trial *t)
+/* start the build of t: its pid */
+static pid_t
+buildstart(struct tuner *tu, struct trial *t)
 {
 	char *rep = path(t, "report.jsonl"), *log = path(t, "build.log");
 	char *e_set = fmt("MPCC_SET=%s", t->env), *e_rep = fmt("MPCC_REPORT=%s", rep),
 	     *e_dir = fmt("MPCC_TUNE_DIR=%s", t->dir);
 	const char *env[] = {e_set, e_rep, e_dir, NULL};
-	double wall;
 	unlink(rep);
-	int st = shell(tu->build, env, log, log, 0, &wall);
+	pid_t pid = start(tu->build, env, log, log);
+	free(e_set), free(e_rep), free(e_dir), free(rep), free(log);
+	return pid;
+}
+
+/* the build of t ended with status st: did it apply the setting? */
+static int
+built(struct tuner *tu, struct trial *t, int st)
+{
+	char *rep = path(t, "report.jsonl"), *log = path(t, "build.log");
 	size_t n;
 	free(t->report);
 	t->report = readfile(rep, &n);
@@ -278,8 +289,35 @@ build(struct tuner *tu, struct trial *t)
 			r = fail(t, V_BUILD, fmt("cannot copy --binary '%s'", tu->binary));
 		free(cp);
 	}
-	free(e_set), free(e_rep), free(e_dir), free(rep), free(log);
+	free(rep), free(log);
+	if (r < 0)
+		progress(tu, t, NULL);
 	return r;
+}
+
+/* build t[0..n), up to jobs at once; ok[] gets those that built */
+static int
+buildall(struct tuner *tu, struct trial **t, int n, int jobs, struct trial **ok)
+{
+	pid_t *pid = xcalloc(n, sizeof *pid);
+	int next = 0, busy = 0, m = 0;
+	while (next < n || busy) {
+		while (busy < jobs && next < n)
+			pid[next] = buildstart(tu, t[next]), next++, busy++;
+		int st;
+		pid_t p = waitpid(-1, &st, 0);
+		if (p < 0)
+			die("waitpid: %s", strerror(errno));
+		for (int i = 0; i < next; i++)
+			if (pid[i] == p) {
+				busy--;
+				pid[i] = 0;
+				if (built(tu, t[i], status(st)) == 0)
+					ok[m++] = t[i];
+			}
+	}
+	free(pid);
+	return m;
 }
 
 /* the figure of merit in the run's stdout (else stderr): --time's first
@@ -488,23 +526,21 @@ void
 trials_run(struct tuner *tu, struct trial **t, int n)
 {
 	struct trial **ok = xmalloc(n * sizeof *ok);
-	int m = 0;
-	/* one at a time unless each trial builds into its own directory:
-	 * the runs of a trial must see its own binary */
-	int apart = tu->jobs > 1 && strstr(tu->build, "MPCC_TUNE_DIR") && strstr(tu->run, "MPCC_TUNE_DIR");
+	/* candidates build into their own directories only if the commands
+	 * say so; otherwise each builds and runs before the next builds */
+	int apart = strstr(tu->build, "MPCC_TUNE_DIR") && strstr(tu->run, "MPCC_TUNE_DIR");
 	for (int i = 0; i < n; i++) {
 		t[i]->dir = fmt("%s/t%d", tu->workdir, t[i]->id);
 		mkdir(t[i]->dir, 0777);
-		if (build(tu, t[i]) < 0) {
-			progress(tu, t[i], NULL);
-			continue;
-		}
-		if (!apart)
-			runall(tu, &t[i], 1);
-		else
-			ok[m++] = t[i];
 	}
-	if (m)
-		runall(tu, ok, m);
+	if (apart) {
+		int m = buildall(tu, t, n, tu->bjobs > 0 ? tu->bjobs : 1, ok);
+		if (m)
+			runall(tu, ok, m);
+	} else {
+		for (int i = 0; i < n; i++)
+			if (buildall(tu, &t[i], 1, 1, ok))
+				runall(tu, ok, 1);
+	}
 	free(ok);
 }

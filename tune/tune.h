@@ -101,7 +101,7 @@ struct tuner {
 	/* options */
 	const char *build, *run, *output, *timepat, *launcher, *kernels;
 	const char *policy, *profile, *svg, *workdir, *ideal, *binary, *transform;
-	int otype, metric, higher, runs, jobs, search, step, lmax, mode, dryrun, keep, shadow;
+	int otype, metric, higher, runs, jobs, bjobs, search, step, lmax, mode, dryrun, keep, shadow;
 	double qos, perf, minshare, mingain, slow;   /* minshare, mingain, perf: % */
 	regex_t re;
 	/* state */
@@ -117,9 +117,6 @@ struct tuner {
 	void (*eval)(struct tuner *tu, struct trial **t, int n);
 	void *arg;              /* for eval */
 };
-
-/* main.c */
-int qos_met(const struct tuner *tu, const struct errors *e);
 
 /* setting.c */
 void setting_add(struct setting *s, int pass, const char *kernel, const char *params);
@@ -156,6 +153,7 @@ double *outnumbers(const char *text, size_t len, const regex_t *re, long *n);
 /* compare x with the baseline b: 0, or V_NAN / V_COUNT */
 int compare(const double *b, long nb, const double *x, long nx, struct errors *e);
 double metric(const struct errors *e, int m);
+int qos_met(const struct tuner *tu, const struct errors *e);   /* within --qos? */
 double median(double *v, int n);
 
 /* kernels.c */
