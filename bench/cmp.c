@@ -1,8 +1,10 @@
 /* cmp: compare a bench output with the reference output.
  * usage: cmp f|d REF OUT
- * prints "unwritten=U mean=M max=X identical=0|1": U counts elements still
- * holding the 0xFF poison (or NaN), M and X are the mean and the largest
- * relative error |out - ref| / |ref| over the other elements. */
+ * prints "unwritten=U mean=M max=X identical=0|1 maxabs=A": U counts elements
+ * still holding the 0xFF poison (or NaN), M and X are the mean and the
+ * largest relative error |out - ref| / |ref| over the other elements, A the
+ * largest absolute error (relative error is unbounded where ref is near 0, so
+ * one wrong element shows in A, not in M). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,7 +31,7 @@ int main(int argc, char **argv)
 {
 	long nr, nx, size, n, unwritten = 0, i;
 	unsigned char *r, *x, poison[8];
-	double tot = 0, mx = 0;
+	double tot = 0, mx = 0, mxabs = 0;
 	if (argc != 4 || (argv[1][0] != 'f' && argv[1][0] != 'd')) {
 		fprintf(stderr, "usage: cmp f|d REF OUT\n");
 		return 2;
@@ -66,8 +68,10 @@ int main(int argc, char **argv)
 		tot += e;
 		if (e > mx)
 			mx = e;
+		if (fabs(a - b) > mxabs)
+			mxabs = fabs(a - b);
 	}
-	printf("unwritten=%ld mean=%.6e max=%.6e identical=%d\n", unwritten, n ? tot / n : 0.0, mx,
-	       !memcmp(r, x, nr));
+	printf("unwritten=%ld mean=%.6e max=%.6e identical=%d maxabs=%.6e\n", unwritten,
+	       n ? tot / n : 0.0, mx, !memcmp(r, x, nr), mxabs);
 	return 0;
 }

@@ -112,8 +112,7 @@ extern const int npass;
 void passes_init(void);     /* hand the schemas to the policy layer; call once first */
 const struct pass *findpass(const char *name, size_t n);   /* NULL if none */
 
-/* sfu.c */
-extern const struct pass sfu_pass;
+/* sfu.c (its struct pass, like every pass's, is named only in passes.c) */
 /* the fast body's approximations, by kind: the f32 approx instructions it
  * holds and the FP64 operations the pass rewrote */
 struct sfu_stats {
@@ -138,15 +137,6 @@ enum { SFU_COLLAPSE0 = 1, SFU_COLLAPSE64 = 2 };
  * needs: m and fast from the same source and cicc; breaks: cfg defuse of fn */
 int sfu(Module *m, Fn *fn, Module *fast, const struct sfu_params *p, int flags,
         struct sfu_stats *st, const char **why);
-
-/* fiset.c */
-extern const struct pass fiset_pass;
-
-/* half2.c */
-extern const struct pass half2_pass;
-
-/* shadow.c */
-extern const struct pass shadow_pass;
 
 /* pipeline.c */
 /* Rewrite the PTX file at path in place with the passes that h->prof

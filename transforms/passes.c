@@ -11,6 +11,8 @@
 
 #include <string.h>
 
+extern const struct pass sfu_pass, fiset_pass, half2_pass, shadow_pass;
+
 const struct pass *const passes[] = {
 	&sfu_pass,
 	&fiset_pass,

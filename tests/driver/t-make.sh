@@ -3,7 +3,8 @@
 # shipped example), `CC=mpcc make` (make's built-in rules then send .c files
 # and the link through mpcc too), a literal `nvcc` in the recipes with mpcc
 # masquerading first on PATH, and `make -j8` over 16 files. Every object
-# must be nvcc's.
+# must be nvcc's, but for the kernels the shipped example's policy selects:
+# their machine code must differ from nvcc's (tests/driver/sass.py reads it).
 . "$MPCC_SRC/tests/driver/lib.sh"
 command -v make >/dev/null 2>&1 || { echo "no make: skipped"; exit 77; }
 
@@ -29,15 +30,48 @@ tree() {
 	objects "$T/$name.n" "$T/$name.m"
 }
 
-example() { cp "$MPCC_SRC"/examples/make-project/* .; }
+# the example as the README's main job builds it, with its .mpcc.yaml
+example() { cp -r "$MPCC_SRC"/examples/make-project/. .; }
 
-testing make-NVCC=mpcc-example
-tree ex example NVCC="$MPCC" run && grep -q '^\./app' "$T/ex.m.log" &&
-	grep -q "$MPCC" "$T/ex.m.log" && passed || fail "see $T/ex.m.log"
+# kernels A B: the kernels of object B whose SASS differs from A's, sorted
+# ("sm_90 _Z9BoxMullerPfij"); every kernel of A must be in B
+kernels() {
+	python3 "$MPCC_SRC/tests/driver/sass.py" "$1" | sort >"$T/.ka"
+	python3 "$MPCC_SRC/tests/driver/sass.py" "$2" | sort >"$T/.kb"
+	[ -s "$T/.ka" ] && [ "$(cut -d' ' -f1,2 "$T/.ka")" = "$(cut -d' ' -f1,2 "$T/.kb")" ] ||
+		{ echo "not the same kernels: $1 $2"; return 1; }
+	LC_ALL=C comm -13 "$T/.ka" "$T/.kb" | cut -d' ' -f1,2
+}
+
+testing make-NVCC=mpcc-example-transforms-its-policys-kernels
+mkdir -p "$T/ex.n" "$T/ex.m"
+(cd "$T/ex.n" && example) && (cd "$T/ex.m" && example) || exit 1
+if ! command -v python3 >/dev/null; then
+	echo "skipped (no python3)"
+elif ! make -C "$T/ex.n" app >"$T/ex.n.log" 2>&1; then
+	fail "nvcc's build: see $T/ex.n.log"
+elif ! make -C "$T/ex.m" NVCC="$MPCC" run >"$T/ex.m.log" 2>&1; then
+	fail "mpcc's build: $(tail -5 "$T/ex.m.log")"
+elif ! grep -q '^\./app' "$T/ex.m.log" || ! grep -q "$MPCC" "$T/ex.m.log"; then
+	fail "make did not build through mpcc and run the app"
+elif ! same "$T/ex.n/main.o" "$T/ex.m/main.o" || ! same "$T/ex.n/saxpy.o" "$T/ex.m/saxpy.o"; then
+	fail "main.o or saxpy.o (no rule) differs from nvcc's"
+elif [ "$(kernels "$T/ex.n/gauss.o" "$T/ex.m/gauss.o" | tr '\n' ' ')" != "sm_80 _Z9BoxMullerPfij sm_90 _Z9BoxMullerPfij " ]; then
+	fail "BoxMuller's SASS is not transformed on both targets: $(kernels "$T/ex.n/gauss.o" "$T/ex.m/gauss.o")"
+elif [ "$(kernels "$T/ex.n/nbody.o" "$T/ex.m/nbody.o" | wc -l)" != 2 ]; then
+	fail "bodyForce's SASS is not transformed on both targets"
+else
+	passed
+fi
+
+testing make-NVCC=mpcc-example-accurate-profile
+rm -rf "$T"/ex.*
+MPCC_PROFILE=accurate tree ex example NVCC="$MPCC" && passed || fail "objects differ"
 
 testing make-NVCC=mpcc-example-forced
 rm -rf "$T"/ex.*
-MPCC_FORCE_PIPELINE=1 tree ex example NVCC="$MPCC" && passed || fail "objects differ"
+MPCC_PROFILE=accurate MPCC_FORCE_PIPELINE=1 tree ex example NVCC="$MPCC" && passed ||
+	fail "objects differ"
 
 ccproject() {
 	cp "$KERNELS/saxpy.cu" k1.cu

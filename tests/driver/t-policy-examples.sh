@@ -78,6 +78,14 @@ if command -v make >/dev/null; then
 		fail "make: boxmuller.cu is not passed through"
 	sfu_lines "$m/mpcc-report.jsonl" > "$tmp/sfu-plain"
 	[ -s "$tmp/sfu-plain" ] && fail "make: the report names a transform: $(cat "$tmp/sfu-plain")"
+	# the output, not only the report: the default profile builds nvcc's objects
+	for o in main rng/boxmuller stats; do
+		(cd "$m" && nvcc -arch=sm_90 -O3 -Isrc -c src/$o.cu -o "$tmp/nvcc-$(basename $o).o") ||
+			fail "nvcc $o.cu"
+		python3 "$MPCC_SRC/tests/driver/sass.py" "$m/build/$o.o" >"$tmp/m.sass"
+		python3 "$MPCC_SRC/tests/driver/sass.py" "$tmp/nvcc-$(basename $o).o" >"$tmp/n.sass"
+		cmp -s "$tmp/m.sass" "$tmp/n.sass" || fail "make: $o.o's SASS is not nvcc's"
+	done
 	MPCC_PROFILE=fast make -C "$m" NVCC="$MPCC" >"$tmp/log" 2>&1 || fail "MPCC_PROFILE=fast make: $(tail -20 "$tmp/log")"
 	[ "$(grep -c -- ' -c src/' "$tmp/log")" -eq 3 ] || fail "switching the profile did not rebuild every object"
 	got=$(MPCC_PROFILE=fast profile_of "$m" "$MPCC" -arch=sm_90 -O3 -Isrc -c src/rng/boxmuller.cu -o x.o)
@@ -86,6 +94,15 @@ if command -v make >/dev/null; then
 	[ "$got" = - ] || fail "MPCC_PROFILE=fast: stats.cu runs under '$got'"
 	sfu_lines "$m/mpcc-report.jsonl" > "$tmp/sfu-fast"
 	echo "_Z9BoxMullerPfi sfu 48" | cmp -s - "$tmp/sfu-fast" || fail "make report: $(cat "$tmp/sfu-fast")"
+	# and "fast" changes the SASS of BoxMuller and of nothing else
+	for o in main rng/boxmuller stats; do
+		python3 "$MPCC_SRC/tests/driver/sass.py" "$m/build/$o.o" | sort >"$tmp/m.sass"
+		python3 "$MPCC_SRC/tests/driver/sass.py" "$tmp/nvcc-$(basename $o).o" | sort >"$tmp/n.sass"
+		changed=$(LC_ALL=C comm -13 "$tmp/n.sass" "$tmp/m.sass" | cut -d' ' -f2 | tr '\n' ' ')
+		want=
+		[ $o = rng/boxmuller ] && want="_Z9BoxMullerPfi "
+		[ "$changed" = "$want" ] || fail "MPCC_PROFILE=fast: $o.o changes the SASS of '$changed', expected '$want'"
+	done
 	MPCC_PROFILE=fast make -C "$m" NVCC="$MPCC" >"$tmp/log" 2>&1
 	grep -q -- ' -c src/' "$tmp/log" && fail "a second MPCC_PROFILE=fast make rebuilt objects"
 	touch "$m/src/rng/.mpcc.yaml"

@@ -48,8 +48,8 @@ rng/gen.cu: kernel 'BoxMuller(float*, int)' (_Z9BoxMullerPfi)
   profile: fast (--mpcc-profile)
   sfu:     rule at $top/rng/.mpcc.yaml:5:9: lambda=48 approx=[transcendental, div, sqrt] newton=false
            warps with %warpid < 48 run the fast path (transcendental, div, sqrt), the others the accurate one
-  fiset:   rule at $top/.mpcc.yaml:8:9: min_ratio=2 sets=best
-           lowers the best set of f64 operations with r_ac >= 2 to f32
+  fiset:   rule at $top/.mpcc.yaml:8:9: sets=auto min_ratio=2 max_sets=64
+           lowers to f32 the sets of f64 operations that the cost model predicts to pay on each target
 rng/gen.cu: kernel 'exact'
   policy:  $top/rng/.mpcc.yaml (inherits $top/.mpcc.yaml)
   profile: fast (--mpcc-profile)

@@ -55,12 +55,16 @@ for f in proj/rng/a.cu proj/rng/deep/b.cu proj/other/c.cu proj/standalone/d.cu n
 	echo "$k" > "$tmp/$f"
 done
 
-# the profile a compile of $1 runs under (with the rest of the line), or "-"
+# the profile a compile of $1 runs under (with the rest of the line), "-"
+# for pass-through, or "failed(STATUS)" when mpcc failed: a failure is not a
+# pass-through
 profile() {
 	src=$1
 	shift
-	(cd "$tmp" && "$@" --mpcc-dryrun -c "$src" -o x.o 2>&1) |
-		sed -n 's/^#\$ mpcc-pipeline .*--profile \([^ ]*\).*/\1/p' | head -1 | grep . || echo -
+	(cd "$tmp" && "$@" --mpcc-dryrun -c "$src" -o x.o) >"$tmp/dry" 2>&1
+	st=$?
+	[ $st = 0 ] || { echo "failed($st)"; return; }
+	sed -n 's/^#\$ mpcc-pipeline .*--profile \([^ ]*\).*/\1/p' "$tmp/dry" | head -1 | grep . || echo -
 }
 check() {  # want src cmd...
 	want=$1

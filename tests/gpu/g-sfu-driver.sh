@@ -58,7 +58,9 @@ for b in gencode rdc debug lineinfo keep; do
 	./$b $n 5 $b.out >/dev/null || fail "$b run"
 	r=$(./cmp f plain.out $b.out)
 	echo "$b: $r"
-	echo "$r" | awk '{ split($1, u, "="); split($2, m, "=");
-		exit !(u[2] == 0 && m[2] < 1e-6 && m[2] > 0) }' || fail "$b output"
+	# every element written, close on average, and none far off: Box-Muller's
+	# outputs are O(1), so one wrong element shows as an absolute error
+	echo "$r" | awk '{ split($1, u, "="); split($2, m, "="); split($5, a, "=");
+		exit !(u[2] == 0 && m[2] < 1e-6 && m[2] > 0 && a[2] < 1e-3) }' || fail "$b output"
 done
 echo "testing mpcc-built binaries on the GPU ... passed"

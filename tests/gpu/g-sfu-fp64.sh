@@ -19,7 +19,18 @@ for newton in false true; do
 	[ $newton = true ] && max=1e-12
 	"$MPCC_OPT" "$d/f.ptx" -p "sfu:lambda=64,newton=$newton" -o "$d/n$newton.ptx" || fail "mpcc-opt failed"
 	"$PTXAS" -arch="$ARCH" -o "$d/n$newton.cubin" "$d/n$newton.ptx" || fail "ptxas rejected the forms (newton=$newton)"
+	# the rewrite really happened: the approximations are in the PTX
+	[ "$(grep -c 'rcp.approx.ftz.f64\|rsqrt.approx.f64' "$d/n$newton.ptx")" -ge 4 ] ||
+		fail "mpcc-opt rewrote fewer than the 4 forms (newton=$newton)"
 	echo "testing fp64 forms, newton=$newton, max rel err <= $max ..."
-	BENCH_CUBIN="$d/n$newton.cubin" "$d/fp64forms" 1048576 7 $max || fail "fp64 forms (newton=$newton)"
+	BENCH_CUBIN="$d/n$newton.cubin" "$d/fp64forms" 1048576 7 $max >"$d/out" ||
+		fail "fp64 forms (newton=$newton): $(cat "$d/out")"
+	cat "$d/out"
+	# and they are approximations: without Newton the division and the
+	# reciprocal cannot be exact (the plain build is, max 0)
+	if [ $newton = false ]; then
+		grep -E '^form (a/b|1/a) ' "$d/out" | grep -q 'max_rel=0\.000e+00' &&
+			fail "the division or reciprocal is exact: the rewrite did not run"
+	fi
 done
 echo "testing fp64 forms ... passed"

@@ -13,6 +13,9 @@ llvm = os.environ.get('LLVM_BIN', '/usr/lib/llvm-14/bin')
 config.test_exec_root = os.path.join(build, 'tests', 'ptx')
 config.environment['PATH'] = os.pathsep.join([build, llvm, os.environ.get('PATH', '')])
 config.substitutions.append(('%mpcc-opt', os.path.join(build, 'mpcc-opt')))
+# the PTX without its // comments, so that a CHECK cannot match the test's
+# own comment lines (the printer keeps comments)
+config.substitutions.append(('%nocomments', "sed -e 's|//.*||'"))
 config.substitutions.append(('%inputs', os.path.join(config.test_source_root, 'Inputs')))
 
 ptxas = shutil.which('ptxas') or (os.path.exists('/usr/local/cuda/bin/ptxas') and '/usr/local/cuda/bin/ptxas')

@@ -92,6 +92,59 @@ TEST(long_kernel_names_reach_the_policy_whole)
 	free(p);
 }
 
+/* a kernel named NAME that divides two doubles */
+static char *
+divkernel(const char *name)
+{
+	return fmt(".visible .entry %s(.param .u64 p)\n{\n\t.reg .f64 %%fd<4>;\n"
+	           "\t.reg .b64 %%rd<3>;\n\tld.param.u64 %%rd1, [p];\n"
+	           "\tcvta.to.global.u64 %%rd2, %%rd1;\n\tld.global.f64 %%fd1, [%%rd2];\n"
+	           "\tld.global.f64 %%fd2, [%%rd2+8];\n\tdiv.rn.f64 %%fd3, %%fd1, %%fd2;\n"
+	           "\tst.global.f64 [%%rd2], %%fd3;\n\tret;\n}\n", name);
+}
+
+static int
+count(const char *s, const char *what)
+{
+	int n = 0;
+	for (; (s = strstr(s, what)); s++)
+		n++;
+	return n;
+}
+
+TEST(a_rule_reaches_its_kernel_through_profile_match)
+{
+	/* the pipeline as the driver runs it: a policy file, its profile, and
+	 * a rule whose glob selects one of two kernels (one with a 600-character
+	 * name); the other must be left as cicc wrote it */
+	char name[601], dir[] = "/tmp/u-ptx-pipeline-dir-XXXXXX";
+	memset(name, 'k', 600);
+	name[600] = 0;
+	CHECK(mkdtemp(dir) != NULL);
+	char *pol = fmt("%s/.mpcc.yaml", dir), *cu = fmt("%s/k.cu", dir);
+	const char *yaml = "version: 1\nroot: true\ndefault_profile: p\nprofiles:\n  p:\n"
+	                   "    rules:\n      - kernels: ['kkkk*']\n        sfu: {lambda: 32, approx: [div]}\n";
+	CHECK(writefile(pol, yaml, strlen(yaml)) == 0);
+	char *k1 = divkernel(name), *k2 = divkernel("other");
+	char *text = fmt(".version 9.0\n.target sm_80\n.address_size 64\n\n%s\n%s", k1, k2);
+	char *p = tmpfile_with(text);
+	struct profile *prof = NULL;
+	struct reports reps = {0};
+	CHECK(policy_profile(cu, NULL, NULL, &prof) == 0 && prof);
+	struct hook h = {.src = cu, .arch = "compute_80", .prof = prof, .reports = &reps};
+	CHECK(pipeline(p, &h) == 0);
+	char *out = readfile(p, NULL);
+	CHECK(out && count(out, "%warpid") == 1 && count(out, "rcp.approx.ftz.f64") == 1);
+	CHECK(out && strstr(out, k2) != NULL);   /* "other" as it was */
+	CHECK(reps.n == 1 && reps.r[0].applied && !strcmp(reps.r[0].transform, "sfu"));
+	CHECK(reps.n == 1 && !strcmp(reps.r[0].mangled, name));
+	reports_flush(&reps, NULL, NULL);
+	free(out), free(text), free(k1), free(k2);
+	unlink(p), unlink(pol);
+	rmdir(dir);
+	free(p), free(pol), free(cu);
+}
+
 TEST(itemtext_copies_a_declaration_between_modules)
 {
 	static const char a[] = ".version 9.0\n.target sm_80\n.address_size 64\n"
@@ -122,6 +175,7 @@ main(void)
 	RUN(bad_ptx_is_left_unchanged);
 	RUN(explain_changes_nothing);
 	RUN(long_kernel_names_reach_the_policy_whole);
+	RUN(a_rule_reaches_its_kernel_through_profile_match);
 	RUN(itemtext_copies_a_declaration_between_modules);
 	return DONE();
 }
