@@ -1,13 +1,15 @@
 /* shadow.c: instrumented builds for mpcc-tune, with no source edit and no
  * host code (paper 003, 4.5: shadow computations).
  *
- * measure=error: each f64 add, sub, mul, fma, mad, div, sqrt and rcp of
- * the kernel also computes its f32 twin from its operands rounded to f32,
+ * measure=error: each f64 add, sub, mul, fma, mad, div, sqrt, rcp, rsqrt,
+ * abs, neg, min and max of the kernel also computes its f32 twin from its
+ * operands rounded to f32 (so the twin's error includes that rounding),
  * and adds min(1, |v64 - v32| / |v64|) to a register of its own (a
- * non-finite v64 adds 0, an f32 overflow 1). At the kernel's exit every
- * thread adds its registers to one total per static instruction in a
- * .global array (red.add), and the last thread of the launch to get there
- * prints the running totals through vprintf, one line per instruction:
+ * non-finite v64 adds 0, an f32 overflow 1). At the kernel's exit the
+ * registers go into one total per static instruction in a .global array (a
+ * whole warp sums its lanes by shfl and lane 0 adds the sums with red.add;
+ * a partial warp adds lane by lane), and the last thread of the launch that
+ * gets there prints the running totals through vprintf, one line each:
  *     mpcc-shadow KERNEL INS LAUNCHES TOTAL
  * (INS: the instruction's ordinal in the kernel as nvcc wrote it, labels,
  * declarations and .loc not counted: the id that mpcc-tune matches with
@@ -48,6 +50,11 @@ twin(const Ins *i)
 	case Odiv: return "div.rn.f32";
 	case Osqrt: return "sqrt.rn.f32";
 	case Orcp: return "rcp.rn.f32";
+	case Orsqrt: return "rsqrt.approx.f32";
+	case Oabs: return "abs.f32";
+	case Oneg: return "neg.f32";
+	case Omin: return "min.f32";
+	case Omax: return "max.f32";
 	}
 	return NULL;
 }
@@ -55,7 +62,11 @@ twin(const Ins *i)
 static int
 arity(const Ins *i)
 {
-	return i->op == Ofma || i->op == Omad ? 3 : i->op == Osqrt || i->op == Orcp ? 1 : 2;
+	switch (i->op) {
+	case Ofma: case Omad: return 3;
+	case Osqrt: case Orcp: case Orsqrt: case Oabs: case Oneg: return 1;
+	}
+	return 2;
 }
 
 /* the operands are registers or immediates */

@@ -393,8 +393,11 @@ main(int argc, char **argv)
 	fprintf(stderr, "mpcc-tune: %d trials built and run (the baseline's included)\n", tu.ntrials);
 	int rc = 0;
 	if (!win) {
-		fprintf(stderr, "mpcc-tune: no setting met the QoS and ran faster: no profile written\n");
-	} else if (tu.dryrun) {
+		fprintf(stderr, "mpcc-tune: no setting met the QoS and ran faster: the profile keeps "
+		        "nvcc's code (no rules)\n");
+		win = tu.base;
+	}
+	if (tu.dryrun) {
 		char *y = profile_yaml(&win->set, tu.k, tu.nk, tu.profile, "  ");
 		printf("\n%s", y);
 		free(y);

@@ -33,8 +33,12 @@ profile_yaml(const struct setting *s, const struct kern *k, int nk, const char *
 	size_t u = strlen(indent) ? strlen(indent) : 2;
 	char *i1 = fmt("%s%*s", indent, (int)u, ""), *i2 = fmt("%s%*s", i1, (int)u, "");
 	buf_printf(&b, "%s%s:\n", indent, name);
-	buf_printf(&b, "%s# written by mpcc-tune: the setting that met the QoS fastest\n", i1);
-	buf_printf(&b, "%srules:\n", i1);
+	if (!s->n)
+		buf_printf(&b, "%s# written by mpcc-tune: no setting met the QoS and ran faster than "
+		           "nvcc's build\n%srules: []\n", i1, i1);
+	else
+		buf_printf(&b, "%s# written by mpcc-tune: the setting that met the QoS fastest\n"
+		           "%srules:\n", i1, i1);
 	for (int i = 0; i < s->n; i++) {
 		const struct knob *kn = &s->k[i];
 		const struct schema *sc = &passes[kn->pass]->schema;

@@ -175,8 +175,14 @@ search_sfu(struct tuner *tu, const struct setting *base, const struct kern *k)
 	else
 		exhaustive(tu, base, k, c);
 	c->runs = tu->ntrials - before;
-	struct trial *b = fastest(tu, c->t, c->n);
-	c->best = b && b->set.n > base->n ? b : NULL;
+	/* the fastest with the knob: lambda 0 is the base itself */
+	struct trial **with = xmalloc((c->n + 1) * sizeof *with);
+	int n = 0;
+	for (int i = 0; i < c->n; i++)
+		if (c->t[i]->set.n > base->n)
+			with[n++] = c->t[i];
+	c->best = fastest(tu, with, n);
+	free(with);
 	return c->best;
 }
 

@@ -86,10 +86,22 @@ for f in nan crash count sleep; do
 	fi
 done
 
-testing "a QoS nothing meets writes no profile"
+testing "auto probes every transform on the hot kernel and keeps sfu lambda 32"
+tune auto --qos 2.55e-4 --transform auto
+if [ "$(best auto)" = "hot sfu lambda=32" ] && grep -q 'lambda: 32' "$T/auto/.mpcc.yaml" &&
+   grep -q "auto: fiset on 'hot(int, double const\*, double\*)': left alone" "$T/auto/err" &&
+   grep -q "auto: half2 on 'hot(int, double const\*, double\*)': left alone" "$T/auto/err" &&
+   grep -q "auto: sfu on 'hot(int, double const\*, double\*)': hot sfu lambda=32" "$T/auto/err" &&
+   grep -q 'Pareto front' "$T/auto/mpcc-tune.svg"; then
+	passed
+else
+	fail "$(best auto): $(grep 'auto:' "$T/auto/err")"
+fi
+
+testing "a QoS nothing meets writes a profile with no rules, and checks it"
 tune none --qos 1e-9
-if [ "$(best none)" = "none met the QoS" ] && [ ! -e "$T/none/.mpcc.yaml" ] &&
-   grep -q 'no setting met the QoS' "$T/none/err"; then
+if [ "$(best none)" = "none met the QoS" ] && grep -q 'rules: \[\]' "$T/none/.mpcc.yaml" &&
+   grep -q 'no setting met the QoS' "$T/none/err" && grep -q 'checked: MPCC_PROFILE=tuned' "$T/none/err"; then
 	passed
 else
 	fail "$(best none)"
