@@ -29,14 +29,14 @@ static const char usage_text[] =
 	"  --runs N              runs of each candidate, median taken (default 5)\n"
 	"  --transform T         sfu (default), fiset, half2 or auto\n"
 	"  --kernels GLOB        tune only these kernels\n"
-	"  --min-share P         tune kernels over P%% of the run (default 5)\n"
+	"  --min-share P         tune kernels over P% of the run (default 5)\n"
 	"  --search S            sfu: heu (default), linear or exhaustive\n"
 	"  --step N              sfu: lambda grid step (default 4)   --lambda-max N (default 64)\n"
 	"  --shadow              fiset: rank sets by a shadow build's errors\n"
 	"  --mode 1|2|3          fiset: search mode of GPUMixer (default 1)\n"
 	"  --perf-threshold P    fiset modes 2, 3: % of the ideal speed-up (Eq. 3)\n"
 	"  --ideal-build CMD     builds the all-FP32 program, the ideal of Eq. 3\n"
-	"  --min-gain P          keep a knob only if it gains over P%% (default 1)\n"
+	"  --min-gain P          keep a knob only if it gains over P% (default 1)\n"
 	"  --slow X              a run over X times the baseline's time fails (default 3)\n"
 	"  --jobs N              run N candidates at once, one GPU each\n"
 	"  --build-jobs N        build N candidates at once (default 1)\n"
@@ -50,10 +50,10 @@ static const char usage_text[] =
 	"  --keep                keep the work directory\n";
 
 static _Noreturn void
-usage(void)
+usage(int rc)
 {
-	fputs(usage_text, stderr);
-	exit(2);
+	fputs(usage_text, rc ? stderr : stdout);
+	exit(rc);
 }
 
 static int
@@ -144,7 +144,8 @@ options(struct tuner *tu, int argc, char **argv)
 		case O_SVG: tu->svg = optarg; break;
 		case O_WORKDIR: tu->workdir = optarg; break;
 		case O_KEEP: tu->keep = 1; break;
-		default: usage();
+		case O_HELP: usage(0);
+		default: usage(1);
 		}
 	if (optind < argc)
 		die("unexpected argument '%s' (mpcc-tune --help)", argv[optind]);
