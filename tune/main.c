@@ -108,7 +108,7 @@ options(struct tuner *tu, int argc, char **argv)
 	                         *const transforms[] = {"sfu", "fiset", "half2", "auto", NULL},
 	                         *const modes[] = {"1", "2", "3", NULL};
 	int qos = 0, c;
-	*tu = (struct tuner){.output = "stdout", .runs = 5, .step = 4, .lmax = 64, .mode = 1,
+	*tu = (struct tuner){.left = -1, .output = "stdout", .runs = 5, .step = 4, .lmax = 64, .mode = 1,
 	                     .minshare = 5, .mingain = 1, .slow = 3, .jobs = 1, .bjobs = 1, .profile = "tuned",
 	                     .svg = "mpcc-tune.svg", .transform = "sfu"};
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1)

@@ -114,6 +114,7 @@ heu(struct tuner *tu, const struct setting *base, const struct kern *k, struct c
 	int step = tu->step, lo = 0, hi = tu->lmax - tu->lmax % step, side = 0;
 	struct trial *tlo = lambda(tu, base, k, 0), *thi = lambda(tu, base, k, hi);
 	one(tu, c, tlo);
+	tu->left = hi / step - 1;
 	one(tu, c, thi);
 	if (thi->meets)
 		return;
@@ -123,6 +124,7 @@ heu(struct tuner *tu, const struct setting *base, const struct kern *k, struct c
 		int l = (int)floor(x / step) * step;
 		l = l <= lo ? lo + step : l >= hi ? hi - step : l;
 		struct trial *t = lambda(tu, base, k, l);
+		tu->left = (hi - lo) / step - 2;
 		one(tu, c, t);
 		if (t->meets) {
 			lo = l, flo = badness(tu, t) - q;
@@ -143,6 +145,7 @@ linear(struct tuner *tu, const struct setting *base, const struct kern *k, struc
 {
 	for (int l = tu->lmax - tu->lmax % tu->step; l > 0; l -= tu->step) {
 		struct trial *t = lambda(tu, base, k, l);
+		tu->left = l / tu->step - 1;
 		one(tu, c, t);
 		if (t->meets)
 			return;
@@ -156,6 +159,7 @@ exhaustive(struct tuner *tu, const struct setting *base, const struct kern *k, s
 	struct trial **t = xmalloc((tu->lmax / tu->step + 2) * sizeof *t);
 	for (int l = 0; l <= tu->lmax; l += tu->step)
 		t[n++] = lambda(tu, base, k, l);
+	tu->left = 0;
 	tuner_eval(tu, t, n);
 	for (int i = 0; i < n; i++)
 		curve_add(c, t[i]);
@@ -168,12 +172,14 @@ search_sfu(struct tuner *tu, const struct setting *base, const struct kern *k)
 	static const char *const how[] = {"heu", "linear", "exhaustive"};
 	struct curve *c = curve_new(tu, k->demangled, "sfu", how[tu->search]);
 	int before = tu->ntrials;
+	int left = tu->left;
 	if (tu->search == S_HEU)
 		heu(tu, base, k, c);
 	else if (tu->search == S_LINEAR)
 		linear(tu, base, k, c);
 	else
 		exhaustive(tu, base, k, c);
+	tu->left = left;
 	c->runs = tu->ntrials - before;
 	/* the fastest with the knob: lambda 0 is the base itself */
 	struct trial **with = xmalloc((c->n + 1) * sizeof *with);
@@ -300,6 +306,7 @@ search_fiset(struct tuner *tu, const struct setting *base, const struct kern *k)
 				if (tot[q].ins == f[i].ops[j])
 					f[i].err += tot[q].err;
 	qsort(f, n, sizeof *f, tu->mode == 3 ? byrac : byerr);
+	int left = tu->left;
 	fprintf(stderr, "mpcc-tune: fiset on '%s': %d sets, tried by %s:", k->demangled, n,
 	        tu->mode == 3 ? "r_ac, largest first" : "shadow error, smallest first");
 	for (int i = 0; i < n; i++)
@@ -310,12 +317,14 @@ search_fiset(struct tuner *tu, const struct setting *base, const struct kern *k)
 		char *p = fmt("sets=[%ld]", f[i].id);
 		struct trial *t = withknob(tu, base, passindex("fiset"), k->mangled, p, f[i].id);
 		free(p);
+		tu->left = n - i - 1;
 		tuner_eval(tu, &t, 1);
 		curve_add(c, t);
 		int speed = t->verdict == V_OK && faster(tu, t, trial_for(tu, base, 0));
 		if (t->meets && speed && (tu->mode == 1 || ofideal(tu, t) >= tu->perf))
 			found = t;
 	}
+	tu->left = left;
 	for (int i = 0; i < n; i++)
 		free(f[i].ops);
 	for (int i = 0; i < ntot; i++)

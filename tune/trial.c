@@ -424,6 +424,17 @@ judge(struct tuner *tu, struct trial *t)
 	t->meets = qos_met(tu, &t->e);
 }
 
+/* "at most 3 trials left" after this one, when the search knows */
+static void
+leftwords(const struct tuner *tu, char *buf, size_t n, int batch)
+{
+	int left = tu->left + tu->after + batch;
+	if (tu->left < 0)
+		snprintf(buf, n, "%s", "");
+	else
+		snprintf(buf, n, "at most %d trial%s left", left, left == 1 ? "" : "s");
+}
+
 struct slot {
 	struct trial *t;
 	int run;
@@ -464,6 +475,8 @@ runall(struct tuner *tu, struct trial **t, int n)
 	int jobs = tu->jobs > 0 ? tu->jobs : 1, next = 0, busy = 0;
 	struct slot *slot = xcalloc(jobs, sizeof *slot);
 	double limit = tu->base && tu->base->verdict == V_OK ? tu->slow * tu->base->wall + 0.2 : 0;
+	int done = 0;
+	char left[64];
 	while (next < n || busy) {
 		for (int i = 0; i < jobs && next < n; i++)
 			if (!slot[i].t) {
@@ -489,7 +502,8 @@ runall(struct tuner *tu, struct trial **t, int n)
 				continue;
 			if (ran(tu, s->t, s->run, code, wall) < 0 || ++s->run == tu->runs) {
 				judge(tu, s->t);
-				progress(tu, s->t, NULL);
+				leftwords(tu, left, sizeof left, n - ++done);
+				progress(tu, s->t, *left ? left : NULL);
 				s->t = NULL;
 				busy--;
 			} else {
@@ -513,10 +527,10 @@ progress(const struct tuner *tu, const struct trial *t, const char *left)
 		fprintf(stderr, "time %.4g%s (median of %d), %ld numbers", t->time, unit, t->ntimes,
 		        t->nnum);
 	else
-		fprintf(stderr, "time %.4g%s (%.3fx), %s %.3g: %s", t->time, unit,
+		fprintf(stderr, "time %.4g%s (%.3fx), %s %.3g%s", t->time, unit,
 		        tu->higher ? t->time / tu->base->time : tu->base->time / t->time,
 		        tu->metric == M_DIGITS ? "digits" : "error", t->err,
-		        t->meets ? "meets the QoS" : "over the QoS");
+		        t->x < 0 ? "" : t->meets ? ": meets the QoS" : ": over the QoS");
 	if (left)
 		fprintf(stderr, " (%s)", left);
 	fputc('\n', stderr);
@@ -535,12 +549,16 @@ trials_run(struct tuner *tu, struct trial **t, int n)
 	}
 	if (apart) {
 		int m = buildall(tu, t, n, tu->bjobs > 0 ? tu->bjobs : 1, ok);
+		tu->after = 0;
 		if (m)
 			runall(tu, ok, m);
 	} else {
-		for (int i = 0; i < n; i++)
+		for (int i = 0; i < n; i++) {
+			tu->after = n - i - 1;
 			if (buildall(tu, &t[i], 1, 1, ok))
 				runall(tu, ok, 1);
+		}
 	}
+	tu->after = 0;
 	free(ok);
 }

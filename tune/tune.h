@@ -113,6 +113,9 @@ struct tuner {
 	struct curve **c;
 	int nc, capc;
 	int ntrials;            /* trials built and run, the baseline's included */
+	int left;               /* trials the search in progress may still run, after
+	                         * the batch being run (-1: not known) */
+	int after;              /* trials of the batch after those being run */
 	/* build and run trials (trial.c's trials_run; tests put a model here) */
 	void (*eval)(struct tuner *tu, struct trial **t, int n);
 	void *arg;              /* for eval */

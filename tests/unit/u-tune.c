@@ -228,7 +228,7 @@ static void
 setup(struct tuner *tu, double (*err)(double), double qos, int search)
 {
 	static int n;
-	*tu = (struct tuner){.qos = qos, .search = search, .step = 4, .lmax = 64, .slow = 3,
+	*tu = (struct tuner){.left = -1, .qos = qos, .search = search, .step = 4, .lmax = 64, .slow = 3,
 	                     .runs = 1, .mingain = 1, .mode = 1, .eval = model_eval, .arg = &model};
 	model = (struct model){err, 0, 0, ""};
 	snprintf(model.dir, sizeof model.dir, "/tmp/u-tune-%d-%d", (int)getpid(), n++);
