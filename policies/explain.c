@@ -41,16 +41,23 @@ explain_kernel(FILE *out, const struct profile *p, const char *cu,
 		free(d);
 		return;
 	}
-	fprintf(out, "  policy:  %s", p->policy);
+	if (!p->nchain)
+		fprintf(out, "  policy:  none (no .mpcc.yaml at or above the source's directory)\n");
+	else
+		fprintf(out, "  policy:  %s", p->policy);
 	if (p->from)
 		fprintf(out, " (from %s)", p->from);
 	for (int i = 1; i < p->nchain; i++)
 		fprintf(out, "%s%s", i == 1 ? " (inherits " : ", ", p->chain[i]);
-	fprintf(out, "%s\n", p->nchain > 1 ? ")" : "");
+	if (p->nchain)
+		fprintf(out, "%s\n", p->nchain > 1 ? ")" : "");
 	if (*p->name)
 		fprintf(out, "  profile: %s (%s)\n", p->name, p->why);
 	else
 		fprintf(out, "  profile: none (%s)\n", p->why);
+	if (p->override)
+		fprintf(out, "  override: MPCC_SET='%s' (its rules come after the profile's and win)\n",
+		        p->override);
 	struct choice c;
 	profile_match(p, cu, mangled, demangled, &c);
 	int any = 0;

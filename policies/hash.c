@@ -2,7 +2,7 @@
  *
  * ccache keys a compile on the compiler's identity (compiler_check), the
  * command line and the source; an mpcc compile also depends on the policy
- * files and on MPCC_POLICY/MPCC_PROFILE, which ccache cannot see. ccache runs
+ * files and on MPCC_POLICY/MPCC_PROFILE/MPCC_SET, which ccache cannot see. ccache runs
  * compiler_check's command in the compile's working directory and
  * environment, but without the source file's name, so the hash is
  * conservative: every policy file that could apply to any source under a
@@ -141,6 +141,9 @@ policy_hash(const char *cu, const char *policy_opt, const char *profile_opt)
 		profile_opt = getenv("MPCC_PROFILE");
 	if (profile_opt && *profile_opt)
 		field(&h, "profile", profile_opt, strlen(profile_opt));
+	const char *set = getenv("MPCC_SET");   /* override.c: rules that win */
+	if (set && *set)
+		field(&h, "set", set, strlen(set));
 	if (policy_opt && *policy_opt) {
 		file(&h, policy_opt);
 	} else {

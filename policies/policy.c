@@ -217,12 +217,13 @@ policy_profile(const char *cu, const char *policy_opt, const char *profile_opt,
 		from = NULL;
 	}
 	if (n == 0)
-		return free(chain), 0;
+		return free(chain), override_apply(out);
 	*out = choose(chain, n, profile_opt);
 	free(chain);
-	if (*out)
-		(*out)->from = from;
-	return *out ? 0 : -1;
+	if (!*out)
+		return -1;
+	(*out)->from = from;
+	return override_apply(out);
 }
 
 int

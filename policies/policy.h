@@ -32,6 +32,7 @@ struct profile {
 	const char **chain;   /* the policy files merged, nearest first (chain[0] == policy) */
 	int nchain;
 	const char *from;     /* "--mpcc-policy" or "MPCC_POLICY"; NULL: found by discovery */
+	const char *override; /* MPCC_SET, whose rules come last (override.c); NULL: none */
 };
 
 /* the choice for one kernel: for each pass (schemas[t]) the rule that won, or NULL */
@@ -62,6 +63,12 @@ struct policy {
  * schemas must have been registered (policy_passes()). */
 struct policy *policy_load(const char *path);
 
+/* override.c */
+/* Append the rules of MPCC_SET (if set) to *p, after its own so that they
+ * win; with *p NULL, make a profile of them alone. 0, or -1 after printing
+ * "MPCC_SET:1:COL: error: ..." (see man/mpcc.yaml.5, OVERRIDES). */
+int override_apply(struct profile **p);
+
 /* policy.c */
 /* The effective profile for the source file cu: --mpcc-policy (policy_opt) or
  * discovery, then --mpcc-profile (profile_opt) or default_profile. When
@@ -71,7 +78,8 @@ struct policy *policy_load(const char *path);
  * (inherit: true) up to a root: true file or /; policy_opt replaces it: that
  * file alone applies. *out is NULL when no policy file applies. 0 on success;
  * -1 after printing "file:line:col: error: ..." for a broken policy or an
- * unknown profile (the error lists the known ones). */
+ * unknown profile (the error lists the known ones). MPCC_SET's rules are
+ * appended last (override_apply()), with or without a policy file. */
 int policy_profile(const char *cu, const char *policy_opt, const char *profile_opt,
                    struct profile **out);
 /* can some rule of p switch a transform on for the source file cu (its files
@@ -97,7 +105,7 @@ int policy_check(const char *path);
 /* hash.c */
 /* A hash (32 hex digits, malloc'd) of mpcc's version and executable (size,
  * mtime), MPCC_POLICY/policy_opt
- * (its contents), MPCC_PROFILE/profile_opt and the policy files that can
+ * (its contents), MPCC_PROFILE/profile_opt, MPCC_SET and the policy files that can
  * affect cu: for a file, every .mpcc.yaml in its directory and above; for a
  * directory (or NULL: the current directory), every .mpcc.yaml below it too. For
  * ccache's compiler_check (mpcc --mpcc-policy-hash[=DIR]), see mpcc.yaml(5). */

@@ -5,17 +5,19 @@
  * since it merges a second body from another cicc run, which the passes
  * after it then see too; fiset lowers f64 groups (in both bodies); half2
  * last, since pairing refuses what sfu's %warpid partition and anything
- * warp-level would break. */
+ * warp-level would break; shadow (mpcc-tune's instrumented builds) after
+ * every transform, so that it measures what they made. */
 #include "transforms/pass.h"
 
 #include <string.h>
 
-extern const struct pass sfu_pass, fiset_pass, half2_pass;
+extern const struct pass sfu_pass, fiset_pass, half2_pass, shadow_pass;
 
 const struct pass *const passes[] = {
 	&sfu_pass,
 	&fiset_pass,
 	&half2_pass,
+	&shadow_pass,
 };
 const int npass = countof(passes);
 

@@ -1,0 +1,224 @@
+/* output.c: the numbers of an output, and how far a candidate's are from
+ * the baseline's.
+ *
+ * A text output is read as the sequence of every number in it, in order:
+ * decimals with an optional sign, fraction and exponent, and the words nan
+ * and inf(inity) standing alone. A raw output (--output-type f32|f64) is the
+ * array of its values. Two outputs compare element by element; the metrics
+ * are those of the papers: mean and max relative error, the relative
+ * Frobenius norm of the difference (002, Eq. 1), and digits of accuracy
+ * (003: -log10 of the largest relative error, 17 for an exact output). A
+ * baseline zero counts as a relative error of 0 if the candidate is also
+ * zero, else 1. */
+#include "tune/tune.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int
+wordchar(int c)
+{
+	return isalnum(c) || c == '_' || c == '.';
+}
+
+/* nan, inf or infinity at s as a whole word, with an optional sign before it */
+static int
+special(const char *s, const char *end, double *v)
+{
+	static const char *const w[] = {"infinity", "inf", "nan"};
+	int neg = *s == '-', skip = *s == '-' || *s == '+';
+	for (int i = 0; i < 3; i++) {
+		size_t n = strlen(w[i]);
+		if (end - s - skip >= (long)n && !strncasecmp(s + skip, w[i], n) &&
+		    (s + skip + n == end || !wordchar((uchar)s[skip + n]))) {
+			*v = i == 2 ? NAN : neg ? -INFINITY : INFINITY;
+			return skip + n;
+		}
+	}
+	return 0;
+}
+
+/* a decimal at s: its length, 0 if none */
+static int
+decimal(const char *s, const char *end, double *v)
+{
+	const char *p = s;
+	if (p < end && (*p == '-' || *p == '+'))
+		p++;
+	const char *d = p;
+	while (p < end && isdigit((uchar)*p))
+		p++;
+	if (p < end && *p == '.') {
+		p++;
+		while (p < end && isdigit((uchar)*p))
+			p++;
+	}
+	if (p == d || (p == d + 1 && *d == '.'))
+		return 0;
+	if (p < end && (*p == 'e' || *p == 'E')) {
+		const char *q = p + 1;
+		if (q < end && (*q == '-' || *q == '+'))
+			q++;
+		if (q < end && isdigit((uchar)*q)) {
+			while (q < end && isdigit((uchar)*q))
+				q++;
+			p = q;
+		}
+	}
+	char buf[128];
+	size_t n = p - s < 127 ? (size_t)(p - s) : 127;
+	memcpy(buf, s, n);
+	buf[n] = 0;
+	*v = strtod(buf, NULL);
+	return p - s;
+}
+
+static void
+push(double **v, long *n, long *cap, double x)
+{
+	if (*n >= *cap) {
+		*cap = *cap ? 2 * *cap : 64;
+		*v = xrealloc(*v, *cap * sizeof **v);
+	}
+	(*v)[(*n)++] = x;
+}
+
+static void
+textnums(const char *s, const char *end, double **v, long *n, long *cap)
+{
+	while (s < end) {
+		double x;
+		int k = special(s, end, &x);
+		if (!k)
+			k = decimal(s, end, &x);
+		if (k) {
+			push(v, n, cap, x);
+			s += k;
+			while (s < end && wordchar((uchar)*s))  /* 1.2.3: one token */
+				s++;
+		} else if (isalpha((uchar)*s) || *s == '_') {
+			/* a word: skipped whole, so that "sm_90" and "x2" give no number */
+			while (s < end && (isalnum((uchar)*s) || *s == '_'))
+				s++;
+		} else {
+			s++;
+		}
+	}
+}
+
+double *
+numbers(const char *text, size_t len, int type, long *n)
+{
+	double *v = NULL;
+	long cap = 0;
+	*n = 0;
+	if (type == O_TEXT) {
+		textnums(text, text + len, &v, n, &cap);
+	} else if (type == O_F32) {
+		for (size_t i = 0; i + 4 <= len; i += 4) {
+			float f;
+			memcpy(&f, text + i, 4);
+			push(&v, n, &cap, f);
+		}
+	} else {
+		for (size_t i = 0; i + 8 <= len; i += 8) {
+			double d;
+			memcpy(&d, text + i, 8);
+			push(&v, n, &cap, d);
+		}
+	}
+	return v;
+}
+
+double *
+outnumbers(const char *text, size_t len, const regex_t *re, long *n)
+{
+	double *v = NULL;
+	long cap = 0;
+	*n = 0;
+	for (const char *s = text, *end = text + len; s < end;) {
+		const char *nl = memchr(s, '\n', end - s);
+		const char *e = nl ? nl : end;
+		char *line = xstrndup(s, e - s);
+		if (!startswith(line, "mpcc-") && (!re || regexec(re, line, 0, NULL, 0)))
+			textnums(s, e, &v, n, &cap);
+		free(line);
+		s = nl ? nl + 1 : end;
+	}
+	return v;
+}
+
+int
+compare(const double *b, long nb, const double *x, long nx, struct errors *e)
+{
+	double sum = 0, mx = 0, d2 = 0, b2 = 0;
+	*e = (struct errors){.n = nx};
+	if (nb != nx)
+		return V_COUNT;
+	for (long i = 0; i < nb; i++) {
+		double r;
+		if (!isfinite(b[i])) {   /* the baseline's own NaN/Inf must come back */
+			if (!(isnan(b[i]) ? isnan(x[i]) : x[i] == b[i]))
+				return V_NAN;
+			continue;
+		}
+		if (!isfinite(x[i]))
+			return V_NAN;
+		if (b[i] == 0)
+			r = x[i] == 0 ? 0 : 1;
+		else
+			r = fabs(x[i] - b[i]) / fabs(b[i]);
+		sum += r;
+		mx = r > mx ? r : mx;
+		d2 += (x[i] - b[i]) * (x[i] - b[i]);
+		b2 += b[i] * b[i];
+	}
+	e->mean = nb ? sum / nb : 0;
+	e->max = mx;
+	e->fro = b2 > 0 ? sqrt(d2) / sqrt(b2) : d2 > 0;
+	e->digits = mx > 0 ? fmin(17, -log10(mx)) : 17;
+	return V_OK;
+}
+
+double
+metric(const struct errors *e, int m)
+{
+	switch (m) {
+	case M_MEAN:
+		return e->mean;
+	case M_MAX:
+		return e->max;
+	case M_FRO:
+		return e->fro;
+	}
+	return e->digits;
+}
+
+int
+qos_met(const struct tuner *tu, const struct errors *e)
+{
+	double v = metric(e, tu->metric);
+	return tu->metric == M_DIGITS ? v >= tu->qos : v <= tu->qos;
+}
+
+static int
+cmpd(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+double
+median(double *v, int n)
+{
+	if (n <= 0)
+		return NAN;
+	double *c = xmalloc(n * sizeof *c);
+	memcpy(c, v, n * sizeof *c);
+	qsort(c, n, sizeof *c, cmpd);
+	double m = n % 2 ? c[n / 2] : (c[n / 2 - 1] + c[n / 2]) / 2;
+	free(c);
+	return m;
+}

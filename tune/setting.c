@@ -1,0 +1,136 @@
+/* setting.c: settings (the knobs of one candidate), their MPCC_SET text,
+ * and the cache that gives each distinct setting one trial.
+ *
+ * A candidate is built with MPCC_SET = "off;" followed by one item per
+ * knob: every transform is off for every kernel but what the setting names,
+ * whatever the user's profile says, so that the baseline ("off") and each
+ * candidate differ by exactly the setting. */
+#include "tune/tune.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void
+setting_add(struct setting *s, int pass, const char *kernel, const char *params)
+{
+	s->k = xrealloc(s->k, (s->n + 1) * sizeof *s->k);
+	s->k[s->n++] = (struct knob){pass, xstrdup(kernel), xstrdup(params ? params : "")};
+}
+
+struct setting
+setting_copy(const struct setting *s)
+{
+	struct setting c = {0};
+	for (int i = 0; i < s->n; i++)
+		setting_add(&c, s->k[i].pass, s->k[i].kernel, s->k[i].params);
+	return c;
+}
+
+void
+setting_release(struct setting *s)
+{
+	for (int i = 0; i < s->n; i++) {
+		free(s->k[i].kernel);
+		free(s->k[i].params);
+	}
+	free(s->k);
+	*s = (struct setting){0};
+}
+
+char *
+setting_env(const struct setting *s)
+{
+	struct buf b = BUF_INIT;
+	buf_puts(&b, "off");
+	for (int i = 0; i < s->n; i++) {
+		const struct knob *k = &s->k[i];
+		buf_printf(&b, ";%s:%s%skernels=%s", passes[k->pass]->schema.name, k->params,
+		           *k->params ? "," : "", k->kernel);
+	}
+	return buf_take(&b);
+}
+
+static const char *
+shortname(const char *mangled, const struct kern *k, int nk)
+{
+	for (int i = 0; i < nk; i++)
+		if (!strcmp(k[i].mangled, mangled))
+			return k[i].demangled;
+	return mangled;
+}
+
+char *
+setting_words(const struct setting *s, const struct kern *k, int nk)
+{
+	struct buf b = BUF_INIT;
+	if (!s->n)
+		buf_puts(&b, "baseline (no transform)");
+	for (int i = 0; i < s->n; i++) {
+		const char *name = shortname(s->k[i].kernel, k, nk);
+		size_t n = strcspn(name, "(");
+		buf_printf(&b, "%s%.*s %s %s", i ? "; " : "", (int)n, name,
+		           passes[s->k[i].pass]->schema.name, s->k[i].params);
+	}
+	return buf_take(&b);
+}
+
+struct trial *
+trial_for(struct tuner *tu, const struct setting *s, double x)
+{
+	char *env = setting_env(s);
+	for (int i = 0; i < tu->nt; i++)
+		if (!strcmp(tu->t[i]->env, env)) {
+			free(env);
+			return tu->t[i];
+		}
+	struct trial *t = xcalloc(1, sizeof *t);
+	t->id = tu->nt;
+	t->set = setting_copy(s);
+	t->env = env;
+	t->what = setting_words(s, tu->k, tu->nk);
+	t->x = x;
+	t->verdict = -1;
+	vgrow(tu->t, tu->nt, tu->cap);
+	tu->t[tu->nt++] = t;
+	return t;
+}
+
+void
+tuner_eval(struct tuner *tu, struct trial **t, int n)
+{
+	struct trial **todo = xmalloc((n ? n : 1) * sizeof *todo);
+	int m = 0;
+	for (int i = 0; i < n; i++) {
+		int dup = 0;
+		for (int j = 0; j < m; j++)
+			dup |= todo[j] == t[i];
+		if (t[i]->verdict < 0 && !dup)
+			todo[m++] = t[i];
+	}
+	if (m)
+		tu->eval(tu, todo, m);
+	tu->ntrials += m;
+	free(todo);
+}
+
+struct curve *
+curve_new(struct tuner *tu, const char *kernel, const char *pass, const char *how)
+{
+	struct curve *c = xcalloc(1, sizeof *c);
+	c->kernel = xstrdup(kernel);
+	c->pass = pass;
+	c->how = how;
+	vgrow(tu->c, tu->nc, tu->capc);
+	tu->c[tu->nc++] = c;
+	return c;
+}
+
+void
+curve_add(struct curve *c, struct trial *t)
+{
+	for (int i = 0; i < c->n; i++)
+		if (c->t[i] == t)
+			return;
+	c->t = xrealloc(c->t, (c->n + 1) * sizeof *c->t);
+	c->t[c->n++] = t;
+}
