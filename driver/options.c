@@ -323,6 +323,7 @@ const int nmpopts = countof(mpopts);
 static const struct {
 	const char *name, *help;
 } mpvars[] = {
+	{"MPCC_SET", "rules that win over the profile's ('sfu:lambda=32,kernels=K;...'; mpcc.yaml(5))"},
 	{"MPCC_NVCC", "the real nvcc (default: the first nvcc on PATH that is not mpcc)"},
 	{"MPCC_DEBUG_BREAK_PTX", "corrupt the rewritten PTX, to see the fallback to nvcc's"},
 	{"MPCC_DEBUG_FASTPTX", "run the fast-math cicc for this approximation mask (testing)"},

@@ -73,22 +73,6 @@ findlbl(const Fn *fn, const char *name)
 	return names_get(fn->lblnames, name, strlen(name));
 }
 
-/* the position after the last .reg of the body outside any { } scope (0 if
- * none): a .reg inside a call sequence's scope is not seen after its } */
-static uint
-afterregs(const Fn *fn)
-{
-	uint at = 0, depth = 0;
-
-	for (uint k = 0; k < fn->nins; k++)
-		switch (fn->ins[k].op) {
-		case Oopen: depth++; break;
-		case Oclose: depth -= depth > 0; break;
-		case Oreg: if (!depth) at = k + 1; break;
-		}
-	return at;
-}
-
 uint
 newregat(Fn *fn, int ty, uint at)
 {
@@ -115,7 +99,7 @@ newregat(Fn *fn, int ty, uint at)
 uint
 newreg(Fn *fn, int ty)
 {
-	return newregat(fn, ty, afterregs(fn));
+	return newregat(fn, ty, bodystart(fn));
 }
 
 uint

@@ -305,8 +305,10 @@ char *itemtext(const Module *m, uint k);
 /* edit.c */
 /* Strings passed in are copied into the module's arena. */
 Str str(Module *m, const char *s);
-uint newreg(Fn *fn, int ty);        /* a fresh register %mpcc_<ty>_<n> with its .reg
-                                     * declared after the function's other .reg */
+/* a fresh register %mpcc_<ty>_<n>, its .reg declared at bodystart(): in
+ * scope in the whole body, even where a pass has put more .reg further
+ * down (sfu's fast body follows the accurate one) */
+uint newreg(Fn *fn, int ty);
 /* the same, declared at statement at (top level: outside any { }): for code
  * inserted at bodystart(), which a .reg after a directive or a label among
  * the declarations would otherwise follow */

@@ -1278,6 +1278,10 @@ setjson(struct buf *b, const struct fs *a, int s)
 	buf_printf(b, ",\"depth\":%d,\"f64_in_float_code\":%s,\"lines\":[", st->depth,
 	           st->accidental ? "true" : "false");
 	lines(b, a, s, ",");
+	buf_puts(b, "],\"ins\":[");   /* ordinals, as the shadow pass numbers them */
+	for (uint k = 0, n = 0; k < a->n; k++)
+		if (a->set[k] == s)
+			buf_printf(b, "%s%u", n++ ? "," : "", a->ord[k]);
 	buf_puts(b, "],\"promotion_line\":");
 	if (st->promo)
 		buf_printf(b, "%u", st->promo);

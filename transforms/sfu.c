@@ -353,9 +353,9 @@ f64body(Fn *fn, uint from, uint *to, const struct sfu_params *p, struct sfu_stat
 	struct f64 x = {fn, 0, "", p->newton, xcalloc(8 * c, sizeof(char *)),
 	                xcalloc(4 * c, sizeof(char *)), 0, 0};
 	for (uint k = 0; k < 8 * c; k++)
-		x.d[k] = rname(fn, newreg(fn, Tf64));
+		x.d[k] = rname(fn, newregat(fn, Tf64, from));
 	for (uint k = 0; k < 4 * c; k++)
-		x.q[k] = rname(fn, newreg(fn, Tpred));
+		x.q[k] = rname(fn, newregat(fn, Tpred, from));
 	*to += 12 * c;
 	uint n = *to;
 	char *pair = xcalloc(fn->nins + 1, 1);   /* 1: the sqrt of an rsqrt pair; 2: its rcp */

@@ -441,7 +441,7 @@ search_auto(struct tuner *tu)
 		                                           : search_half2(tu, &cur, pr[i].k);
 		int keep = t && t->meets && faster(tu, t, best);
 		fprintf(stderr, "mpcc-tune: auto: %s on '%s': %s\n", name, pr[i].k->demangled,
-		        keep ? t->what : t ? "no faster than without it: not kept" : "nothing met the QoS");
+		        keep ? t->what : t ? "no faster than without it: not kept" : "none met the QoS and ran faster");
 		if (keep) {
 			setting_release(&cur);
 			cur = setting_copy(&t->set);
