@@ -263,7 +263,7 @@ byrac(const void *a, const void *b)
 
 /* the percentage of the ideal speed-up (003, Eq. 3) of t; without an ideal
  * build, the percentage of speed-up over the baseline */
-static double
+double
 ofideal(const struct tuner *tu, const struct trial *t)
 {
 	double p = tu->higher ? t->time : 1 / t->time, p64 = tu->higher ? tu->base->time : 1 / tu->base->time;

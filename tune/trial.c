@@ -526,11 +526,14 @@ progress(const struct tuner *tu, const struct trial *t, const char *left)
 	else if (t == tu->base)
 		fprintf(stderr, "time %.4g%s (median of %d), %ld numbers", t->time, unit, t->ntimes,
 		        t->nnum);
-	else
-		fprintf(stderr, "time %.4g%s (%.3fx), %s %.3g%s", t->time, unit,
+	else {
+		fprintf(stderr, "time %.4g%s (%.3fx), %s %.3g", t->time, unit,
 		        tu->higher ? t->time / tu->base->time : tu->base->time / t->time,
-		        tu->metric == M_DIGITS ? "digits" : "error", t->err,
-		        t->x < 0 ? "" : t->meets ? ": meets the QoS" : ": over the QoS");
+		        tu->metric == M_DIGITS ? "digits" : "error", t->err);
+		if (tu->idealt && tu->idealt->verdict == V_OK && t != tu->idealt)
+			fprintf(stderr, ", %.0f%% of the ideal", ofideal(tu, t));
+		fprintf(stderr, "%s", t->x < 0 ? "" : t->meets ? ": meets the QoS" : ": over the QoS");
+	}
 	if (left)
 		fprintf(stderr, " (%s)", left);
 	fputc('\n', stderr);

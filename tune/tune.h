@@ -173,6 +173,8 @@ struct optotal {
 int shadow_totals(struct tuner *tu, const char *kernel, struct optotal **out);
 
 /* search.c */
+/* the percentage of the ideal speed-up (003, Eq. 3) that t reaches */
+double ofideal(const struct tuner *tu, const struct trial *t);
 struct trial *search_sfu(struct tuner *tu, const struct setting *base, const struct kern *k);
 struct trial *search_fiset(struct tuner *tu, const struct setting *base, const struct kern *k);
 struct trial *search_half2(struct tuner *tu, const struct setting *base, const struct kern *k);
