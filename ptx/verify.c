@@ -519,11 +519,13 @@ symfn(const Module *m, uint s)
 	return d;
 }
 
-/* "{%f1, _}": the parser reads a sink just before '}' as a name */
+/* names nobody declares: a sink ("{%f1, _}": the parser reads one just
+ * before '}' as a name) and WARP_SZ, PTX's one predefined constant (nvcc
+ * writes it for warpSize) */
 static int
-issink(Str s)
+predefined(Str s)
 {
-	return s.n == 1 && s.s[0] == '_';
+	return (s.n == 1 && s.s[0] == '_') || (s.n == 7 && !memcmp(s.s, "WARP_SZ", 7));
 }
 
 struct scope {
@@ -579,7 +581,7 @@ resolve(V *v, uint k, Ref r, const struct scope *sc)
 		break;
 	case RSym:
 		if (!sc->declared[r.idx] && sc->local[r.idx] != sc->stamp
-		    && !issink(v->m->sym[r.idx].name))
+		    && !predefined(v->m->sym[r.idx].name))
 			errat(v, k, "undefined name '%.*s'", (int)v->m->sym[r.idx].name.n,
 			      v->m->sym[r.idx].name.s);
 		break;
