@@ -696,7 +696,7 @@ spread(struct h2 *h, const Ins *i, const int *pair, const int *non)
 	for (uint k = 0; any && k < i->narg; k++) {
 		uint r = i->arg[k].idx;
 		if (i->arg[k].kind == RReg && h->vary[r] && h->fn->reg[r].ty == Tf32 && !h->packed[r]
-		    && !pair[r] && !non[r]) {
+		    && !h->scoped[r] && !pair[r] && !non[r]) {
 			h->packed[r] = 1;
 			ch = 1;
 		}
@@ -710,6 +710,9 @@ h2_isx2(const struct h2 *h, const Ins *i)
 {
 	if (i->op >= NOP || !h2_varying(h, i))
 		return 0;
+	for (uint k = 0; k < i->narg; k++)
+		if (i->arg[k].kind == RReg && i->arg[k].idx < h->nreg && h->scoped[i->arg[k].idx])
+			return 0;
 	int pd = i->narg && i->arg[0].kind == RReg && i->arg[0].idx < h->nreg
 	         && h->packed[i->arg[0].idx] && isdef(i, 0);
 	if (pd && (h2_pairable(h, i) || h2_x2mov(h, i) || (i->op == Oselp && i->narg == 4)))
@@ -736,9 +739,34 @@ broadcasts(struct h2 *h)
 		for (uint a = 1; a < i->narg && a < (i->op == Oselp ? 3u : i->narg); a++) {
 			Ref r = i->arg[a];
 			if (r.kind == RReg && !h->vary[r.idx] && !h->lanespec[r.idx]
-			    && fn->reg[r.idx].ty == Tf32)
+			    && !h->scoped[r.idx] && fn->reg[r.idx].ty == Tf32)
 				h->bcast[r.idx] = 1;
 		}
+	}
+}
+
+/* registers declared inside { } (cicc's inline asm): the rewrite names
+ * every other register in text, which a scoped name no longer resolves
+ * in once its scope is closed; these run per lane and never pack */
+static void
+scopes(struct h2 *h)
+{
+	Fn *fn = h->fn;
+	uint depth = 0;
+	h->scoped = arena_alloc(h->a, h->nreg + 1);
+	for (uint k = 0; k < fn->nins; k++) {
+		const Ins *i = &fn->ins[k];
+		depth += i->op == Oopen;
+		depth -= i->op == Oclose && depth;
+		if (i->op != Oreg || !depth)
+			continue;
+		if (i->narg == 2 && i->arg[1].kind == RNum)   /* a range %r<N> */
+			for (uint n = 0; n < i->arg[1].idx && i->arg[0].idx + n < h->nreg; n++)
+				h->scoped[i->arg[0].idx + n] = 1;
+		else
+			for (uint a = 0; a < i->narg; a++)
+				if (i->arg[a].kind == RReg && i->arg[a].idx < h->nreg)
+					h->scoped[i->arg[a].idx] = 1;
 	}
 }
 
@@ -748,6 +776,7 @@ h2_pack(struct h2 *h)
 	Fn *fn = h->fn;
 	struct votes v = {arena_alloc(h->a, (h->nreg + 1) * sizeof(int)),
 	                  arena_alloc(h->a, (h->nreg + 1) * sizeof(int)), 0};
+	scopes(h);
 	h->packed = arena_alloc(h->a, h->nreg + 1);
 	h->bcast = arena_alloc(h->a, h->nreg + 1);
 	if (h->type == F32)
@@ -760,7 +789,8 @@ h2_pack(struct h2 *h)
 		h2_visit(h, i, vote, &v);
 	}
 	for (uint r = 0; r < h->nreg; r++)
-		h->packed[r] = h->vary[r] && fn->reg[r].ty == Tf32 && v.pair[r] > 0 && v.pair[r] >= v.non[r];
+		h->packed[r] = h->vary[r] && fn->reg[r].ty == Tf32 && !h->scoped[r]
+		               && v.pair[r] > 0 && v.pair[r] >= v.non[r];
 	for (int ch = 1; ch;) {
 		ch = 0;
 		for (uint k = 0; k < fn->nins; k++)

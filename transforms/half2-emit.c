@@ -93,14 +93,20 @@ cat(struct h2 *h, const char *a, const char *b, const char *c)
 /* ---- operands of one lane ---- */
 
 /* register r as lane `lane` sees it */
+static uint
+lanereg(const struct h2 *h, uint r, int lane)
+{
+	if (h->lanespec[r])
+		return h->lreg[lane][h->lanespec[r] - 1];
+	if (lane && r < h->nreg && h->vary[r])
+		return h->l1[r];
+	return r;
+}
+
 static const char *
 lname(struct h2 *h, uint r, int lane)
 {
-	if (h->lanespec[r])
-		return nm(h, h->lreg[lane][h->lanespec[r] - 1]);
-	if (lane && r < h->nreg && h->vary[r])
-		return nm(h, h->l1[r]);
-	return nm(h, r);
+	return nm(h, lanereg(h, r, lane));
 }
 
 static void
@@ -178,6 +184,33 @@ lref(struct h2 *h, struct buf *b, Ref r, int lane)
 	}
 }
 
+/* the registers of r, a copy of o parsed from its text, made o's as lane
+ * `lane` sees them: the text names a register declared in an inline asm
+ * { } (cicc's "{.reg .f16 low; ...}") by a name that no longer resolves
+ * once its scope is closed */
+static void
+regsof(struct h2 *h, Ref *r, Ref o, int lane)
+{
+	Fn *fn = h->fn;
+	switch (o.kind) {
+	case RReg:
+		*r = (Ref){.kind = RReg, .idx = lanereg(h, o.idx, lane), .neg = r->neg, .bar = r->bar};
+		break;
+	case RMem:
+		if (r->kind == RMem) {
+			regsof(h, &fn->mem[r->idx].base, fn->mem[o.idx].base, lane);
+			regsof(h, &fn->mem[r->idx].vec, fn->mem[o.idx].vec, lane);
+		}
+		break;
+	case RVec:
+	case RList:
+		if (r->kind == o.kind && fn->vec[r->idx].n == fn->vec[o.idx].n)
+			for (uint k = 0; k < fn->vec[o.idx].n; k++)
+				regsof(h, &fn->vec[r->idx].el[k], fn->vec[o.idx].el[k], lane);
+		break;
+	}
+}
+
 /* instruction i as lane `lane` runs it, under guard g ("" or "@%p ") */
 static void
 lanecopy(struct h2 *h, const Ins *i, int lane, const char *g)
@@ -190,7 +223,13 @@ lanecopy(struct h2 *h, const Ins *i, int lane, const char *g)
 		lref(h, &b, i->arg[k], lane);
 	}
 	buf_puts(&b, ";");
-	emit(h, "%s", b.s);
+	Ins *c = mkins(h->fn, b.s);
+	if (!c)
+		BUG("half2: cannot build '%s'", b.s);
+	for (uint k = 0; k < i->narg; k++)
+		regsof(h, &c->arg[k], i->arg[k], lane);
+	c->lead = (Str){"\n\t", 2};
+	put(h, c);
 	buf_release(&b);
 }
 
@@ -245,15 +284,25 @@ word(struct h2 *h, const char *g0, const char *g1)
 	return w;
 }
 
-/* pk = the halves of v where the lanes' guards hold, else pk's own */
+/* x2 register pk = the halves of v where the lanes' guards hold, else pk's
+ * own. Where no write of pk reaches (the lane that keeps its half never
+ * wrote it: an undefined half it never reads), the read is still a read of
+ * an undefined register; pk starts as 0 at the kernel's entry for it
+ * (h2_transform), which ptxas drops where a write comes first anyway. */
 static void
-blend(struct h2 *h, const char *pk, const char *v, const char *g0, const char *g1)
+blend(struct h2 *h, uint pk, const char *v, const char *g0, const char *g1)
 {
-	const char *w = word(h, g0, g1);
-	if (!w)
-		emit(h, "mov.b32 %s, %s;", pk, v);
-	else
-		emit(h, "lop3.b32 %s, %s, %s, %s, 0xE4;", pk, v, pk, w);
+	const char *w = word(h, g0, g1), *d = nm(h, pk);
+	if (!w) {
+		emit(h, "mov.b32 %s, %s;", d, v);
+		return;
+	}
+	emit(h, "lop3.b32 %s, %s, %s, %s, 0xE4;", d, v, d, w);
+	for (uint k = 0; k < h->nzero; k++)
+		if (h->zero[k] == pk)
+			return;
+	h->zero = agrow(h->a, h->zero, h->nzero, &h->capzero, sizeof *h->zero);
+	h->zero[h->nzero++] = pk;
 }
 
 /* an f32 operand of an x2 instruction as one x2 register; conversions go
@@ -513,7 +562,7 @@ x2(struct h2 *h, uint b, const Ins *i)
 	else
 		x2ins(h, i, t, a);
 	guards(h, b, i, nb, g);
-	blend(h, nm(h, h->pk[d]), t, g[0], g[1]);
+	blend(h, h->pk[d], t, g[0], g[1]);
 }
 
 /* selp.f32 with a packed result */
@@ -538,7 +587,7 @@ x2selp(struct h2 *h, uint b, const Ins *i)
 		buf_release(&s0);
 	}
 	guards(h, b, i, needblend(h, b, i), g);
-	blend(h, nm(h, h->pk[i->arg[0].idx]), t, g[0], g[1]);
+	blend(h, h->pk[i->arg[0].idx], t, g[0], g[1]);
 }
 
 /* setp.f32 on packed operands: one setp.f16x2 giving both lanes' predicates */
@@ -580,7 +629,7 @@ perlane(struct h2 *h, uint b, const Ins *i)
 		}
 		const char *t = nm(h, h->ttmp);
 		pack(h, t, nm(h, r), nm(h, h->l1[r]));
-		blend(h, nm(h, h->pk[r]), t, g[0], g[1]);
+		blend(h, h->pk[r], t, g[0], g[1]);
 	}
 }
 
@@ -1053,5 +1102,15 @@ h2_transform(struct h2 *h)
 		block(h, b);
 	for (uint k = fn->nblk ? fn->blk[h->nblk - 1].end : start; k < h->nsrc; k++)
 		put(h, &h->src[k]);
+	/* the blends' x2 registers start as 0, ahead of everything */
+	uint n = h->nout;
+	for (uint k = 0; k < h->nzero; k++)
+		emit(h, "mov.b32 %s, 0;", nm(h, h->zero[k]));
+	if (h->nzero) {
+		Ins *z = arena_alloc(h->a, h->nzero * sizeof *z);
+		memcpy(z, h->out + n, h->nzero * sizeof *z);
+		memmove(h->out + h->nzero, h->out, n * sizeof *z);
+		memcpy(h->out, z, h->nzero * sizeof *z);
+	}
 	install(h, fn->nins);
 }

@@ -44,6 +44,7 @@ struct h2 {
 	Word *seen;               /* per block: registers that a lane waiting in F(b) reads */
 	uchar *vary;              /* per register: may differ between the lanes */
 	uchar *packed;            /* per register: a varying f32 held in one x2 register */
+	uchar *scoped;            /* per register: declared inside { } (never packed) */
 	uchar *bcast;             /* per register: a uniform f32 that x2 instructions read:
 	                           * it gets an x2 twin holding it in both lanes */
 	uchar *lanespec;          /* per register: 1 + x/y/z of the special register that differs
@@ -83,6 +84,8 @@ struct h2 {
 	uint nsrc;
 	Ins *out;
 	uint nout, capout;
+	uint *zero;               /* x2 registers a blend reads: 0 at the entry */
+	uint nzero, capzero;
 };
 
 /* half2.c */

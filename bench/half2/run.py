@@ -41,6 +41,7 @@ KERNELS = {
     'conv2d': ('conv2d.cu', [], ['32,8', '31,7', '16,16', '8,8,2']),
     'tail': ('tail.cu', [], ['100', '33', '255', '8,4,3', '1']),
     'shm': ('shm.cu', [], ['256', '255', '97', '1024', '33']),
+    'scoped': ('scoped.cu', [], ['256', '255', '97', '1024', '33']),
 }
 # pairs written by hand (hand.cu), timed against poly128's original: what
 # pairing can reach with the launch kept as it is
@@ -146,7 +147,7 @@ def build(d):
 
 
 def size(k):
-    n = {'bsl': 1 << 22, 'tail': (1 << 24) - 37}.get(k, 1 << 24)
+    n = {'bsl': 1 << 22, 'tail': (1 << 24) - 37, 'scoped': (1 << 24) - 37}.get(k, 1 << 24)
     return str(n // int(env('SIZE_SCALE', '1')))
 
 

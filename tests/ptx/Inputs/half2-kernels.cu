@@ -149,3 +149,29 @@ extern "C" __global__ void calls(const float *x, float *y)
 	int i = blockIdx.x * blockDim.x + threadIdx.x;
 	y[i] = helper(x[i]);
 }
+
+// a value loaded only in range, used later under the same condition: the
+// blend of its x2 register reads a value that no write reaches
+extern "C" __global__ void maybe(const float *x, float *y, int n)
+{
+	__shared__ float t[256];
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	float v;
+	if (i < n)
+		v = x[i];
+	t[threadIdx.x] = (float)threadIdx.x;
+	__syncthreads();
+	if (i < n)
+		y[i] = v * v + t[255 - threadIdx.x];
+}
+
+// inline asm with registers declared in its own { }, run per lane
+extern "C" __global__ void inlineasm(const float *x, unsigned *y, const double *d, unsigned *z)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	unsigned r, hi;
+	asm("{.reg .f16 lo;\n\tcvt.rn.f16.f32 lo, %1;\n\tmov.b32 %0, {lo,lo};}" : "=r"(r) : "f"(x[i]));
+	asm("{.reg .b32 %%temp;\n\tmov.b64 {%%temp, %0}, %1;}" : "=r"(hi) : "d"(d[i]));
+	y[i] = r;
+	z[i] = hi;
+}
