@@ -609,7 +609,14 @@ declared(const Module *m, Str name)
 int
 adddecl(Module *m, const char *text)
 {
-	Module *t = parse("<adddecl>", text, strlen(text));
+	return adddecln(m, text, strlen(text));
+}
+
+/* a comment of the text may hold a NUL byte, which the parser keeps */
+int
+adddecln(Module *m, const char *text, size_t n)
+{
+	Module *t = parse("<adddecl>", text, n);
 	int added = 0;
 
 	if (!t)

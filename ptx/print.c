@@ -339,7 +339,7 @@ reprint(Module *m)
 }
 
 char *
-itemtext(const Module *m, uint k)
+itemtext(const Module *m, uint k, size_t *len)
 {
 	char *buf = NULL;
 	size_t n = 0;
@@ -357,5 +357,7 @@ itemtext(const Module *m, uint k)
 		printdirty(f, &top, i);
 	flush(f);
 	fclose(f);
+	if (len)
+		*len = n;
 	return buf;
 }

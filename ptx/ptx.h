@@ -300,7 +300,7 @@ char *regname(const Fn *fn, uint r, char *buf, size_t n);  /* "%f12" into buf */
 void reprint(Module *m);    /* forget the source text: print everything from the IR */
 /* the text of module item m->top[k] without its lead (malloc'd), e.g. to
  * adddecl() a declaration of one module into another */
-char *itemtext(const Module *m, uint k);
+char *itemtext(const Module *m, uint k, size_t *len);   /* len: its length, or NULL */
 
 /* edit.c */
 /* Strings passed in are copied into the module's arena. */
@@ -359,6 +359,7 @@ Fn *addfn(Module *m, const Fn *src, const char *name);
  * or ".global .align 4 .b8 x[4];") unless one with the same name exists.
  * The text is parsed. Returns 1 if added, 0 if present, -1 on bad text. */
 int adddecl(Module *m, const char *text);
+int adddecln(Module *m, const char *text, size_t n);   /* text of n bytes (itemtext's) */
 
 /* cfg.c */
 /* blocks: a block starts at a label that a branch names, or after a jump; fills blk, succ, pred,

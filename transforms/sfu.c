@@ -507,7 +507,7 @@ toptext(const Module *m, const char *pfx)
 	for (uint k = 0; k < m->ntop; k++) {
 		if (m->top[k].op != Oraw || !strpre(m->top[k].src, pfx))
 			continue;
-		char *t = itemtext(m, k), *n = fmt("%s%s\n", all, t);
+		char *t = itemtext(m, k, NULL), *n = fmt("%s%s\n", all, t);
 		free(t);
 		free(all);
 		all = n;
@@ -656,8 +656,9 @@ copydecls(Module *m, const Module *fast)
 		const Ins *i = &fast->top[k];
 		if (i->op != Ovar && !(i->op == Ofn && (fast->fn[i->arg[0].idx]->flags & FDECL)))
 			continue;
-		char *t = itemtext(fast, k);
-		if (adddecl(m, t) < 0)
+		size_t n;
+		char *t = itemtext(fast, k, &n);
+		if (adddecln(m, t, n) < 0)
 			BUG("sfu: cannot add '%s'", t);
 		free(t);
 	}
