@@ -111,12 +111,14 @@ struct load {
 	double r[NRES];    /* clocks of one SM per thread */
 };
 
+/* the busiest resource; arith: leave DRAM out */
 static double
-busiest(const struct load *l)
+busiest(const struct load *l, int arith)
 {
 	double m = 0;
 	for (int k = 0; k < NRES; k++)
-		m = l->r[k] > m ? l->r[k] : m;
+		if (!arith || k != R_MEM)
+			m = l->r[k] > m ? l->r[k] : m;
 	return m;
 }
 
@@ -746,9 +748,11 @@ inscost(const struct fs *a, const struct target *t, uint k, int f32, struct load
 	l->r[R_ISSUE] += w / t->issue;
 }
 
-/* the kernel's time on t with the chosen instructions lowered as p says */
+/* the kernel's time on t with the chosen instructions lowered as p says
+ * (arith: the time of its arithmetic alone, DRAM left out) */
 static double
-modeltime(const struct fs *a, const struct target *t, const uchar *ch, const struct plan *p)
+modeltime(const struct fs *a, const struct target *t, const uchar *ch, const struct plan *p,
+          int arith)
 {
 	struct load l = {{0}};
 	uchar *gone = xcalloc(a->n + 1, 1);
@@ -762,18 +766,25 @@ modeltime(const struct fs *a, const struct target *t, const uchar *ch, const str
 		if (p->e[j].kind == X_CAST)
 			addf2f(t, &l, weight(a, p->e[j].at));
 	free(gone);
-	return busiest(&l);
+	return busiest(&l, arith);
 }
 
-/* the predicted speedup of lowering ch, on target j of a */
+/* the predicted speedup of lowering ch, on target j of a (arith: of the
+ * kernel's arithmetic alone) */
 static double
-predict(const struct fs *a, int j, const uchar *ch)
+predictx(const struct fs *a, int j, const uchar *ch, int arith)
 {
 	struct plan p;
 	plan(a, ch, &p);
-	double t0 = modeltime(a, a->t[j], NULL, NULL), t1 = modeltime(a, a->t[j], ch, &p);
+	double t0 = modeltime(a, a->t[j], NULL, NULL, arith), t1 = modeltime(a, a->t[j], ch, &p, arith);
 	free(p.e);
 	return t1 > 0 ? t0 / t1 : 1;
+}
+
+static double
+predict(const struct fs *a, int j, const uchar *ch)
+{
+	return predictx(a, j, ch, 0);
 }
 
 static void
@@ -921,14 +932,20 @@ setwhy(struct set *s, char *why)
 }
 
 /* auto: each set (best first) that makes the kernel at least 0.5% faster on
- * every target, with the sets taken before it; f64 in float code always */
+ * every target, with the sets taken before it; f64 in float code always.
+ * Where the model finds the kernel bound by DRAM either way, a set is taken
+ * when it makes the kernel's arithmetic at least ARITHGAIN faster and the
+ * whole no slower: the DRAM estimate is the model's weakest part (it cannot
+ * see which loads the caches serve), and if the kernel really is bound by
+ * DRAM, lowering costs no time. */
+#define ARITHGAIN 1.05
 static void
 chooseauto(struct fs *a, uchar *ch, const int *rank, int max)
 {
-	double *cur = xcalloc(a->nt + 1, sizeof *cur);
+	double *cur = xcalloc(2 * a->nt + 1, sizeof *cur), *curx = cur + a->nt;
 	int n = 0;
 	for (int j = 0; j < a->nt; j++)
-		cur[j] = 1;
+		cur[j] = curx[j] = 1;
 	for (int i = 0; i < a->ns; i++) {
 		struct set *s = &a->s[rank[i]];
 		if (n == max) {
@@ -936,14 +953,19 @@ chooseauto(struct fs *a, uchar *ch, const int *rank, int max)
 			continue;
 		}
 		choose(a, ch, rank[i], 1);
-		double p[16];
-		int pays = 1, worst = 0;
+		double p[16], px[16];
+		int pays = 1, worst = 0, bymem = -1;
 		for (int j = 0; j < a->nt; j++) {
 			p[j] = predict(a, j, ch);
-			if (p[j] < cur[j] * 1.005) {
-				pays = 0;
-				worst = j;
+			px[j] = predictx(a, j, ch, 1);
+			if (p[j] >= cur[j] * 1.005)
+				continue;
+			if (p[j] >= cur[j] * 0.999 && px[j] >= curx[j] * ARITHGAIN) {
+				bymem = j;
+				continue;
 			}
+			pays = 0;
+			worst = j;
 		}
 		if (s->accidental)
 			pays = 1;
@@ -959,9 +981,13 @@ chooseauto(struct fs *a, uchar *ch, const int *rank, int max)
 			continue;
 		}
 		s->lower = 1;
+		if (bymem >= 0 && !s->accidental)
+			setwhy(s, fmt("bound by DRAM in the model on sm_%d (predicted %.3fx), "
+			              "its arithmetic %.3fx faster", a->tsm[bymem], p[bymem] / cur[bymem],
+			              px[bymem] / curx[bymem]));
 		n++;
 		for (int j = 0; j < a->nt; j++)
-			cur[j] = p[j];
+			cur[j] = p[j], curx[j] = px[j];
 	}
 	free(cur);
 }
@@ -1294,6 +1320,8 @@ setjson(struct buf *b, const struct fs *a, int s)
 	}
 	buf_printf(b, "},\"lowered\":%s,\"why\":", st->lower ? "true" : "false");
 	buf_json(b, st->lower ? NULL : st->why);
+	buf_puts(b, ",\"because\":");
+	buf_json(b, st->lower ? st->whyown : NULL);
 	buf_puts(b, "}");
 }
 
@@ -1341,7 +1369,10 @@ setwords(FILE *out, const struct fs *a, int s)
 		fprintf(out, "%spredicted %.3fx on sm_%d", j ? ", " : "", st->pred[j], a->tsm[j]);
 	if (!a->nt)
 		fprintf(out, "no prediction (no target known to the cost model)");
-	fprintf(out, "; %s%s\n", st->lower ? "lowered" : "left in f64: ", st->lower ? "" : st->why);
+	if (st->lower)
+		fprintf(out, "; lowered%s%s\n", st->whyown ? ": " : "", st->whyown ? st->whyown : "");
+	else
+		fprintf(out, "; left in f64: %s\n", st->why);
 	buf_release(&b);
 }
 
