@@ -44,4 +44,27 @@ static float *todev(const float *h, long n)
 	return d;
 }
 
+/* main() of a program whose kernel is k(const float *x, float *y, int n):
+ * n elements (defn unless the command line says) of x drawn from [lo, hi),
+ * y poisoned, blocks of defblock threads unless $BLOCK says, as many
+ * blocks as cover n */
+static int xymain(int argc, char **argv, const void *k, const char *name, long defn,
+                  unsigned defblock, double lo, double hi)
+{
+	struct args a = parse(argc, argv, defn);
+	int n = (int)a.n;
+	float *h = (float *)malloc(n * sizeof *h), *dx, *dy;
+	rng_seed(a.seed);
+	fillf(h, n, lo, hi);
+	dx = todev(h, n);
+	CK(cudaMalloc(&dy, n * sizeof *dy));
+	poison(dy, n * sizeof *dy);
+	dim3 b = blockdim(dim3(defblock));
+	long nb = (long)b.x * b.y * b.z;
+	void *kargs[] = {&dx, &dy, &n};
+	float ms = run(k, name, dim3(cdiv(n, nb)), b, 0, kargs);
+	finish(name, ms, dy, n * sizeof *dy, a.out);
+	return 0;
+}
+
 #endif

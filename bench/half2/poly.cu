@@ -22,18 +22,5 @@ extern "C" __global__ void poly(const float *x, float *y, int n)
 
 int main(int argc, char **argv)
 {
-	struct args a = parse(argc, argv, 1 << 24);
-	int n = (int)a.n;
-	float *h = (float *)malloc(n * sizeof *h), *dx, *dy;
-	rng_seed(a.seed);
-	fillf(h, n, 0.05, 0.95);
-	dx = todev(h, n);
-	CK(cudaMalloc(&dy, n * sizeof *dy));
-	poison(dy, n * sizeof *dy);
-	dim3 b = blockdim(dim3(256));
-	long nb = (long)b.x * b.y * b.z;
-	void *kargs[] = {&dx, &dy, &n};
-	float ms = run((const void *)poly, "poly", dim3(cdiv(n, nb)), b, 0, kargs);
-	finish("poly", ms, dy, n * sizeof *dy, a.out);
-	return 0;
+	return xymain(argc, argv, (const void *)poly, "poly", 1 << 24, 256, 0.05, 0.95);
 }

@@ -27,18 +27,5 @@ extern "C" __global__ void scoped(const float *x, float *y, int n)
 
 int main(int argc, char **argv)
 {
-	struct args a = parse(argc, argv, (1 << 24) - 37);
-	int n = (int)a.n;
-	float *h = (float *)malloc(n * sizeof *h), *dx, *dy;
-	rng_seed(a.seed);
-	fillf(h, n, 0.1, 0.9);
-	dx = todev(h, n);
-	CK(cudaMalloc(&dy, n * sizeof *dy));
-	poison(dy, n * sizeof *dy);
-	dim3 b = blockdim(dim3(256));
-	long nb = (long)b.x * b.y * b.z;
-	void *kargs[] = {&dx, &dy, &n};
-	float ms = run((const void *)scoped, "scoped", dim3(cdiv(n, nb)), b, 0, kargs);
-	finish("scoped", ms, dy, n * sizeof *dy, a.out);
-	return 0;
+	return xymain(argc, argv, (const void *)scoped, "scoped", (1 << 24) - 37, 256, 0.1, 0.9);
 }

@@ -21,18 +21,5 @@ extern "C" __global__ void tail(const float *x, float *y, int n)
 
 int main(int argc, char **argv)
 {
-	struct args a = parse(argc, argv, (1 << 24) - 37);
-	int n = (int)a.n;
-	float *h = (float *)malloc(n * sizeof *h), *dx, *dy;
-	rng_seed(a.seed);
-	fillf(h, n, 0.1, 0.9);
-	dx = todev(h, n);
-	CK(cudaMalloc(&dy, n * sizeof *dy));
-	poison(dy, n * sizeof *dy);
-	dim3 b = blockdim(dim3(100));
-	long nb = (long)b.x * b.y * b.z;
-	void *kargs[] = {&dx, &dy, &n};
-	float ms = run((const void *)tail, "tail", dim3(cdiv(n, nb)), b, 0, kargs);
-	finish("tail", ms, dy, n * sizeof *dy, a.out);
-	return 0;
+	return xymain(argc, argv, (const void *)tail, "tail", (1 << 24) - 37, 100, 0.1, 0.9);
 }
