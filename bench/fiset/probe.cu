@@ -71,6 +71,40 @@ __global__ void t_up(double *o, double a, double b) {
     for (int c = 0; c < 8; c++) { double d; x[c] += (float)a; asm volatile("cvt.f64.f32 %0, %1;" : "=d"(d) : "f"(x[c])); s[c] += d; }
   }
   double t = 0; for (int c = 0; c < 8; c++) t += x[c] + s[c]; o[blockIdx.x * blockDim.x + threadIdx.x] = t; }
+// which pipe the conversions share: t_down's f64 -> f32 with an independent
+// rsqrt.approx.f32 (MUFU) in each step, and with an independent f64 fma;
+// a time near the sum of the parts' times means one pipe, near the larger
+// of them two pipes
+__global__ void t_downmufu(double *o, double a, double b) {
+  double x[8]; float s[8], y[8];
+  for (int c = 0; c < 8; c++) { x[c] = 1.5 + threadIdx.x * 1e-4 + c * 0.01; s[c] = 0; y[c] = 1.5f + c; }
+  for (int i = 0; i < IT; i++) {
+#pragma unroll
+    for (int c = 0; c < 8; c++) { float f; x[c] += a; asm volatile("cvt.rn.f32.f64 %0, %1;" : "=f"(f) : "d"(x[c])); s[c] += f;
+      asm volatile("rsqrt.approx.f32 %0, %0;" : "+f"(y[c])); }
+  }
+  double t = 0; for (int c = 0; c < 8; c++) t += x[c] + s[c] + y[c]; o[blockIdx.x * blockDim.x + threadIdx.x] = t; }
+__global__ void t_downdfma(double *o, double a, double b) {
+  double x[8], z[8]; float s[8];
+  for (int c = 0; c < 8; c++) { x[c] = 1.5 + threadIdx.x * 1e-4 + c * 0.01; s[c] = 0; z[c] = 1.5 + c; }
+  for (int i = 0; i < IT; i++) {
+#pragma unroll
+    for (int c = 0; c < 8; c++) { float f; x[c] += a; asm volatile("cvt.rn.f32.f64 %0, %1;" : "=f"(f) : "d"(x[c])); s[c] += f;
+      asm volatile("fma.rn.f64 %0, %0, %1, %2;" : "+d"(z[c]) : "d"(0.999), "d"(1e-3)); asm volatile("fma.rn.f64 %0, %0, %1, %2;" : "+d"(z[c]) : "d"(0.999), "d"(1e-3));
+      asm volatile("fma.rn.f64 %0, %0, %1, %2;" : "+d"(z[c]) : "d"(0.999), "d"(1e-3)); }
+  }
+  double t = 0; for (int c = 0; c < 8; c++) t += x[c] + s[c] + z[c]; o[blockIdx.x * blockDim.x + threadIdx.x] = t; }
+// the three f64 fma of t_downdfma alone (with the f64 add of t_down)
+__global__ void t_dfma3(double *o, double a, double b) {
+  double x[8], z[8];
+  for (int c = 0; c < 8; c++) { x[c] = 1.5 + threadIdx.x * 1e-4 + c * 0.01; z[c] = 1.5 + c; }
+  for (int i = 0; i < IT; i++) {
+#pragma unroll
+    for (int c = 0; c < 8; c++) { x[c] += a;
+      asm volatile("fma.rn.f64 %0, %0, %1, %2;" : "+d"(z[c]) : "d"(0.999), "d"(1e-3)); asm volatile("fma.rn.f64 %0, %0, %1, %2;" : "+d"(z[c]) : "d"(0.999), "d"(1e-3));
+      asm volatile("fma.rn.f64 %0, %0, %1, %2;" : "+d"(z[c]) : "d"(0.999), "d"(1e-3)); }
+  }
+  double t = 0; for (int c = 0; c < 8; c++) t += x[c] + z[c]; o[blockIdx.x * blockDim.x + threadIdx.x] = t; }
 
 // one operation each, for the SASS counts
 #define ONE64(NAME, INS) __global__ void NAME(double *o, const double *p, const double *q) { \
@@ -121,6 +155,7 @@ int main() {
     T64(t_rcp64, 0.0, 0.0), T64(t_rcp32, 0.0f, 0.0f), T64(t_rsqrt64, 0.0, 0.0), T64(t_rsqrt32, 0.0f, 0.0f),
     T64(t_min64, 2.0, 0.0), T64(t_min32, 2.0f, 0.0f), T64(t_sel64, 1.25, 1.0), T64(t_sel32, 1.25f, 1.0f),
     T64(t_rni64, 0.0, 0.0), T64(t_rni32, 0.0f, 0.0f), T64(t_cvt, 0.0, 0.0), T64(t_nocvt, 0.0, 0.0), T64(t_down, 1e-9, 0.0), T64(t_up, 1e-9, 0.0),
+    T64(t_downmufu, 1e-9, 0.0), T64(t_downdfma, 1e-9, 0.0), T64(t_dfma3, 1e-9, 0.0),
   };
   for (auto &e : r)
     printf("%-16s %8.3f ms  %7.2f ops/clk/SM\n", e.name, e.ms, ops / (e.ms * 1e-3) / (clk * 1e3) / sms);
