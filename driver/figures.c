@@ -70,7 +70,7 @@ figures_parse(struct figures *fs, const char *text)
 }
 
 char *
-figures_json(const struct figures *fs, const char *name)
+figures_json(const struct figures *fs, const struct figures *before, const char *name)
 {
 	struct buf b = BUF_INIT;
 	for (int i = 0; i < fs->n; i++) {
@@ -78,9 +78,16 @@ figures_json(const struct figures *fs, const char *name)
 		if (strcmp(f->name, name) || f->regs < 0)
 			continue;
 		buf_printf(&b, "%s\"sm_%d\":{\"registers\":%d,\"stack_frame\":%d,"
-		           "\"spill_stores\":%d,\"spill_loads\":%d}", b.n ? "," : "{", f->sm, f->regs,
+		           "\"spill_stores\":%d,\"spill_loads\":%d", b.n ? "," : "{", f->sm, f->regs,
 		           f->stack < 0 ? 0 : f->stack, f->spillst < 0 ? 0 : f->spillst,
 		           f->spillld < 0 ? 0 : f->spillld);
+		for (int k = 0; before && k < before->n; k++)
+			if (before->f[k].sm == f->sm && before->f[k].regs >= 0 &&
+			    !strcmp(before->f[k].name, name)) {
+				buf_printf(&b, ",\"registers_before\":%d", before->f[k].regs);
+				break;
+			}
+		buf_puts(&b, "}");
 	}
 	if (b.n)
 		buf_puts(&b, "}");

@@ -124,9 +124,11 @@ struct figures {
 };
 /* read ptxas -v's stderr text, one figure per entry function compiled */
 void figures_parse(struct figures *fs, const char *text);
-/* {"sm_90":{"registers":24,"stack_frame":32,"spill_stores":0,"spill_loads":0},...}
- * for the entry name, or NULL if ptxas said nothing of it; malloc'd */
-char *figures_json(const struct figures *fs, const char *name);
+/* {"sm_90":{"registers":24,"stack_frame":32,"spill_stores":0,"spill_loads":0,
+ * "registers_before":20},...} for the entry name (registers_before: of
+ * nvcc's PTX, from before, where it says), or NULL if ptxas said nothing of
+ * it; malloc'd */
+char *figures_json(const struct figures *fs, const struct figures *before, const char *name);
 void figures_release(struct figures *fs);
 
 /* deps.c */

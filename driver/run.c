@@ -218,6 +218,7 @@ struct ptx {                  /* a PTX file cicc wrote and the hook saw */
 	const char *restored;     /* why the hook's PTX was replaced by nvcc's, or NULL */
 	struct reports reports;   /* the hook's report lines, written at the end */
 	struct figures figs;      /* ptxas -v on it, for those lines */
+	struct figures before;    /* ptxas -v on nvcc's PTX, when the hook changed it */
 };
 
 struct run {
@@ -482,17 +483,19 @@ changedinput(struct run *r, const struct args *a)
 	return NULL;
 }
 
-/* ptxas -v on the PTX that the ptxas line a just accepted, into p's
- * figures: the same flags, -v added, the output thrown away; a check for
- * a virtual arch (-ptx: -arch=compute_90, no output) becomes a build for
- * its sm_NN */
+/* ptxas -v on the PTX that the ptxas line a just accepted, into fs: the
+ * same flags, -v added, the input in replaced by in2 (NULL: kept), the
+ * output thrown away; a check for a virtual arch (-ptx: -arch=compute_90,
+ * no output) becomes a build for its sm_NN */
 static void
-measure(struct run *r, const struct args *a, struct ptx *p)
+ptxasv(struct run *r, const struct args *a, const char *in, const char *in2, struct figures *fs)
 {
 	struct args v = ARGS_INIT;
 	for (int i = 0; i < a->n; i++) {
 		const char *s = a->v[i];
-		if (startswith(s, "-arch=compute_"))
+		if (in2 && !strcmp(s, in))
+			args_push(&v, in2);
+		else if (startswith(s, "-arch=compute_"))
 			args_pushf(&v, "-arch=sm_%s", s + strlen("-arch=compute_"));
 		else if (i > 0 && !strcmp(a->v[i - 1], "-arch") && startswith(s, "compute_"))
 			args_pushf(&v, "sm_%s", s + strlen("compute_"));
@@ -509,12 +512,21 @@ measure(struct run *r, const struct args *a, struct ptx *p)
 	char *line = args_join(&v), *err = fmt("%s/%d.figures.err", tmpdir, r->nfile++);
 	char *text;
 	if (sh(line, err) == 0 && (text = readfile(err, NULL))) {
-		figures_parse(&p->figs, text);
+		figures_parse(fs, text);
 		free(text);
 	}
 	free(line);
 	free(err);
 	args_release(&v);
+}
+
+/* the figures of p as the hook left it, and of nvcc's PTX if that differs */
+static void
+measure(struct run *r, const struct args *a, struct ptx *p)
+{
+	ptxasv(r, a, p->path, NULL, &p->figs);
+	if (p->changed)
+		ptxasv(r, a, p->path, p->orig, &p->before);
 }
 
 /* a ptxas step read PTX whose kernels have report lines: their figures */
@@ -526,16 +538,43 @@ measureall(struct run *r, const struct args *a)
 			measure(r, a, &r->ptx[i]);
 }
 
-/* the figures into the report lines of their kernels */
+/* warps of a kernel an SM of sm_NN holds, as its registers allow: 64K
+ * registers, given out 256 (8 a thread) a warp at a time */
+static int
+regwarps(int sm, int regs)
+{
+	const struct target *t = target(sm);
+	int most = t ? t->maxwarps : 64, per = (regs + 7) / 8 * 8 * 32;
+	int w = per > 0 ? 65536 / per : most;
+	return w < most ? w : most;
+}
+
+/* the figures into the report lines of their kernels; a kernel that the
+ * hook's PTX gives more registers than nvcc's, so many that an SM holds
+ * fewer of its warps, is said once */
 static void
 addfigures(struct ptx *p)
 {
 	for (int i = 0; i < p->reports.n; i++) {
 		struct report *rep = &p->reports.r[i];
 		if (!rep->ptxas)
-			rep->ptxas = figures_json(&p->figs, rep->mangled);
+			rep->ptxas = figures_json(&p->figs, &p->before, rep->mangled);
+		for (int a = 0; a < p->figs.n; a++) {
+			const struct figure *f = &p->figs.f[a], *b = NULL;
+			for (int k = 0; k < p->before.n && !b; k++)
+				if (p->before.f[k].sm == f->sm && !strcmp(p->before.f[k].name, f->name))
+					b = &p->before.f[k];
+			if (strcmp(f->name, rep->mangled) || !b || f->regs < 0 || b->regs < 0)
+				continue;
+			int w0 = regwarps(f->sm, b->regs), w1 = regwarps(f->sm, f->regs);
+			if (w1 < w0)
+				warn("%s: kernel '%s' on sm_%d: %d registers a thread, %d as nvcc built it: "
+				     "an SM holds at most %d of its warps, not %d", p->src, rep->mangled, f->sm,
+				     f->regs, b->regs, w1, w0);
+		}
 	}
 	figures_release(&p->figs);
+	figures_release(&p->before);
 }
 
 /* ptxas on PTX that the hook changed: on failure put nvcc's PTX back */

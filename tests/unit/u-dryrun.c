@@ -197,12 +197,26 @@ TEST(figures_read_ptxas_v_per_entry)
 	                   "ptxas info    : Function properties for _Z2bmPfi\n"
 	                   "    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
 	                   "ptxas info    : Used 40 registers, used 1 barriers, 380 bytes cmem[0]\n");
-	char *a = figures_json(&fs, "mriq"), *b = figures_json(&fs, "_Z2bmPfi");
+	char *a = figures_json(&fs, NULL, "mriq"), *b = figures_json(&fs, NULL, "_Z2bmPfi");
 	CHECK_STR(a, "{\"sm_90\":{\"registers\":24,\"stack_frame\":32,\"spill_stores\":4,\"spill_loads\":8}}");
 	CHECK_STR(b, "{\"sm_86\":{\"registers\":40,\"stack_frame\":0,\"spill_stores\":0,\"spill_loads\":0}}");
-	CHECK(figures_json(&fs, "_Z6helperf") == NULL);
+	CHECK(figures_json(&fs, NULL, "_Z6helperf") == NULL);
 	free(a);
 	free(b);
+	/* nvcc's PTX of the same kernel, for the same sm only */
+	struct figures before = {0};
+	figures_parse(&before, "ptxas info    : Compiling entry function 'mriq' for 'sm_90'\n"
+	                       "ptxas info    : Used 20 registers, used 0 barriers\n"
+	                       "ptxas info    : Compiling entry function '_Z2bmPfi' for 'sm_90'\n"
+	                       "ptxas info    : Used 32 registers, used 0 barriers\n");
+	a = figures_json(&fs, &before, "mriq");
+	b = figures_json(&fs, &before, "_Z2bmPfi");
+	CHECK_STR(a, "{\"sm_90\":{\"registers\":24,\"stack_frame\":32,\"spill_stores\":4,\"spill_loads\":8,"
+	             "\"registers_before\":20}}");
+	CHECK_STR(b, "{\"sm_86\":{\"registers\":40,\"stack_frame\":0,\"spill_stores\":0,\"spill_loads\":0}}");
+	free(a);
+	free(b);
+	figures_release(&before);
 	figures_release(&fs);
 }
 
