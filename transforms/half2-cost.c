@@ -112,7 +112,7 @@ addx2(struct h2 *h, struct cost *c, const Ins *i, double w)
 		c->other += w;
 	else
 		c->x2 += w;
-	if (h->type == BF16 && h->tgt < 90 && (i->op == Oadd || i->op == Osub || i->op == Omul))
+	if (h->type == BF16 && !h2_bf16sm90(h) && (i->op == Oadd || i->op == Osub || i->op == Omul))
 		c->other += w;
 }
 

@@ -499,7 +499,7 @@ x2mnemonic(struct h2 *h, const Ins *i)
 static void
 x2ins(struct h2 *h, const Ins *i, const char *d, const char **a)
 {
-	if (h->type == BF16 && h->tgt < 90 && (i->op == Oadd || i->op == Osub || i->op == Omul)) {
+	if (h->type == BF16 && !h2_bf16sm90(h) && (i->op == Oadd || i->op == Osub || i->op == Omul)) {
 		const char *c = nm(h, h->tb[3]);
 		if (i->op == Omul) {
 			emit(h, "mov.b32 %s, 0x80008000;", c);

@@ -57,7 +57,7 @@ x2op(const struct h2 *h, int op)
 	case Omin: case Omax:
 		return h->tgt >= 80;
 	case Oex2: case Otanh:
-		return bf ? h->tgt >= 90 : h->tgt >= 75;
+		return bf ? h2_bf16sm90(h) : h->tgt >= 75;
 	}
 	return 0;
 }
@@ -136,7 +136,7 @@ h2_pairsetp(const struct h2 *h, const Ins *i)
 	struct mods m;
 	if (h->type == F32 || i->op != Osetp || i->ty != Tf32 || i->narg != 3 || i->arg[1].bar)
 		return 0;
-	if (h->type == BF16 && h->tgt < 90)
+	if (h->type == BF16 && !h2_bf16sm90(h))
 		return 0;
 	mods(i, &m);
 	return !m.otherrnd && !m.sat && !m.approx;
@@ -234,24 +234,6 @@ h2_packconst(const struct h2 *h, float f, int *risk)
 static const char *const types[] = {"f16", "bf16", "f32", NULL};
 static const char *const pairings[] = {"threads", "blocks", NULL};
 
-/* the module's .target (sm_90 -> 90), else the driver's arch */
-static int
-ptxtarget(const struct passctx *cx)
-{
-	const Module *m = cx->m;
-	if (m->target.s) {
-		size_t n = 0;
-		while (n < m->target.n && m->target.s[n] != ',' && m->target.s[n] != ' ')
-			n++;
-		char *t = xstrndup(m->target.s, n);
-		int sm = archnum(t);
-		free(t);
-		if (sm > 0)
-			return sm;
-	}
-	return archnum(cx->arch);
-}
-
 static void
 setup(struct h2 *h, struct passctx *cx, Fn *fn, const struct params *p)
 {
@@ -262,7 +244,8 @@ setup(struct h2 *h, struct passctx *cx, Fn *fn, const struct params *p)
 	h->type = (int)p->v[TYPE].i;
 	h->pairing = (int)p->v[PAIRING].i;
 	h->force = (int)p->v[FORCE].i;
-	h->tgt = ptxtarget(cx);
+	h->tgt = ptxsm(cx);
+	h->isa = ptxisa(cx->m);
 	h->a = arena_new();
 }
 
@@ -272,6 +255,9 @@ targetcheck(const struct h2 *h)
 {
 	if (h->tgt < 0)
 		return xstrdup("the PTX names no target (.target sm_NN)");
+	if (h->isa < 70)   /* cvt.rn.f16x2.f32, f16x2 min/max/ex2/tanh, bf16x2 */
+		return fmt("pairing needs PTX ISA 7.0 (CUDA 11); this PTX is .version %d.%d",
+		           h->isa / 10, h->isa % 10);
 	if (h->type == F16 && h->tgt < 53)
 		return fmt("f16x2 arithmetic needs sm_53; this PTX is for sm_%d", h->tgt);
 	if (h->type == BF16 && h->tgt < 80)

@@ -36,6 +36,7 @@ struct h2 {
 	Arena *a;                 /* the analysis' memory */
 	int type, pairing, force;
 	int tgt;                  /* the PTX's .target: what ptxas lets it use */
+	int isa;                  /* its .version x 10 */
 
 	/* the analysis (half2-div.c) */
 	uint nreg, nblk, rw, bw;  /* registers, blocks; words of a register set, of a block set */
@@ -87,6 +88,10 @@ struct h2 {
 	uint *zero;               /* x2 registers a blend reads: 0 at the entry */
 	uint nzero, capzero;
 };
+
+/* bf16x2 add, mul, setp, ex2 and tanh: sm_90 and PTX ISA 7.8 (else the
+ * fma forms of sm_80) */
+static inline int h2_bf16sm90(const struct h2 *h) { return h->tgt >= 90 && h->isa >= 78; }
 
 /* half2.c */
 int h2_pairable(const struct h2 *h, const Ins *i);

@@ -522,6 +522,15 @@ apply(struct passctx *cx, Fn *fn, const struct params *p, struct outcome *o)
 		free(ins);
 		return o->why = xstrdup("no f64 arithmetic to shadow"), -1;
 	}
+	/* the exit code's activemask (PTX ISA 6.2), shfl.sync and red.add.f64
+	 * (sm_60) */
+	int isa = ptxisa(cx->m), sm = ptxsm(cx);
+	if (isa < 62 || sm < 60) {
+		free(ins);
+		return o->why = fmt("the instrumentation needs PTX ISA 6.2 and sm_60; this PTX is "
+		                    ".version %.*s for sm_%d", (int)cx->m->version.n,
+		                    cx->m->version.s ? cx->m->version.s : "", sm), -1;
+	}
 	uint *ord = ordinals(fn, ins, n);
 	o->stats = statsjson(fn, measure, ins, ord, measure == ERROR ? n : 0);
 	char *pfx = prefix(cx->m, fn), *name = symstr(cx->m, fn->sym);
