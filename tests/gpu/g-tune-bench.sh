@@ -11,17 +11,9 @@
 # LINEAR=1 also runs the linear search (SMP) for its trial count.
 . "$(dirname "$0")/gpu-lib.sh"
 need_gpu
-MPCC=${MPCC:-$MPCC_BUILD/mpcc}
-MPCC_TUNE=${MPCC_TUNE:-$MPCC_BUILD/mpcc-tune}
-[ -x "$MPCC_TUNE" ] || fail "no mpcc-tune at '$MPCC_TUNE'"
-command -v python3 >/dev/null || { echo "skipped: no python3"; exit 77; }
-export PATH="$(dirname "$NVCC"):$PATH"
+need_tune
 RATIO=${RATIO:-0.6}
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 4)}
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
-O=${TUNE_OUT:-$d/out}
-mkdir -p "$O"
 printf 'kernel\tqos\texhaustive_best\texhaustive_speedup\theu_best\theu_speedup\theu_trials\tlinear_trials\ttiming_overhead\n' >"$O/tune.tsv"
 failures=0
 

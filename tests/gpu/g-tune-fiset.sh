@@ -13,15 +13,7 @@
 # TUNE_OUT=DIR keeps the logs and fiset-modes.tsv.
 . "$(dirname "$0")/gpu-lib.sh"
 need_gpu
-MPCC=${MPCC:-$MPCC_BUILD/mpcc}
-MPCC_TUNE=${MPCC_TUNE:-$MPCC_BUILD/mpcc-tune}
-[ -x "$MPCC_TUNE" ] || fail "no mpcc-tune at '$MPCC_TUNE'"
-command -v python3 >/dev/null || { echo "skipped: no python3"; exit 77; }
-export PATH="$(dirname "$NVCC"):$PATH"
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
-O=${TUNE_OUT:-$d/out}
-mkdir -p "$O"
+need_tune
 cp -r "$MPCC_SRC/bench/fiset" "$d/fiset" && cp "$MPCC_SRC/bench/bench.h" "$d/" || fail "copy"
 printf 'kernel\tmode\ttrials\torder\tanswer\tspeedup\terror\tof_ideal\n' >"$O/fiset-modes.tsv"
 failures=0

@@ -20,3 +20,19 @@ need_gpu() {
 	[ -x "$NVCC" ] || { echo "skipped: no nvcc"; exit 77; }
 	[ -x "$MPCC_OPT" ] || fail "no mpcc-opt at '$MPCC_OPT' (set MPCC_OPT or MPCC_BUILD)"
 }
+
+# need_tune: what the mpcc-tune tests share: mpcc, mpcc-tune and python3;
+# nvcc's folder on PATH; a work folder d (removed at exit) and O, where
+# TUNE_OUT=DIR keeps the results
+need_tune() {
+	MPCC=${MPCC:-$MPCC_BUILD/mpcc}
+	MPCC_TUNE=${MPCC_TUNE:-$MPCC_BUILD/mpcc-tune}
+	[ -x "$MPCC_TUNE" ] || fail "no mpcc-tune at '$MPCC_TUNE'"
+	command -v python3 >/dev/null || { echo "skipped: no python3"; exit 77; }
+	PATH="$(dirname "$NVCC"):$PATH"
+	export PATH
+	d=$(mktemp -d)
+	trap 'rm -rf "$d"' EXIT
+	O=${TUNE_OUT:-$d/out}
+	mkdir -p "$O"
+}
