@@ -39,18 +39,25 @@ nvccregs() {
 		sed -n 's/.*Used \([0-9]*\) registers.*/\1/p' | head -1
 }
 
-cp "$KERNELS/matmul.cu" k.cu
-policy "half2: {force: true}"
+# build KERNEL RULE: k.cu from KERNEL under RULE, with a report; sets regs
+# and before (the sm_90 figures, "-" where absent) and nvcc (nvccregs)
+build() {
+	regs=- before=-
+	cp "$KERNELS/$1" k.cu
+	policy "$2"
+	rm -f r.jsonl
+	"$MPCC" -arch=sm_90 -c k.cu -o k.o --mpcc-report=r.jsonl 2>err || return 1
+	set -- $(figures r.jsonl)
+	regs=$1 before=$2 nvcc=$(nvccregs)
+}
+
 testing "report gives the registers before and after half2, and warns of fewer warps"
-rm -f r.jsonl
-if ! "$MPCC" -arch=sm_90 -c k.cu -o k.o --mpcc-report=r.jsonl 2>err; then
+if ! build matmul.cu "half2: {force: true}"; then
 	fail "mpcc failed: $(cat err)"
 else
-	set -- $(figures r.jsonl)
-	n=$(nvccregs)
-	w=$(grep -c "on sm_90: $1 registers a thread, $n as nvcc built it: an SM holds at most [0-9]* of its warps, not 64" err)
-	if [ "$2" != "$n" ] || [ "$1" = - ] || [ "$1" -le "$n" ]; then
-		fail "registers $1, before $2, nvcc's $n"
+	w=$(grep -c "on sm_90: $regs registers a thread, $nvcc as nvcc built it: an SM holds at most [0-9]* of its warps, not 64" err)
+	if [ "$before" != "$nvcc" ] || [ "$regs" = - ] || [ "$regs" -le "$nvcc" ]; then
+		fail "registers $regs, before $before, nvcc's $nvcc"
 	elif [ "$w" != 1 ]; then
 		fail "$w warnings: $(cat err)"
 	else
@@ -58,32 +65,21 @@ else
 	fi
 fi
 
-cp "$KERNELS/boxmuller.cu" k.cu
-policy "sfu: {lambda: 32}"
 testing "report gives the registers before sfu; no warning when the warps stay"
-rm -f r.jsonl
-if ! "$MPCC" -arch=sm_90 -c k.cu -o k.o --mpcc-report=r.jsonl 2>err; then
+if ! build boxmuller.cu "sfu: {lambda: 32}"; then
 	fail "mpcc failed: $(cat err)"
+elif [ "$before" != "$nvcc" ] || [ "$regs" = - ]; then
+	fail "registers $regs, before $before, nvcc's $nvcc"
+elif [ -s err ]; then
+	fail "said: $(cat err)"
 else
-	set -- $(figures r.jsonl)
-	n=$(nvccregs)
-	if [ "$2" != "$n" ] || [ "$1" = - ]; then
-		fail "registers $1, before $2, nvcc's $n"
-	elif [ -s err ]; then
-		fail "said: $(cat err)"
-	else
-		passed
-	fi
+	passed
 fi
 
 testing "no registers_before where the transform left the PTX as it was"
-cp "$KERNELS/matmul.cu" k.cu
-policy "fiset: {sets: all}"
-rm -f r.jsonl
-"$MPCC" -arch=sm_90 -c k.cu -o k.o --mpcc-report=r.jsonl 2>err
-set -- $(figures r.jsonl)
-if [ "$2" != - ]; then
-	fail "registers $1, before $2 (the kernel has no f64)"
+build matmul.cu "fiset: {sets: all}"
+if [ "$before" != - ]; then
+	fail "registers $regs, before $before (the kernel has no f64)"
 else
 	passed
 fi
