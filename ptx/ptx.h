@@ -284,6 +284,11 @@ uint lookreg(Fn *fn, const char *s, uint n);   /* register named s, ~0u if none 
 Fn *findfn(Module *m, const char *name);   /* the definition, else a declaration */
 char *symstr(const Module *m, uint sym);    /* a symbol's name, malloc'd */
 int opcode(const char *s, size_t n);   /* O*, or -1 */
+/* the module's ".target sm_90a, debug": 90 (and 'a' in *arch if arch is
+ * not NULL; 0 without a letter); 0 if it names no sm_NN */
+int modtarget(const Module *m, char *arch);
+/* the module's ".version 8.7": 87; 0 if it has none of the form M.m */
+int modversion(const Module *m);
 uint intern(Module *m, const char *s, size_t n);      /* mod->sym index, created if new */
 /* for the library's own files */
 uint names_get(const Names *t, const char *s, uint n);   /* ~0u if absent */

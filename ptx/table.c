@@ -149,3 +149,33 @@ findfn(Module *m, const char *name)
 			return m->fn[i];
 	return NULL;
 }
+
+int
+modtarget(const Module *m, char *arch)
+{
+	const char *s = m->target.s, *e = s ? s + m->target.n : s;
+	int sm = 0;
+
+	if (arch)
+		*arch = 0;
+	if (!s || e - s <= 3 || memcmp(s, "sm_", 3))
+		return 0;
+	for (s += 3; s < e && *s >= '0' && *s <= '9' && sm < 10000; s++)
+		sm = sm * 10 + (*s - '0');
+	if (arch && s < e && *s >= 'a' && *s <= 'z')
+		*arch = *s;
+	return sm;
+}
+
+int
+modversion(const Module *m)
+{
+	const char *s = m->version.s, *e = s ? s + m->version.n : s;
+	int v = 0;
+
+	for (; s && s < e && *s >= '0' && *s <= '9' && v < 1000; s++)
+		v = v * 10 + (*s - '0');
+	if (s && s + 1 < e && *s == '.' && s[1] >= '0' && s[1] <= '9')
+		return v * 10 + (s[1] - '0');
+	return 0;   /* not "M.m" */
+}

@@ -315,21 +315,8 @@ regstr(V *v, uint r)
 static void
 target(V *v)
 {
-	const char *s = v->m->target.s, *e = s ? s + v->m->target.n : s;
-
-	if (s && e - s > 3 && !memcmp(s, "sm_", 3)) {
-		for (s += 3; s < e && *s >= '0' && *s <= '9' && v->sm < 10000; s++)
-			v->sm = v->sm * 10 + (*s - '0');
-		if (s < e && *s >= 'a' && *s <= 'z')
-			v->arch = *s;
-	}
-	s = v->m->version.s, e = s ? s + v->m->version.n : s;
-	for (; s && s < e && *s >= '0' && *s <= '9' && v->ptx < 1000; s++)
-		v->ptx = v->ptx * 10 + (*s - '0');
-	if (s && s + 1 < e && *s == '.' && s[1] >= '0' && s[1] <= '9')
-		v->ptx = v->ptx * 10 + (s[1] - '0');
-	else
-		v->ptx = 0;   /* not "M.m": no version checks */
+	v->sm = modtarget(v->m, &v->arch);
+	v->ptx = modversion(v->m);   /* 0, not "M.m": no version checks */
 	if (!v->m->version.s)
 		errline(v, 1, "no '.version' directive");
 	if (!v->m->target.s)

@@ -245,7 +245,7 @@ setup(struct h2 *h, struct passctx *cx, Fn *fn, const struct params *p)
 	h->pairing = (int)p->v[PAIRING].i;
 	h->force = (int)p->v[FORCE].i;
 	h->tgt = ptxsm(cx);
-	h->isa = ptxisa(cx->m);
+	h->isa = modversion(cx->m);
 	h->a = arena_new();
 }
 

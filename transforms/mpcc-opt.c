@@ -262,19 +262,6 @@ output(Module *m, const char *out)
 	free(tmp);
 }
 
-/* ".target sm_90a, debug" -> 90; -1 if none */
-static int
-modtarget(const Module *m)
-{
-	if (!m->target.s)
-		return -1;
-	size_t n = strcspn(m->target.s, ", \t");
-	char *t = xstrndup(m->target.s, n < m->target.n ? n : m->target.n);
-	int sm = archnum(t);
-	free(t);
-	return sm;
-}
-
 int
 main(int argc, char **argv)
 {
@@ -329,7 +316,7 @@ main(int argc, char **argv)
 	if (vfy && verify(m, stderr))
 		return 1;
 	/* the targets: --arch, else the module's own .target */
-	if (!nsm && (sm[0] = modtarget(m)) > 0)
+	if (!nsm && (sm[0] = modtarget(m, NULL)) > 0)
 		nsm = 1;
 	char *arch = nsm ? fmt("compute_%d", sm[0]) : NULL;
 	struct passctx cx = {.m = m, .src = in, .arch = arch, .sm = sm, .nsm = nsm};

@@ -92,8 +92,6 @@ struct passctx {
 /* the sm_NN of the module's .target (sm_90 -> 90), else of the driver's
  * arch; -1 if neither says */
 int ptxsm(const struct passctx *cx);
-/* the module's .version, times 10 ("8.7" -> 87); -1 without one */
-int ptxisa(const Module *m);
 /* the module at path, parsed once per run (NULL with a message if bad) */
 Module *passctx_load(struct passctx *cx, const char *path);
 /* the driver's fast-math twin of cx->m for mask, parsed once; NULL if none */

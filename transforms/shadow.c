@@ -524,7 +524,7 @@ apply(struct passctx *cx, Fn *fn, const struct params *p, struct outcome *o)
 	}
 	/* the exit code's activemask (PTX ISA 6.2), shfl.sync and red.add.f64
 	 * (sm_60) */
-	int isa = ptxisa(cx->m), sm = ptxsm(cx);
+	int isa = modversion(cx->m), sm = ptxsm(cx);
 	if (isa < 62 || sm < 60) {
 		free(ins);
 		return o->why = fmt("the instrumentation needs PTX ISA 6.2 and sm_60; this PTX is "

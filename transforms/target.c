@@ -21,7 +21,6 @@
  * issue and bw, to tell memory-bound kernels; half2's advice reads bw. */
 #include "transforms/pass.h"
 
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -82,31 +81,6 @@ archnum(const char *arch)
 int
 ptxsm(const struct passctx *cx)
 {
-	const Module *m = cx->m;
-	if (m->target.s) {
-		size_t n = 0;
-		while (n < m->target.n && m->target.s[n] != ',' && m->target.s[n] != ' ')
-			n++;
-		char *t = xstrndup(m->target.s, n);
-		int sm = archnum(t);
-		free(t);
-		if (sm > 0)
-			return sm;
-	}
-	return archnum(cx->arch);
-}
-
-int
-ptxisa(const Module *m)
-{
-	const char *s = m->version.s;
-	uint n = m->version.n, k = 0;
-	int major = 0, minor = 0;
-	if (!s || !n || !isdigit((uchar)s[0]))
-		return -1;
-	for (; k < n && isdigit((uchar)s[k]); k++)
-		major = major * 10 + (s[k] - '0');
-	if (k < n && s[k] == '.' && k + 1 < n && isdigit((uchar)s[k + 1]))
-		minor = s[k + 1] - '0';
-	return major * 10 + minor;
+	int sm = modtarget(cx->m, NULL);
+	return sm > 0 ? sm : archnum(cx->arch);
 }
