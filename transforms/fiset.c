@@ -123,7 +123,9 @@ busiest(const struct load *l, int arith)
 }
 
 /* conversions to and from f64: on the XU pipe beside MUFU where the f64
- * unit is faster than MUFU (sm_80, sm_90, sm_100: measured there on sm_90),
+ * unit is faster than MUFU (sm_80, sm_90, sm_100; on sm_90 probe.cu's
+ * t_downmufu takes the sum of F2F's and MUFU's times, t_downdfma the larger
+ * of F2F's and DFMA's),
  * through the f64 unit on the parts whose f64 rate is 1/64 of f32 (the
  * guide gives both at 2 per clock there) */
 static void

@@ -4,7 +4,8 @@
 // issue rate and not latency bounds each loop (as shared/probes/rates.cu);
 // the figure is PTX operations per clock per SM. The s_* kernels hold one
 // operation each, for counting the SASS instructions ptxas makes of it
-// (cuobjdump -sass, one kernel per line of the table in target.c).
+// (cuobjdump -sass, one kernel per line of the table in target.c). The l_*
+// kernels give latency: one warp, one dependent chain, clocks per operation.
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
@@ -106,6 +107,26 @@ __global__ void t_dfma3(double *o, double a, double b) {
   }
   double t = 0; for (int c = 0; c < 8; c++) t += x[c] + z[c]; o[blockIdx.x * blockDim.x + threadIdx.x] = t; }
 
+// latency: one warp, one dependent chain, clocks per operation (clock64
+// around the loop, unrolled by 8 so the loop's own instructions hide)
+#define LAT(NAME, T, C, INS) \
+__global__ void NAME(double *o, T a, T b) { \
+  T x = (T)(1.5 + threadIdx.x * 1e-4); long long t0 = clock64(); \
+  _Pragma("unroll 8") for (int i = 0; i < IT; i++) asm volatile(INS : "+" C(x) : C(a), C(b)); \
+  long long t1 = clock64(); o[threadIdx.x] = x; if (!threadIdx.x) o[32] = (double)(t1 - t0) / IT; }
+LAT(l_add64, double, "d", "add.f64 %0, %0, %1;")
+LAT(l_fma64, double, "d", "fma.rn.f64 %0, %0, %1, %2;")
+LAT(l_div64, double, "d", "div.rn.f64 %0, %1, %0;")
+LAT(l_sqrt64, double, "d", "sqrt.rn.f64 %0, %0;")
+LAT(l_rsqrt64, double, "d", "rsqrt.approx.f64 %0, %0;")
+LAT(l_add32, float, "f", "add.f32 %0, %0, %1;")
+LAT(l_fma32, float, "f", "fma.rn.f32 %0, %0, %1, %2;")
+LAT(l_div32, float, "f", "div.rn.f32 %0, %1, %0;")
+LAT(l_sqrt32, float, "f", "sqrt.rn.f32 %0, %0;")
+LAT(l_rsqrt32, float, "f", "rsqrt.approx.f32 %0, %0;")
+// an f64 -> f32 -> f64 round trip: two conversions
+LAT(l_cvt2, double, "d", "{.reg .f32 f; cvt.rn.f32.f64 f, %0; cvt.f64.f32 %0, f;}")
+
 // one operation each, for the SASS counts
 #define ONE64(NAME, INS) __global__ void NAME(double *o, const double *p, const double *q) { \
   int i = threadIdx.x; double x = p[i], y = q[i], r; asm volatile(INS : "=d"(r) : "d"(x), "d"(y)); o[i] = r; }
@@ -159,6 +180,13 @@ int main() {
   };
   for (auto &e : r)
     printf("%-16s %8.3f ms  %7.2f ops/clk/SM\n", e.name, e.ms, ops / (e.ms * 1e-3) / (clk * 1e3) / sms);
+  double *h = (double *)malloc(33 * 8);
+#define L(K, A, B) { K<<<1, 32>>>(o, A, B); CK(cudaDeviceSynchronize()); K<<<1, 32>>>(o, A, B); \
+    CK(cudaMemcpy(h, o, 33 * 8, cudaMemcpyDeviceToHost)); printf("%-16s %8.1f clk/op (one warp, one chain)\n", #K, h[32]); }
+  L(l_add64, 1e-9, 0.0) L(l_fma64, 0.999, 1e-3) L(l_div64, 1.7, 0.0) L(l_sqrt64, 0.0, 0.0) L(l_rsqrt64, 0.0, 0.0)
+  L(l_add32, 1e-9f, 0.0f) L(l_fma32, 0.999f, 1e-3f) L(l_div32, 1.7f, 0.0f) L(l_sqrt32, 0.0f, 0.0f) L(l_rsqrt32, 0.0f, 0.0f)
+  L(l_cvt2, 0.0, 0.0)
+  free(h);
   printf("DONE\n");
   return 0;
 }
