@@ -789,6 +789,15 @@ static const struct form {
 	{Obar, "warp", 30, 60}, {Ofence, "proxy", 70, 75}, {Omembar, "proxy", 60, 75},
 };
 
+/* add/sub/fma.f32.f16 (and .bf16): an f32 result of f16 inputs (PTX ISA
+ * 8.6, sm_100); the only second type an arithmetic shape takes */
+static int
+mixed(const Ins *i, const Mods *md)
+{
+	return (i->op == Oadd || i->op == Osub || i->op == Ofma) && md->nt == 2 &&
+	       md->t[0] == Tf32 && (md->t[1] == Tf16 || md->t[1] == Tbf16);
+}
+
 static void
 needs(V *v, uint k, const Mods *md)
 {
@@ -800,6 +809,8 @@ needs(V *v, uint k, const Mods *md)
 			sm = sm > forms[f].sm ? sm : forms[f].sm;
 			ptx = ptx > forms[f].ptx ? ptx : forms[f].ptx;
 		}
+	if (mixed(i, md))
+		sm = sm > 100 ? sm : 100, ptx = ptx > 86 ? ptx : 86;
 	if (v->sm && sm > v->sm)
 		errat(v, k, "'%.*s' requires sm_%d or higher (.target is sm_%d)", NM(i), sm, v->sm);
 	if (v->ptx && ptx > v->ptx)
@@ -819,6 +830,8 @@ shape(const Ins *i, const Mods *md)
 {
 	int w = has(md, "wide");
 
+	if (mixed(i, md))
+		return i->op == Ofma ? "deed" : "ded";
 	switch (i->op) {
 	case Oadd: case Osub: case Oand: case Oor: case Oxor: case Odiv: case Orem:
 	case Ocopysign: case Omul24: case Oaddc: case Osubc:
@@ -1037,6 +1050,11 @@ operands(V *v, uint k, const Mods *md)
 		regfits(v, k, 0, i->pred.idx, Tpred, 0);
 	if (!sh)
 		return;
+	/* the passes read the last type, the shapes the first: one only */
+	if (md->nt > 1 && !strchr(sh, 'e') && strpbrk(sh, "dW")) {
+		errat(v, k, "'%.*s' takes one type suffix, not %u", NM(i), md->nt);
+		return;
+	}
 	need = strcspn(sh, "|");
 	for (const char *c = sh; *c && j + 1 < sizeof letters; c++)
 		if (*c != '|')
