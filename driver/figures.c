@@ -69,6 +69,15 @@ figures_parse(struct figures *fs, const char *text)
 	free(props);
 }
 
+const struct figure *
+figure_find(const struct figures *fs, const char *name, int sm)
+{
+	for (int i = 0; fs && i < fs->n; i++)
+		if (fs->f[i].sm == sm && fs->f[i].regs >= 0 && !strcmp(fs->f[i].name, name))
+			return &fs->f[i];
+	return NULL;
+}
+
 char *
 figures_json(const struct figures *fs, const struct figures *before, const char *name)
 {
@@ -81,12 +90,9 @@ figures_json(const struct figures *fs, const struct figures *before, const char 
 		           "\"spill_stores\":%d,\"spill_loads\":%d", b.n ? "," : "{", f->sm, f->regs,
 		           f->stack < 0 ? 0 : f->stack, f->spillst < 0 ? 0 : f->spillst,
 		           f->spillld < 0 ? 0 : f->spillld);
-		for (int k = 0; before && k < before->n; k++)
-			if (before->f[k].sm == f->sm && before->f[k].regs >= 0 &&
-			    !strcmp(before->f[k].name, name)) {
-				buf_printf(&b, ",\"registers_before\":%d", before->f[k].regs);
-				break;
-			}
+		const struct figure *was = figure_find(before, name, f->sm);
+		if (was)
+			buf_printf(&b, ",\"registers_before\":%d", was->regs);
 		buf_puts(&b, "}");
 	}
 	if (b.n)

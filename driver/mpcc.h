@@ -124,6 +124,8 @@ struct figures {
 };
 /* read ptxas -v's stderr text, one figure per entry function compiled */
 void figures_parse(struct figures *fs, const char *text);
+/* the figure of kernel name on sm_NN with a register count, else NULL */
+const struct figure *figure_find(const struct figures *fs, const char *name, int sm);
 /* {"sm_90":{"registers":24,"stack_frame":32,"spill_stores":0,"spill_loads":0,
  * "registers_before":20},...} for the entry name (registers_before: of
  * nvcc's PTX, from before, where it says), or NULL if ptxas said nothing of

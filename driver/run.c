@@ -560,11 +560,9 @@ addfigures(struct ptx *p)
 		if (!rep->ptxas)
 			rep->ptxas = figures_json(&p->figs, &p->before, rep->mangled);
 		for (int a = 0; a < p->figs.n; a++) {
-			const struct figure *f = &p->figs.f[a], *b = NULL;
-			for (int k = 0; k < p->before.n && !b; k++)
-				if (p->before.f[k].sm == f->sm && !strcmp(p->before.f[k].name, f->name))
-					b = &p->before.f[k];
-			if (strcmp(f->name, rep->mangled) || !b || f->regs < 0 || b->regs < 0)
+			const struct figure *f = &p->figs.f[a], *b;
+			if (strcmp(f->name, rep->mangled) || f->regs < 0 ||
+			    !(b = figure_find(&p->before, f->name, f->sm)))
 				continue;
 			int w0 = regwarps(f->sm, b->regs), w1 = regwarps(f->sm, f->regs);
 			if (w1 < w0)
