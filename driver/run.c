@@ -538,17 +538,6 @@ measureall(struct run *r, const struct args *a)
 			measure(r, a, &r->ptx[i]);
 }
 
-/* warps of a kernel an SM of sm_NN holds, as its registers allow: 64K
- * registers, given out 256 (8 a thread) a warp at a time */
-static int
-regwarps(int sm, int regs)
-{
-	const struct target *t = target(sm);
-	int most = t ? t->maxwarps : 64, per = (regs + 7) / 8 * 8 * 32;
-	int w = per > 0 ? 65536 / per : most;
-	return w < most ? w : most;
-}
-
 /* the figures into the report lines of their kernels; a kernel that the
  * hook's PTX gives more registers than nvcc's, so many that an SM holds
  * fewer of its warps, is said once */

@@ -72,6 +72,9 @@ const struct target *target(int sm);
 /* the most resident warps per SM of any target of sm's major version or
  * newer (where a PTX for sm may be JIT-compiled); 64 if none is known */
 int mostwarps(int sm);
+/* warps of a kernel an SM of sm_NN holds, as its registers a thread allow:
+ * 64K registers, given out 256 (8 a thread) a warp at a time */
+int regwarps(int sm, int regs);
 /* "compute_90", "sm_90a", "sm_90" -> 90; -1 if not an arch name */
 int archnum(const char *arch);
 

@@ -84,3 +84,12 @@ ptxsm(const struct passctx *cx)
 	int sm = modtarget(cx->m, NULL);
 	return sm > 0 ? sm : archnum(cx->arch);
 }
+
+int
+regwarps(int sm, int regs)
+{
+	const struct target *t = target(sm);
+	int most = t ? t->maxwarps : 64, per = (regs + 7) / 8 * 8 * 32;
+	int w = per > 0 ? 65536 / per : most;
+	return w < most ? w : most;
+}
