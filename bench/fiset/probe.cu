@@ -126,6 +126,31 @@ LAT(l_sqrt32, float, "f", "sqrt.rn.f32 %0, %0;")
 LAT(l_rsqrt32, float, "f", "rsqrt.approx.f32 %0, %0;")
 // an f64 -> f32 -> f64 round trip: two conversions
 LAT(l_cvt2, double, "d", "{.reg .f32 f; cvt.rn.f32.f64 f, %0; cvt.f64.f32 %0, f;}")
+LAT(l_rcp64, double, "d", "rcp.rn.f64 %0, %0;")
+LAT(l_rcp32, float, "f", "rcp.rn.f32 %0, %0;")
+LAT(l_min64, double, "d", "min.f64 %0, %0, %1;")
+LAT(l_min32, float, "f", "min.f32 %0, %0, %1;")
+LAT(l_sel64, double, "d", "{.reg .pred p; setp.lt.f64 p, %0, %1; selp.f64 %0, %1, %0, p;}")
+LAT(l_sel32, float, "f", "{.reg .pred p; setp.lt.f32 p, %0, %1; selp.f32 %0, %1, %0, p;}")
+LAT(l_rni64, double, "d", "cvt.rni.f64.f64 %0, %0;")
+LAT(l_rni32, float, "f", "cvt.rni.f32.f32 %0, %0;")
+LAT(l_ex2, float, "f", "ex2.approx.f32 %0, %0;")
+LAT(l_iadd, int, "r", "add.s32 %0, %0, %1;")
+LAT(l_imad, int, "r", "mad.lo.s32 %0, %0, %1, %2;")
+
+// load latency: one thread follows a chain of indices through n longs
+// (each entry the index of the next, `stride` entries on), so every load
+// waits for the one before. The chain is walked `warm` times first (its
+// lines then sit in L1 if they fit, else in L2), or not at all (DRAM).
+__global__ void l_chase(const long *p, int warm, int steps, double *o) {
+  long j = 0, s = 0;
+  for (int w = 0; w < warm; w++)
+    for (int i = 0; i < steps; i++) s += j = p[j];
+  j = s & 0;   // 0, after the warm loads
+  long long t0 = clock64();
+  for (int i = 0; i < steps; i++) j = p[j];
+  long long t1 = clock64();
+  o[0] = j + s; o[32] = (double)(t1 - t0) / steps; }
 
 // one operation each, for the SASS counts
 #define ONE64(NAME, INS) __global__ void NAME(double *o, const double *p, const double *q) { \
@@ -186,6 +211,23 @@ int main() {
   L(l_add64, 1e-9, 0.0) L(l_fma64, 0.999, 1e-3) L(l_div64, 1.7, 0.0) L(l_sqrt64, 0.0, 0.0) L(l_rsqrt64, 0.0, 0.0)
   L(l_add32, 1e-9f, 0.0f) L(l_fma32, 0.999f, 1e-3f) L(l_div32, 1.7f, 0.0f) L(l_sqrt32, 0.0f, 0.0f) L(l_rsqrt32, 0.0f, 0.0f)
   L(l_cvt2, 0.0, 0.0)
+  L(l_rcp64, 0.0, 0.0) L(l_rcp32, 0.0f, 0.0f) L(l_min64, 2.0, 0.0) L(l_min32, 2.0f, 0.0f)
+  L(l_sel64, 1.25, 1.0) L(l_sel32, 1.25f, 1.0f) L(l_rni64, 0.0, 0.0) L(l_rni32, 0.0f, 0.0f)
+  L(l_ex2, 0.0f, 0.0f) L(l_iadd, 3, 1) L(l_imad, 3, 1)
+  struct { const char *name; size_t bytes, stride; int warm; } ch[] = {
+    {"l_chase_l1 (16 KB)", 16 << 10, 17, 2}, {"l_chase_l2 (8 MB)", 8 << 20, 4099, 2},
+    {"l_chase_dram (256 MB)", 256 << 20, 2053, 0},
+  };
+  for (auto &c : ch) {
+    size_t n = c.bytes / 8;
+    std::vector<long> v(n);
+    for (size_t i = 0; i < n; i++) v[i] = (long)((i + c.stride) % n);
+    long *d; CK(cudaMalloc(&d, c.bytes)); CK(cudaMemcpy(d, v.data(), c.bytes, cudaMemcpyHostToDevice));
+    l_chase<<<1, 1>>>(d, c.warm, 4096, o); CK(cudaDeviceSynchronize());
+    CK(cudaMemcpy(h, o, 33 * 8, cudaMemcpyDeviceToHost));
+    printf("%-20s %6.1f clk/load (one thread, dependent loads)\n", c.name, h[32]);
+    CK(cudaFree(d));
+  }
   free(h);
   printf("DONE\n");
   return 0;
