@@ -28,9 +28,14 @@
  * Cost model (see "What each op costs" in DESIGN.md). Each PTX operation
  * costs, per target, so many instructions on each pipe (DFMA, FMA, XU, ALU)
  * and issue slots, counted from the SASS ptxas makes of it (the table ops[]
- * below); a global load or store outside loops costs its bytes of DRAM
- * bandwidth. The kernel's time is the busiest resource, with each
- * instruction weighted by LOOPW to the power of its loop depth. A set's
+ * below), and has a latency measured on an H100; a global load or store
+ * outside loops costs its bytes of DRAM bandwidth (on the costliest path
+ * through the kernel's branches). Each instruction is weighted by LOOPW to
+ * the power of its loop depth. A warp's time is that of a closed queueing
+ * network solved by Mean Value Analysis: the warps an SM scheduler holds
+ * (from the registers the variant needs, by liveness) each wait on their
+ * own dependences, as one warp alone would take them in order, and queue
+ * for the scheduler's issue port, pipes and share of DRAM. A set's
  * predicted speedup is the kernel's time before over after lowering it.
  * sets=auto lowers, per chain, the sets predicted to pay on every sm_NN the
  * chain builds (and f64 in float code always).
@@ -88,39 +93,53 @@ enum { CADD, CDIV, CSQRT, CRCP, CRSQRT, CMIN, CSETP, CSELP, CMOV, CRND, CCVT, NC
 struct opcost {
 	double dfma, fma, xu, alu, other;
 	double rate90;     /* measured on sm_90, 0: the pipes say it */
+	double lat;        /* clocks from issue to result, one warp, on sm_90 */
 };
+/* latencies: probe.cu's l_* kernels on an H100 (one warp, one dependent
+ * chain; mul and the other one-instruction forms as add; setp and selp
+ * share their pair's latency, selp taking an ALU step). The other targets
+ * have no latency row: the model uses these. */
 static const struct opcost ops[NCLASS][2] = {   /* [class][0: f64, 1: f32] */
-	[CADD] = {{1, 0, 0, 0, 0, 0}, {0, 1, 0, 0, 0, 0}},
-	[CDIV] = {{8, 3, 1, 3, 4, 4.54}, {0, 7, 1, 2, 4, 7.10}},
-	[CSQRT] = {{8, 3, 1, 6, 4, 4.15}, {0, 4, 1, 3, 5, 9.57}},
-	[CRCP] = {{5, 0, 1, 5, 4, 7.35}, {0, 3, 1, 4, 5, 9.38}},
-	[CRSQRT] = {{5, 2, 1, 4, 4, 6.31}, {0, 2, 1, 1, 0, 15.85}},
-	[CMIN] = {{1, 2, 0, 5, 0, 14.06}, {0, 0, 0, 1, 0, 0}},
-	[CSETP] = {{1, 0, 0, 0, 0, 0}, {0, 0, 0, 1, 0, 0}},
-	[CSELP] = {{0, 0, 0, 2, 0, 0}, {0, 0, 0, 1, 0, 0}},
-	[CMOV] = {{0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0}},
-	[CRND] = {{0, 0, 1, 0, 0, 14.16}, {0, 0, 1, 0, 0, 15.92}},
-	[CCVT] = {{0, 0, 1, 0, 0, 0}, {0, 0, 1, 0, 0, 0}},   /* F2F f64<->f32 */
+	[CADD] = {{1, 0, 0, 0, 0, 0, 8.5}, {0, 1, 0, 0, 0, 0, 5.0}},
+	[CDIV] = {{8, 3, 1, 3, 4, 4.54, 125.8}, {0, 7, 1, 2, 4, 7.10, 58.5}},
+	[CSQRT] = {{8, 3, 1, 6, 4, 4.15, 93.5}, {0, 4, 1, 3, 5, 9.57, 56.5}},
+	[CRCP] = {{5, 0, 1, 5, 4, 7.35, 74.4}, {0, 3, 1, 4, 5, 9.38, 78.1}},
+	[CRSQRT] = {{5, 2, 1, 4, 4, 6.31, 68.3}, {0, 2, 1, 1, 0, 15.85, 40.3}},
+	[CMIN] = {{1, 2, 0, 5, 0, 14.06, 25.0}, {0, 0, 0, 1, 0, 0, 4.9}},
+	[CSETP] = {{1, 0, 0, 0, 0, 0, 10.1}, {0, 0, 0, 1, 0, 0, 4.4}},
+	[CSELP] = {{0, 0, 0, 2, 0, 0, 4.5}, {0, 0, 0, 1, 0, 0, 4.5}},
+	[CMOV] = {{0, 0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0, 0}},
+	[CRND] = {{0, 0, 1, 0, 0, 14.16, 19.0}, {0, 0, 1, 0, 0, 15.92, 17.0}},
+	[CCVT] = {{0, 0, 1, 0, 0, 0, 18}, {0, 0, 1, 0, 0, 0, 18}},   /* F2F f64<->f32 */
 };
+/* latencies of the rest (sm_90, probe.cu): integer add and logic, IMAD, a
+ * conversion on the XU pipe (as cvt.rni.f32), and loads (l_chase: a
+ * dependent chain of loads, one thread) that hit L1 (a load in a loop,
+ * which the model takes to hit as it counts no DRAM bytes for it, and
+ * shared memory, the same SRAM), L2 (atomics) or go to DRAM */
+#define LATALU 3.5
+#define LATIMAD 5.0
+#define LATXU 17.0
+#define LATL1 42.1
+#define LATL2 284.8
+#define LATDRAM 689.5
 
 /* a loop runs this many times per entry, for weighing by loop depth */
 #define LOOPW 64.0
 
+/* the resources a warp queues for on its SM scheduler (a quarter of the
+ * SM): the issue port, the pipes, the long f64 and f32 sequences at their
+ * measured rate, DRAM bandwidth */
 enum { R_ISSUE, R_FMA, R_DFMA, R_XU, R_ALU, R_MEM, R_LAT, NRES };
 struct load {
 	double r[NRES];    /* clocks of one SM per thread */
 };
 
-/* the busiest resource; arith: leave DRAM out */
-static double
-busiest(const struct load *l, int arith)
-{
-	double m = 0;
-	for (int k = 0; k < NRES; k++)
-		if (!arith || k != R_MEM)
-			m = l->r[k] > m ? l->r[k] : m;
-	return m;
-}
+/* what one instruction takes in one warp's own stream: issue slots, and
+ * clocks from its issue until its result is ready */
+struct step {
+	double slots, lat;
+};
 
 /* conversions to and from f64: on the XU pipe beside MUFU where the f64
  * unit is faster than MUFU (sm_80, sm_90, sm_100; on sm_90 probe.cu's
@@ -128,28 +147,29 @@ busiest(const struct load *l, int arith)
  * of F2F's and DFMA's),
  * through the f64 unit on the parts whose f64 rate is 1/64 of f32 (the
  * guide gives both at 2 per clock there) */
-static void
+static struct step
 addf2f(const struct target *t, struct load *l, double w)
 {
 	l->r[t->dfma < t->mufu ? R_DFMA : R_XU] += w / t->f2f;
 	l->r[R_ISSUE] += w / t->issue;
+	return (struct step){1, ops[CCVT][0].lat};
 }
 
-static void
+static struct step
 addclass(const struct target *t, struct load *l, int cls, int f32, double w)
 {
 	const struct opcost *c = &ops[cls][f32];
-	if (cls == CCVT) {
-		addf2f(t, l, w);
-		return;
-	}
+	if (cls == CCVT)
+		return addf2f(t, l, w);
+	double n = c->dfma + c->fma + c->xu + c->alu + c->other;
 	l->r[R_DFMA] += w * c->dfma / t->dfma;
 	l->r[R_FMA] += w * c->fma / t->ffma;
 	l->r[R_XU] += w * c->xu / t->mufu;
 	l->r[R_ALU] += w * c->alu / t->alu;
-	l->r[R_ISSUE] += w * (c->dfma + c->fma + c->xu + c->alu + c->other) / t->issue;
+	l->r[R_ISSUE] += w * n / t->issue;
 	if (c->rate90)
 		l->r[R_LAT] += w / c->rate90;
+	return (struct step){n, c->lat};
 }
 
 /* ---- which instructions are f64 operations with an f32 form ---- */
@@ -296,6 +316,12 @@ struct fs {
 	int *depth;          /* per instruction: loop depth */
 	uint *ord;           /* per instruction: ordinal among instructions */
 	int *web;            /* per instruction: union-find */
+	uint *rdo, *rd;      /* registers instruction k reads: rd[rdo[k] .. rdo[k + 1]) */
+	uint *wro, *wr;      /* and writes */
+	uchar *esc;          /* per instruction: a register it writes is read in another block */
+	uint64_t *liveout;   /* per block: nw words, the registers live out of it */
+	uint nw;
+	double base[16][2];  /* per target: the kernel's time as it stands (and its arithmetic's); 0: not yet */
 	struct set *s;
 	int ns;
 	int nf64;            /* f64 arithmetic instructions in the kernel */
@@ -659,7 +685,7 @@ addrroot(const Fn *fn, Ref r)
  * loads through the same pointer (neighbours in a stencil mostly hit the
  * caches) */
 static double
-membytes(const struct fs *a, uint k)
+membytes(const struct fs *a, uint k, int *hit)
 {
 	static const double bytes[NTYPE] = {
 		[Tb8] = 1, [Tu8] = 1, [Ts8] = 1, [Tb16] = 2, [Tu16] = 2, [Ts16] = 2,
@@ -684,13 +710,14 @@ membytes(const struct fs *a, uint k)
 		const Ins *e = &fn->ins[j];
 		if (e->op == Old && !a->depth[j] && e->narg > 1 && e->arg[1].kind == RMem &&
 		    !contains(e->name, ".param") && addrroot(fn, fn->mem[e->arg[1].idx].base) == root)
-			return b / 4;
+			return *hit = 1, b / 4;
 	}
 	return b;
 }
 
-/* what instruction k costs on t as it stands (f32: its lowered form) */
-static void
+/* what instruction k costs on t as it stands (f32: its lowered form): its
+ * load on the resources, into l, and its step in the warp's stream */
+static struct step
 inscost(const struct fs *a, const struct target *t, uint k, int f32, struct load *l)
 {
 	const Fn *fn = a->fn;
@@ -698,93 +725,340 @@ inscost(const struct fs *a, const struct target *t, uint k, int f32, struct load
 	double w = weight(a, k);
 	int cls;
 	if (i->op >= NOP)
-		return;
-	if ((cls = f64class(i)) >= 0) {
-		addclass(t, l, cls, f32, w);
-		return;
-	}
+		return (struct step){0, 0};
+	if ((cls = f64class(i)) >= 0)
+		return addclass(t, l, cls, f32, w);
 	switch (i->op) {
 	case Omov: case Ocvta:
-		if (i->narg > 1 && i->arg[1].kind == RReg && (fn->reg[i->arg[1].idx].flags & RGSPECIAL))
+		if (i->narg > 1 && i->arg[1].kind == RReg && (fn->reg[i->arg[1].idx].flags & RGSPECIAL)) {
 			l->r[R_ISSUE] += w / t->issue;
-		return;
-	case Old: case Oldu: case Ost: case Oatom: case Ored:
+			return (struct step){1, LATALU};
+		}
+		return (struct step){0, 0};
+	case Old: case Oldu: case Ost: case Oatom: case Ored: {
 		if (contains(i->name, ".param"))
-			return;
+			return (struct step){0, 0};
 		l->r[R_ISSUE] += w / t->issue;
-		if (!a->depth[k] && !contains(i->name, ".shared") && !contains(i->name, ".const") &&
-		    !contains(i->name, ".local"))
-			l->r[R_MEM] += w * membytes(a, k) / t->bw;
-		return;
+		int store = i->op == Ost || i->op == Ored, hit = 0;
+		if (contains(i->name, ".shared"))
+			return (struct step){1, store ? 0 : LATL1};
+		if (a->depth[k] || contains(i->name, ".const") || contains(i->name, ".local"))
+			return (struct step){1, store ? 0 : LATL1};
+		l->r[R_MEM] += w * membytes(a, k, &hit) / t->bw;
+		if (store)
+			return (struct step){1, 0};
+		if (i->op == Oatom)
+			return (struct step){1, LATL2};
+		/* a further load through a pointer: a quarter of its bytes
+		 * come from DRAM in membytes(), so a quarter of it waits as long */
+		return (struct step){1, hit ? 0.75 * LATL1 + 0.25 * LATDRAM : LATDRAM};
+	}
 	case Ocvt:
 		if (contains(i->name, "f64"))
-			addf2f(t, l, w);
-		else {
-			l->r[R_XU] += w / t->mufu;
-			l->r[R_ISSUE] += w / t->issue;
-		}
-		return;
+			return addf2f(t, l, w);
+		l->r[R_XU] += w / t->mufu;
+		l->r[R_ISSUE] += w / t->issue;
+		return (struct step){1, LATXU};
 	case Oex2: case Olg2: case Osin: case Ocos: case Otanh:
-		addclass(t, l, CRSQRT, 1, w);
-		return;
+		return addclass(t, l, CRSQRT, 1, w);
 	case Obra: case Oret: case Oexit: case Ocall: case Obar: case Obarrier:
 		l->r[R_ISSUE] += w / t->issue;
-		return;
+		return (struct step){1, 0};
 	}
 	if (i->ty == Tf32) {
 		switch (i->op) {
-		case Odiv: addclass(t, l, contains(i->name, ".rn") ? CDIV : CRSQRT, 1, w); return;
-		case Osqrt: addclass(t, l, contains(i->name, ".rn") ? CSQRT : CRSQRT, 1, w); return;
-		case Orcp: addclass(t, l, contains(i->name, ".rn") ? CRCP : CRSQRT, 1, w); return;
-		case Orsqrt: addclass(t, l, CRSQRT, 1, w); return;
-		case Omin: case Omax: addclass(t, l, CMIN, 1, w); return;
-		case Osetp: addclass(t, l, CSETP, 1, w); return;
-		case Oselp: addclass(t, l, CSELP, 1, w); return;
-		default: addclass(t, l, CADD, 1, w); return;
+		case Odiv: return addclass(t, l, contains(i->name, ".rn") ? CDIV : CRSQRT, 1, w);
+		case Osqrt: return addclass(t, l, contains(i->name, ".rn") ? CSQRT : CRSQRT, 1, w);
+		case Orcp: return addclass(t, l, contains(i->name, ".rn") ? CRCP : CRSQRT, 1, w);
+		case Orsqrt: return addclass(t, l, CRSQRT, 1, w);
+		case Omin: case Omax: return addclass(t, l, CMIN, 1, w);
+		case Osetp: return addclass(t, l, CSETP, 1, w);
+		case Oselp: return addclass(t, l, CSELP, 1, w);
+		default: return addclass(t, l, CADD, 1, w);
 		}
 	}
-	if (i->op == Omul || i->op == Omad || i->op == Omul24 || i->op == Omad24)
-		l->r[R_FMA] += w / t->ffma;     /* IMAD */
-	else
-		l->r[R_ALU] += w / t->alu;
 	l->r[R_ISSUE] += w / t->issue;
+	if (i->op == Omul || i->op == Omad || i->op == Omul24 || i->op == Omad24) {
+		l->r[R_FMA] += w / t->ffma;     /* IMAD */
+		return (struct step){1, LATIMAD};
+	}
+	l->r[R_ALU] += w / t->alu;
+	return (struct step){1, LATALU};
 }
 
-/* the kernel's time on t with the chosen instructions lowered as p says
- * (arith: the time of its arithmetic alone, DRAM left out) */
+/* the cast edits of p at each instruction: first[k] indexes p->e, next[]
+ * chains the others at k */
+static int *
+castsat(const struct fs *a, const struct plan *p, int **next)
+{
+	int *first = xcalloc(a->n + 1, sizeof *first);
+	*next = xcalloc(p->n + 1, sizeof **next);
+	for (uint k = 0; k <= a->n; k++)
+		first[k] = -1;
+	for (int j = p->n; j-- > 0;)
+		if (p->e[j].kind == X_CAST) {
+			(*next)[j] = first[p->e[j].at];
+			first[p->e[j].at] = j;
+		}
+	return first;
+}
+
+/* One warp alone: its clocks through the kernel, each block weighted by
+ * its loop depth. In a block, each instruction issues in order as soon as
+ * its operands are ready (st[k]: slots and latency; values from other
+ * blocks are ready at the block's start), and the block lasts until its
+ * last issue or until the values it hands to other blocks (or to its own
+ * next iteration) are ready, whichever is later. A cast of p takes an
+ * issue slot and delays its value but holds up nothing else: ptxas places
+ * it where its operand is ready (a cast after a load is not issued before
+ * the load returns). */
+static double
+alone(const struct fs *a, const struct step *st, const uchar *gone, const struct plan *p)
+{
+	const Fn *fn = a->fn;
+	double *rdy = xcalloc(fn->nreg + 1, sizeof *rdy), total = 0;
+	uint *stamp = xcalloc(fn->nreg + 1, sizeof *stamp);
+	int *next, *first = castsat(a, p, &next);
+	double cvt = ops[CCVT][0].lat;
+#define READY(r) (stamp[r] == b + 1 ? rdy[r] : 0)
+	for (uint b = 0; b < fn->nblk; b++) {
+		const Blk *bk = &fn->blk[b];
+		double clk = 0, end = 0;
+		for (uint k = bk->first; k < bk->end && k < a->n; k++) {
+			const Ins *i = &fn->ins[k];
+			if (i->op >= NOP)
+				continue;
+			double in = 0;
+			for (uint j = a->rdo[k]; j < a->rdo[k + 1]; j++)
+				in = fmax(in, READY(a->rd[j]));
+			for (int e = first[k]; e >= 0; e = next[e])
+				if (!p->e[e].after) {   /* a cast of an operand before k */
+					clk++;
+					in = fmax(in, READY(p->e[e].reg) + cvt);
+				}
+			double at = fmax(clk, in), done = gone[k] ? in : at + st[k].lat;
+			clk = at + (gone[k] ? 0 : st[k].slots);
+			for (uint j = a->wro[k]; j < a->wro[k + 1]; j++) {
+				rdy[a->wr[j]] = done;
+				stamp[a->wr[j]] = b + 1;
+			}
+			for (int e = first[k]; e >= 0; e = next[e])
+				if (p->e[e].after) {    /* a cast of k's result */
+					uint r = p->e[e].reg;
+					clk++;
+					rdy[r] = READY(r) + cvt;
+					stamp[r] = b + 1;
+				}
+			if (a->esc[k])
+				for (uint j = a->wro[k]; j < a->wro[k + 1]; j++)
+					end = fmax(end, rdy[a->wr[j]]);
+		}
+		total += pow(LOOPW, bk->depth) * fmax(end, clk);
+	}
+#undef READY
+	free(rdy);
+	free(stamp);
+	free(first);
+	free(next);
+	return total;
+}
+
+/* the registers live out of each block, into a->liveout (a->nw words a
+ * block), by the usual backward dataflow */
+static void
+liveness(struct fs *a)
+{
+	const Fn *fn = a->fn;
+	uint nw = a->nw = (fn->nreg + 63) / 64, nb = fn->nblk;
+	uint64_t *out = a->liveout = xcalloc((size_t)nb * nw + 1, 8);
+	uint64_t *in = xcalloc((size_t)nb * nw + 1, 8), *cur = xcalloc(nw + 1, 8);
+	for (int changed = 1; changed;) {
+		changed = 0;
+		for (uint b = nb; b-- > 0;) {
+			uint64_t *o = out + (size_t)b * nw;
+			for (uint s = 0; s < fn->blk[b].nsucc; s++)
+				for (uint w = 0; w < nw; w++)
+					o[w] |= in[(size_t)fn->blk[b].succ[s] * nw + w];
+			memcpy(cur, o, nw * 8);
+			for (uint k = fn->blk[b].end; k-- > fn->blk[b].first;) {
+				if (k >= a->n)
+					continue;
+				for (uint j = a->wro[k]; j < a->wro[k + 1]; j++)
+					cur[a->wr[j] / 64] &= ~(1ull << a->wr[j] % 64);
+				for (uint j = a->rdo[k]; j < a->rdo[k + 1]; j++)
+					cur[a->rd[j] / 64] |= 1ull << a->rd[j] % 64;
+			}
+			if (memcmp(cur, in + (size_t)b * nw, nw * 8)) {
+				memcpy(in + (size_t)b * nw, cur, nw * 8);
+				changed = 1;
+			}
+		}
+	}
+	free(in);
+	free(cur);
+}
+
+/* the registers a thread needs: the most 32-bit registers live at once
+ * (an f64 or other 64-bit value takes two, one once lowered; predicates
+ * none) */
+static int
+pressure(const struct fs *a, const uchar *ch)
+{
+	const Fn *fn = a->fn;
+	uint nw = a->nw;
+	uint64_t *cur = xcalloc(nw + 1, 8);
+	uchar *unit = xcalloc(fn->nreg + 1, 1);
+	for (uint r = 0; r < fn->nreg; r++) {
+		const Use *u = &fn->use[r];
+		int ty = fn->reg[r].ty, low = 0, in = ty == Tf64 && u->nuse > 0;
+		if (ch && ty == Tf64) {
+			low = u->ndef > 0;
+			for (uint d = 0; d < u->ndef; d++)
+				low &= ch[u->def[d]];
+			for (uint j = 0; j < u->nuse; j++)
+				in &= ch[u->use[j]];
+			low |= in;
+		}
+		unit[r] = (fn->reg[r].flags & RGSPECIAL) || ty == Tpred ? 0 :
+		          ty == Tb128 ? 4 :
+		          ty == Tb64 || ty == Tu64 || ty == Ts64 || ty == Tf64 ? 2 - low : 1;
+	}
+	int most = 0;
+	for (uint b = 0; b < fn->nblk; b++) {
+		memcpy(cur, a->liveout + (size_t)b * nw, nw * 8);
+		int live = 0;
+		for (uint w = 0; w < nw; w++)
+			for (uint64_t x = cur[w]; x; x &= x - 1)
+				live += unit[w * 64 + __builtin_ctzll(x)];
+		for (uint k = fn->blk[b].end; k-- > fn->blk[b].first;) {
+			if (k >= a->n)
+				continue;
+			for (uint j = a->wro[k]; j < a->wro[k + 1]; j++) {
+				uint r = a->wr[j];
+				live -= cur[r / 64] >> r % 64 & 1 ? unit[r] : 0;
+				cur[r / 64] &= ~(1ull << r % 64);
+			}
+			for (uint j = a->rdo[k]; j < a->rdo[k + 1]; j++) {
+				uint r = a->rd[j];
+				live += cur[r / 64] >> r % 64 & 1 ? 0 : unit[r];
+				cur[r / 64] |= 1ull << r % 64;
+			}
+			most = live > most ? live : most;
+		}
+	}
+	free(cur);
+	free(unit);
+	return most;
+}
+
+/* the most of c[] that one path from the entry through the blocks
+ * collects (a branch's two sides are not both taken: a kernel that stores
+ * its output on one path or the other writes it once), back edges left out */
+static double
+costliest(const Fn *fn, const double *c)
+{
+	double *best = xcalloc(fn->nblk + 1, sizeof *best), most = 0;
+	for (uint j = 0; j < fn->nrpo; j++) {
+		uint b = fn->rpo[j];
+		double in = 0;
+		for (uint e = 0; e < fn->blk[b].npred; e++) {
+			uint q = fn->blk[b].pred[e];
+			if (fn->blk[q].rpo < j)
+				in = fmax(in, best[q]);
+		}
+		best[b] = in + c[b];
+		most = fmax(most, best[b]);
+	}
+	free(best);
+	return most;
+}
+
+/* warps one SM scheduler completes per clock: exact Mean Value Analysis
+ * (Reiser and Lavenberg, 1980) of a closed queueing network of n warps,
+ * each waiting z clocks on its own dependences and d[k] clocks at each
+ * resource k, queueing behind the other warps there. One warp takes
+ * z + sum d; many warps, the busiest d; in between more than either. */
+static double
+mva(const double *d, int nd, double z, int n)
+{
+	double q[NRES] = {0}, x = 0;
+	for (int w = 1; w <= n; w++) {
+		double r[NRES], sum = z;
+		for (int k = 0; k < nd; k++)
+			sum += r[k] = d[k] * (1 + q[k]);
+		x = w / sum;
+		for (int k = 0; k < nd; k++)
+			q[k] = x * r[k];
+	}
+	return x;
+}
+
+/* the kernel's time on t, clocks of one SM scheduler per warp, with the
+ * chosen instructions lowered as p says (arith: DRAM bandwidth left out).
+ * The warps a scheduler holds come from the registers (the launch is
+ * assumed to fill the GPU); each waits on its own dependences as one warp
+ * alone would, and the warps queue for the scheduler's resources. */
 static double
 modeltime(const struct fs *a, const struct target *t, const uchar *ch, const struct plan *p,
           int arith)
 {
+	const Fn *fn = a->fn;
 	struct load l = {{0}};
+	struct plan none = {0};
+	struct step *st = xcalloc(a->n + 1, sizeof *st);
 	uchar *gone = xcalloc(a->n + 1, 1);
-	for (int j = 0; p && j < p->n; j++)
+	if (!p)
+		p = &none;
+	for (int j = 0; j < p->n; j++)
 		if (p->e[j].kind == X_DEAD || p->e[j].kind == X_FOLD)
 			gone[p->e[j].at] = 1;   /* dropped, or a mov */
-	for (uint k = 0; k < a->n; k++)
+	double *mem = xcalloc(fn->nblk + 1, sizeof *mem);
+	for (uint k = 0; k < a->n; k++) {
+		double m = l.r[R_MEM];
 		if (!gone[k])
-			inscost(a, t, k, ch && ch[k], &l);
-	for (int j = 0; p && j < p->n; j++)
+			st[k] = inscost(a, t, k, ch && ch[k], &l);
+		if (fn->insblk && fn->insblk[k] < fn->nblk)
+			mem[fn->insblk[k]] += l.r[R_MEM] - m;
+	}
+	l.r[R_MEM] = costliest(fn, mem);
+	free(mem);
+	for (int j = 0; j < p->n; j++)
 		if (p->e[j].kind == X_CAST)
 			addf2f(t, &l, weight(a, p->e[j].at));
+	double d[NRES], sum = 0, z = alone(a, st, gone, p);
+	int nd = 0;
+	for (int k = 0; k < NRES; k++) {
+		sum += 128 * l.r[k];
+		if (!arith || k != R_MEM)
+			d[nd++] = 128 * l.r[k];
+	}
+	z = z > sum ? z - sum : 0;
+	double n = regwarps(t->sm, pressure(a, ch)) / 4.0;
+	int lo = n < 1 ? 1 : (int)n;
+	double x = mva(d, nd, z, lo), f = n - lo;
+	if (f > 0)
+		x += f * (mva(d, nd, z, lo + 1) - x);
+	free(st);
 	free(gone);
-	return busiest(&l, arith);
+	return x > 0 ? 1 / x : 0;
 }
 
 /* the predicted speedup of lowering ch, on target j of a (arith: of the
  * kernel's arithmetic alone) */
 static double
-predictx(const struct fs *a, int j, const uchar *ch, int arith)
+predictx(struct fs *a, int j, const uchar *ch, int arith)
 {
 	struct plan p;
 	plan(a, ch, &p);
-	double t0 = modeltime(a, a->t[j], NULL, NULL, arith), t1 = modeltime(a, a->t[j], ch, &p, arith);
+	if (!a->base[j][arith])
+		a->base[j][arith] = modeltime(a, a->t[j], NULL, NULL, arith);
+	double t0 = a->base[j][arith], t1 = modeltime(a, a->t[j], ch, &p, arith);
 	free(p.e);
 	return t1 > 0 ? t0 / t1 : 1;
 }
 
 static double
-predict(const struct fs *a, int j, const uchar *ch)
+predict(struct fs *a, int j, const uchar *ch)
 {
 	return predictx(a, j, ch, 0);
 }
@@ -860,7 +1134,50 @@ fs_free(struct fs *a)
 	free(a->depth);
 	free(a->ord);
 	free(a->web);
+	free(a->rdo);
+	free(a->rd);
+	free(a->wro);
+	free(a->wr);
+	free(a->esc);
+	free(a->liveout);
 	free(a->tnames);
+}
+
+/* each instruction's registers, read and written, from def-use */
+static void
+operands(struct fs *a)
+{
+	const Fn *fn = a->fn;
+	uint nr = 0, nw = 0;
+	for (uint r = 0; r < fn->nreg; r++)
+		nr += fn->use[r].nuse, nw += fn->use[r].ndef;
+	a->rdo = xcalloc(a->n + 2, sizeof *a->rdo);
+	a->wro = xcalloc(a->n + 2, sizeof *a->wro);
+	a->rd = xcalloc(nr + 1, sizeof *a->rd);
+	a->wr = xcalloc(nw + 1, sizeof *a->wr);
+	a->esc = xcalloc(a->n + 1, 1);
+	for (uint r = 0; r < fn->nreg; r++) {
+		for (uint j = 0; j < fn->use[r].nuse; j++)
+			a->rdo[fn->use[r].use[j] + 1]++;
+		for (uint j = 0; j < fn->use[r].ndef; j++)
+			a->wro[fn->use[r].def[j] + 1]++;
+	}
+	for (uint k = 0; k < a->n; k++)
+		a->rdo[k + 1] += a->rdo[k], a->wro[k + 1] += a->wro[k];
+	uint *fr = xcalloc(a->n + 1, sizeof *fr), *fw = xcalloc(a->n + 1, sizeof *fw);
+	for (uint r = 0; r < fn->nreg; r++) {
+		const Use *u = &fn->use[r];
+		for (uint j = 0; j < u->nuse; j++)
+			a->rd[a->rdo[u->use[j]] + fr[u->use[j]]++] = r;
+		for (uint j = 0; j < u->ndef; j++) {
+			uint d = u->def[j];
+			a->wr[a->wro[d] + fw[d]++] = r;
+			for (uint x = 0; x < u->nuse && fn->insblk; x++)
+				a->esc[d] |= fn->insblk[u->use[x]] != fn->insblk[d];
+		}
+	}
+	free(fr);
+	free(fw);
 }
 
 static void
@@ -887,6 +1204,8 @@ analyze(struct fs *a, struct passctx *cx, Fn *fn)
 		a->refused += why != NULL;
 		a->nf64 += f64class(i) >= 0 && arith(f64class(i));
 	}
+	operands(a);
+	liveness(a);
 	pinregs(fn, a->cls);
 	webs(a);
 	components(a);
@@ -1328,7 +1647,7 @@ setjson(struct buf *b, const struct fs *a, int s)
 }
 
 static char *
-stats(const struct fs *a, const uchar *ch, int nlow, int after)
+stats(struct fs *a, const uchar *ch, int nlow, int after)
 {
 	struct buf b = BUF_INIT;
 	buf_printf(&b, "{\"f64_ops\":%d,\"sets\":%d,\"lowered\":%d,\"f64_ops_after\":%d,"
