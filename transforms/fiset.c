@@ -740,9 +740,8 @@ inscost(const struct fs *a, const struct target *t, uint k, int f32, struct load
 			return (struct step){0, 0};
 		l->r[R_ISSUE] += w / t->issue;
 		int store = i->op == Ost || i->op == Ored, hit = 0;
-		if (contains(i->name, ".shared"))
-			return (struct step){1, store ? 0 : LATL1};
-		if (a->depth[k] || contains(i->name, ".const") || contains(i->name, ".local"))
+		if (a->depth[k] || contains(i->name, ".shared") || contains(i->name, ".const") ||
+		    contains(i->name, ".local"))
 			return (struct step){1, store ? 0 : LATL1};
 		l->r[R_MEM] += w * membytes(a, k, &hit) / t->bw;
 		if (store)
@@ -863,6 +862,25 @@ alone(const struct fs *a, const struct step *st, const uchar *gone, const struct
 	return total;
 }
 
+/* live = the registers live before instruction k, from those live after
+ * it; *units (if unit is not NULL) follows their 32-bit registers */
+static void
+liveback(const struct fs *a, uint k, uint64_t *live, const uchar *unit, int *units)
+{
+	for (uint j = a->wro[k]; j < a->wro[k + 1]; j++) {
+		uint r = a->wr[j];
+		if (unit && live[r / 64] >> r % 64 & 1)
+			*units -= unit[r];
+		live[r / 64] &= ~(1ull << r % 64);
+	}
+	for (uint j = a->rdo[k]; j < a->rdo[k + 1]; j++) {
+		uint r = a->rd[j];
+		if (unit && !(live[r / 64] >> r % 64 & 1))
+			*units += unit[r];
+		live[r / 64] |= 1ull << r % 64;
+	}
+}
+
 /* the registers live out of each block, into a->liveout (a->nw words a
  * block), by the usual backward dataflow */
 static void
@@ -880,14 +898,9 @@ liveness(struct fs *a)
 				for (uint w = 0; w < nw; w++)
 					o[w] |= in[(size_t)fn->blk[b].succ[s] * nw + w];
 			memcpy(cur, o, nw * 8);
-			for (uint k = fn->blk[b].end; k-- > fn->blk[b].first;) {
-				if (k >= a->n)
-					continue;
-				for (uint j = a->wro[k]; j < a->wro[k + 1]; j++)
-					cur[a->wr[j] / 64] &= ~(1ull << a->wr[j] % 64);
-				for (uint j = a->rdo[k]; j < a->rdo[k + 1]; j++)
-					cur[a->rd[j] / 64] |= 1ull << a->rd[j] % 64;
-			}
+			for (uint k = fn->blk[b].end; k-- > fn->blk[b].first;)
+				if (k < a->n)
+					liveback(a, k, cur, NULL, NULL);
 			if (memcmp(cur, in + (size_t)b * nw, nw * 8)) {
 				memcpy(in + (size_t)b * nw, cur, nw * 8);
 				changed = 1;
@@ -933,16 +946,7 @@ pressure(const struct fs *a, const uchar *ch)
 		for (uint k = fn->blk[b].end; k-- > fn->blk[b].first;) {
 			if (k >= a->n)
 				continue;
-			for (uint j = a->wro[k]; j < a->wro[k + 1]; j++) {
-				uint r = a->wr[j];
-				live -= cur[r / 64] >> r % 64 & 1 ? unit[r] : 0;
-				cur[r / 64] &= ~(1ull << r % 64);
-			}
-			for (uint j = a->rdo[k]; j < a->rdo[k + 1]; j++) {
-				uint r = a->rd[j];
-				live += cur[r / 64] >> r % 64 & 1 ? 0 : unit[r];
-				cur[r / 64] |= 1ull << r % 64;
-			}
+			liveback(a, k, cur, unit, &live);
 			most = live > most ? live : most;
 		}
 	}
@@ -994,13 +998,14 @@ mva(const double *d, int nd, double z, int n)
 }
 
 /* the kernel's time on t, clocks of one SM scheduler per warp, with the
- * chosen instructions lowered as p says (arith: DRAM bandwidth left out).
+ * chosen instructions lowered as p says: tm[0] whole, tm[1] with DRAM
+ * bandwidth left out (its arithmetic).
  * The warps a scheduler holds come from the registers (the launch is
  * assumed to fill the GPU); each waits on its own dependences as one warp
  * alone would, and the warps queue for the scheduler's resources. */
-static double
+static void
 modeltime(const struct fs *a, const struct target *t, const uchar *ch, const struct plan *p,
-          int arith)
+          double tm[2])
 {
 	const Fn *fn = a->fn;
 	struct load l = {{0}};
@@ -1026,41 +1031,46 @@ modeltime(const struct fs *a, const struct target *t, const uchar *ch, const str
 		if (p->e[j].kind == X_CAST)
 			addf2f(t, &l, weight(a, p->e[j].at));
 	double d[NRES], sum = 0, z = alone(a, st, gone, p);
-	int nd = 0;
-	for (int k = 0; k < NRES; k++) {
-		sum += 128 * l.r[k];
-		if (!arith || k != R_MEM)
-			d[nd++] = 128 * l.r[k];
-	}
+	for (int k = 0; k < NRES; k++)
+		sum += d[k] = 128 * l.r[k];
 	z = z > sum ? z - sum : 0;
 	double n = regwarps(t->sm, pressure(a, ch)) / 4.0;
 	int lo = n < 1 ? 1 : (int)n;
-	double x = mva(d, nd, z, lo), f = n - lo;
-	if (f > 0)
-		x += f * (mva(d, nd, z, lo + 1) - x);
+	for (int arith = 0; arith < 2; arith++) {
+		if (arith)      /* DRAM out: the last resource in its place */
+			d[R_MEM] = d[NRES - 1];
+		int nd = NRES - arith;
+		double x = mva(d, nd, z, lo), f = n - lo;
+		if (f > 0)
+			x += f * (mva(d, nd, z, lo + 1) - x);
+		tm[arith] = x > 0 ? 1 / x : 0;
+	}
 	free(st);
 	free(gone);
-	return x > 0 ? 1 / x : 0;
 }
 
-/* the predicted speedup of lowering ch, on target j of a (arith: of the
- * kernel's arithmetic alone) */
-static double
-predictx(struct fs *a, int j, const uchar *ch, int arith)
+/* the predicted speedup of lowering ch on target j of a: x[0] of the
+ * kernel, x[1] of its arithmetic alone */
+static void
+predictx(struct fs *a, int j, const uchar *ch, double x[2])
 {
 	struct plan p;
 	plan(a, ch, &p);
-	if (!a->base[j][arith])
-		a->base[j][arith] = modeltime(a, a->t[j], NULL, NULL, arith);
-	double t0 = a->base[j][arith], t1 = modeltime(a, a->t[j], ch, &p, arith);
+	if (!a->base[j][0])
+		modeltime(a, a->t[j], NULL, NULL, a->base[j]);
+	double t1[2];
+	modeltime(a, a->t[j], ch, &p, t1);
 	free(p.e);
-	return t1 > 0 ? t0 / t1 : 1;
+	for (int k = 0; k < 2; k++)
+		x[k] = t1[k] > 0 ? a->base[j][k] / t1[k] : 1;
 }
 
 static double
 predict(struct fs *a, int j, const uchar *ch)
 {
-	return predictx(a, j, ch, 0);
+	double x[2];
+	predictx(a, j, ch, x);
+	return x[0];
 }
 
 static void
@@ -1204,11 +1214,13 @@ analyze(struct fs *a, struct passctx *cx, Fn *fn)
 		a->refused += why != NULL;
 		a->nf64 += f64class(i) >= 0 && arith(f64class(i));
 	}
-	operands(a);
-	liveness(a);
 	pinregs(fn, a->cls);
 	webs(a);
 	components(a);
+	if (a->ns) {    /* what the model needs */
+		operands(a);
+		liveness(a);
+	}
 	targets(a, cx);
 	measure(a);
 }
@@ -1277,8 +1289,10 @@ chooseauto(struct fs *a, uchar *ch, const int *rank, int max)
 		double p[16], px[16];
 		int pays = 1, worst = 0, bymem = -1;
 		for (int j = 0; j < a->nt; j++) {
-			p[j] = predict(a, j, ch);
-			px[j] = predictx(a, j, ch, 1);
+			double x[2];
+			predictx(a, j, ch, x);
+			p[j] = x[0];
+			px[j] = x[1];
 			if (p[j] >= cur[j] * 1.005)
 				continue;
 			if (p[j] >= cur[j] * 0.999 && px[j] >= curx[j] * ARITHGAIN) {
