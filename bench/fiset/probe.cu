@@ -107,6 +107,24 @@ __global__ void t_dfma3(double *o, double a, double b) {
   }
   double t = 0; for (int c = 0; c < 8; c++) t += x[c] + z[c]; o[blockIdx.x * blockDim.x + threadIdx.x] = t; }
 
+// does an f64 instruction hold its scheduler's issue for two clocks (its
+// pipe takes 16 lanes a clock)? an f64 fma with one, and with two,
+// independent f32 fmas each step: one clock an instruction issues a step in
+// 2 and 3 clocks a warp, two clocks in 3 and 4
+#define MIX(NAME, F32) \
+__global__ void NAME(double *o, double a, double b) { \
+  double x[8]; float y[8], z[8]; \
+  for (int c = 0; c < 8; c++) { x[c] = 1.5 + threadIdx.x * 1e-4 + c * 0.01; y[c] = z[c] = 1.5f + c; } \
+  for (int i = 0; i < IT; i++) { \
+    _Pragma("unroll") for (int c = 0; c < 8; c++) { \
+      asm volatile("fma.rn.f64 %0, %0, %1, %2;" : "+d"(x[c]) : "d"(a), "d"(b)); F32 } \
+  } \
+  double t = 0; for (int c = 0; c < 8; c++) t += x[c] + y[c] + z[c]; o[blockIdx.x * blockDim.x + threadIdx.x] = t; }
+#define F1 asm volatile("fma.rn.f32 %0, %0, %1, %1;" : "+f"(y[c]) : "f"(0.999f));
+#define F2 F1 asm volatile("fma.rn.f32 %0, %0, %1, %1;" : "+f"(z[c]) : "f"(0.999f));
+MIX(t_dfma_ffma, F1)
+MIX(t_dfma_2ffma, F2)
+
 // latency: one warp, one dependent chain, clocks per operation (clock64
 // around the loop, unrolled by 8 so the loop's own instructions hide)
 #define LAT(NAME, T, C, INS) \
@@ -202,6 +220,7 @@ int main() {
     T64(t_min64, 2.0, 0.0), T64(t_min32, 2.0f, 0.0f), T64(t_sel64, 1.25, 1.0), T64(t_sel32, 1.25f, 1.0f),
     T64(t_rni64, 0.0, 0.0), T64(t_rni32, 0.0f, 0.0f), T64(t_cvt, 0.0, 0.0), T64(t_nocvt, 0.0, 0.0), T64(t_down, 1e-9, 0.0), T64(t_up, 1e-9, 0.0),
     T64(t_downmufu, 1e-9, 0.0), T64(t_downdfma, 1e-9, 0.0), T64(t_dfma3, 1e-9, 0.0),
+    T64(t_dfma_ffma, 0.999, 1e-3), T64(t_dfma_2ffma, 0.999, 1e-3),
   };
   for (auto &e : r)
     printf("%-16s %8.3f ms  %7.2f ops/clk/SM\n", e.name, e.ms, ops / (e.ms * 1e-3) / (clk * 1e3) / sms);
