@@ -87,9 +87,11 @@ enum { CADD, CDIV, CSQRT, CRCP, CRSQRT, CMIN, CSETP, CSELP, CMOV, CRND, CCVT, NC
  * operations per clock per SM measured on an H100 (probe.cu's t_* loops):
  * the long sequences run slower than their instruction count says (their
  * steps depend on each other), which the model keeps as a floor. dfma:
- * DFMA DADD DMUL DSETP; fma: FFMA FMUL FADD IMAD; xu: MUFU F2F FRND; alu:
- * FSETP FSEL SEL FMNMX LOP3 ISETP IADD3 VIADD MOV FCHK; other: BRA BSSY
- * BSYNC CALL (issue slots only). */
+ * DFMA DADD DMUL DSETP; fma: FFMA FMUL FADD IMAD; xu: MUFU F2F FRND FCHK
+ * (div.rn.f32's range check: ncu counts 7 XU instructions a pair in LJ's
+ * lowered loop, its 3 F2F, 2 MUFU.RCP and 2 FCHK); alu: FSETP FSEL SEL
+ * FMNMX LOP3 ISETP IADD3 VIADD MOV; other: BRA BSSY BSYNC CALL (issue slots
+ * only). */
 struct opcost {
 	double dfma, fma, xu, alu, other;
 	double rate90;     /* measured on sm_90, 0: the pipes say it */
@@ -101,7 +103,7 @@ struct opcost {
  * have no latency row: the model uses these. */
 static const struct opcost ops[NCLASS][2] = {   /* [class][0: f64, 1: f32] */
 	[CADD] = {{1, 0, 0, 0, 0, 0, 8.5}, {0, 1, 0, 0, 0, 0, 5.0}},
-	[CDIV] = {{8, 3, 1, 3, 4, 4.54, 125.8}, {0, 7, 1, 2, 4, 7.10, 58.5}},
+	[CDIV] = {{8, 3, 1, 3, 4, 4.54, 125.8}, {0, 7, 2, 1, 4, 7.10, 58.5}},
 	[CSQRT] = {{8, 3, 1, 6, 4, 4.15, 93.5}, {0, 4, 1, 3, 5, 9.57, 56.5}},
 	[CRCP] = {{5, 0, 1, 5, 4, 7.35, 74.4}, {0, 3, 1, 4, 5, 9.38, 78.1}},
 	[CRSQRT] = {{5, 2, 1, 4, 4, 6.31, 68.3}, {0, 2, 1, 1, 0, 15.85, 40.3}},
@@ -123,6 +125,12 @@ static const struct opcost ops[NCLASS][2] = {   /* [class][0: f64, 1: f32] */
 #define LATL1 42.1
 #define LATL2 284.8
 #define LATDRAM 689.5
+
+/* issue slots a warp's f64 instruction takes: probe.cu on an H100 issues
+ * an f64 fma with one or with two independent f32 fmas in 2.47 and 3.38
+ * clocks a warp, and an f32 fma alone in 1.15 (the loop's own instructions
+ * are the 0.15): so 1.32 and 1.24 slots for the f64 one, not 1 */
+#define DFISSUE 1.3
 
 /* a loop runs this many times per entry, for weighing by loop depth */
 #define LOOPW 64.0
@@ -161,7 +169,7 @@ addclass(const struct target *t, struct load *l, int cls, int f32, double w)
 	const struct opcost *c = &ops[cls][f32];
 	if (cls == CCVT)
 		return addf2f(t, l, w);
-	double n = c->dfma + c->fma + c->xu + c->alu + c->other;
+	double n = c->dfma * DFISSUE + c->fma + c->xu + c->alu + c->other;
 	l->r[R_DFMA] += w * c->dfma / t->dfma;
 	l->r[R_FMA] += w * c->fma / t->ffma;
 	l->r[R_XU] += w * c->xu / t->mufu;
