@@ -137,8 +137,9 @@ static const struct opcost ops[NCLASS][2] = {   /* [class][0: f64, 1: f32] */
 
 /* the resources a warp queues for on its SM scheduler (a quarter of the
  * SM): the issue port, the pipes, the long f64 and f32 sequences at their
- * measured rate, DRAM bandwidth */
-enum { R_ISSUE, R_FMA, R_DFMA, R_XU, R_ALU, R_MEM, R_LAT, NRES };
+ * measured rate, DRAM bandwidth (last, so the arithmetic alone is the
+ * first NRES - 1) */
+enum { R_ISSUE, R_FMA, R_DFMA, R_XU, R_ALU, R_LAT, R_MEM, NRES };
 struct load {
 	double r[NRES];    /* clocks of one SM per thread */
 };
@@ -1045,9 +1046,7 @@ modeltime(const struct fs *a, const struct target *t, const uchar *ch, const str
 	double n = regwarps(t->sm, pressure(a, ch)) / 4.0;
 	int lo = n < 1 ? 1 : (int)n;
 	for (int arith = 0; arith < 2; arith++) {
-		if (arith)      /* DRAM out: the last resource in its place */
-			d[R_MEM] = d[NRES - 1];
-		int nd = NRES - arith;
+		int nd = NRES - arith;      /* arith: DRAM left out */
 		double x = mva(d, nd, z, lo), f = n - lo;
 		if (f > 0)
 			x += f * (mva(d, nd, z, lo + 1) - x);
