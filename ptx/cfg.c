@@ -373,54 +373,64 @@ isdef(const Ins *i, uint a)
 	return a == 0 || (a == 1 && i->arg[1].bar);
 }
 
+static void
+refregs(const Fn *fn, Ref r, int def, void (*f)(void *, uint, int), void *arg)
+{
+	switch (r.kind) {
+	case RReg:
+		f(arg, r.idx, def);
+		break;
+	case RMem:
+		refregs(fn, fn->mem[r.idx].base, 0, f, arg);
+		refregs(fn, fn->mem[r.idx].vec, 0, f, arg);
+		break;
+	case RVec:
+	case RList:
+		for (uint k = 0; k < fn->vec[r.idx].n; k++)
+			refregs(fn, fn->vec[r.idx].el[k], def, f, arg);
+		break;
+	}
+}
+
+void
+forregs(const Fn *fn, const Ins *i, void (*f)(void *arg, uint r, int def), void *arg)
+{
+	if (i->pred.kind == RReg)
+		f(arg, i->pred.idx, 0);
+	for (uint a = 0; a < i->narg; a++)
+		refregs(fn, i->arg[a], isdef(i, a), f, arg);
+}
+
 struct du {
 	Fn *fn;
 	int pass;      /* 0: count, 1: fill */
 	uint *nd, *nu;
+	uint at;
 };
 
 static void
-note_(struct du *d, uint r, uint at, int def)
+note_(void *arg, uint r, int def)
 {
+	struct du *d = arg;
 	Use *u = &d->fn->use[r];
 
+	if (d->fn->reg[r].flags & RGSPECIAL)
+		return;
 	if (d->pass == 0) {
 		(def ? d->nd : d->nu)[r]++;
 		return;
 	}
 	if (def)
-		u->def[u->ndef++] = at;
-	else if (!u->nuse || u->use[u->nuse - 1] != at)
-		u->use[u->nuse++] = at;
-}
-
-static void
-refs(struct du *d, Ref r, uint at, int def)
-{
-	Fn *fn = d->fn;
-
-	switch (r.kind) {
-	case RReg:
-		if (!(fn->reg[r.idx].flags & RGSPECIAL))
-			note_(d, r.idx, at, def);
-		break;
-	case RMem:
-		refs(d, fn->mem[r.idx].base, at, 0);
-		refs(d, fn->mem[r.idx].vec, at, 0);
-		break;
-	case RVec:
-	case RList:
-		for (uint k = 0; k < fn->vec[r.idx].n; k++)
-			refs(d, fn->vec[r.idx].el[k], at, def);
-		break;
-	}
+		u->def[u->ndef++] = d->at;
+	else if (!u->nuse || u->use[u->nuse - 1] != d->at)
+		u->use[u->nuse++] = d->at;
 }
 
 void
 filldefuse(Fn *fn)
 {
 	Module *m = fn->mod;
-	struct du d = {fn, 0, NULL, NULL};
+	struct du d = {fn, 0, NULL, NULL, 0};
 
 	fn->use = arena_alloc(m->arena, (fn->nreg + 1) * sizeof *fn->use);
 	d.nd = arena_alloc(m->arena, (fn->nreg + 1) * sizeof *d.nd);
@@ -431,15 +441,23 @@ filldefuse(Fn *fn)
 				fn->use[r].def = arena_alloc(m->arena, (d.nd[r] + 1) * sizeof(uint));
 				fn->use[r].use = arena_alloc(m->arena, (d.nu[r] + 1) * sizeof(uint));
 			}
-		for (uint k = 0; k < fn->nins; k++) {
-			const Ins *i = &fn->ins[k];
-			if (i->op >= NOP)
-				continue;
-			refs(&d, i->pred, k, 0);
-			for (uint a = 0; a < i->narg; a++)
-				refs(&d, i->arg[a], k, isdef(i, a));
-		}
+		for (d.at = 0; d.at < fn->nins; d.at++)
+			if (fn->ins[d.at].op < NOP)
+				forregs(fn, &fn->ins[d.at], note_, &d);
 	}
+}
+
+uint *
+ordinals(const Fn *fn)
+{
+	uint *ord = arena_alloc(fn->mod->arena, (fn->nins + 1) * sizeof *ord), n = 0;
+
+	for (uint k = 0; k < fn->nins; k++) {
+		ord[k] = n;
+		n += fn->ins[k].op < NOP;
+	}
+	ord[fn->nins] = n;
+	return ord;
 }
 
 int

@@ -27,6 +27,8 @@
 #ifndef MPCC_PTX_H
 #define MPCC_PTX_H
 
+#include <stdint.h>
+
 #include "common/util.h"
 
 typedef struct Str Str;
@@ -45,12 +47,33 @@ typedef struct Loop Loop;
 typedef struct Fn Fn;
 typedef struct Module Module;
 typedef struct Names Names;
+typedef struct Mods Mods;
+typedef struct Live Live;
 
 /* a span of text: into the module's source, or arena memory */
 struct Str {
 	const char *s;
 	uint n;
 };
+
+/* A set of small numbers (registers, blocks): bit i is bit i % 64 of word
+ * i / 64. Sets of a kind are rows of one array, nwords(n) words a row. */
+typedef uint64_t Word;
+static inline uint nwords(uint n) { return (n + 63) / 64; }
+static inline int bget(const Word *s, uint i) { return (int)(s[i / 64] >> (i % 64) & 1); }
+static inline void bset(Word *s, uint i) { s[i / 64] |= (Word)1 << (i % 64); }
+static inline void bclr(Word *s, uint i) { s[i / 64] &= ~((Word)1 << (i % 64)); }
+/* d |= s over nw words; 1 if d changed */
+static inline int
+bor(Word *d, const Word *s, uint nw)
+{
+	int ch = 0;
+	for (uint k = 0; k < nw; k++) {
+		ch |= (d[k] | s[k]) != d[k];
+		d[k] |= s[k];
+	}
+	return ch;
+}
 
 enum {
 #define OP(name, f64, pair16, approx, jmp, ty, sm, ptx) O##name,
@@ -86,6 +109,7 @@ enum {
 	NTYPE
 };
 extern const char *const tyname[NTYPE];    /* "", "pred", "b8" ... */
+extern const uchar tybits[NTYPE];          /* 0, 1, 8 ...: the width of a value in bits */
 
 /* An operand. idx indexes the table its kind names. neg: written `!x`;
  * bar: written `a|b` (joined to the operand before it with '|'). */
@@ -280,7 +304,25 @@ Module *parsefile(const char *path);   /* NULL with a message if unreadable or b
 void mod_free(Module *m);
 uint lookreg(Fn *fn, const char *s, uint n);   /* register named s, ~0u if none */
 
+/* an instruction's name split at its dots: "ld.global.v2.f32" -> ld
+ * global v2 f32 (part[0] is the opcode; "shared::cta" is one part) */
+struct Mods {
+	Str part[24];
+	uint n;
+	uchar t[4];     /* the types among the parts, in order */
+	uint nt;
+	uint vec;       /* 2, 4 or 8 for .v2, .v4, .v8; else 0 */
+};
+
 /* table.c */
+int tyof(Str s);                            /* T* of a type name ("f32"), Tnone if none */
+void modsplit(const Ins *i, Mods *md);
+int modhas(const Mods *md, const char *m);  /* a part after the opcode is m */
+/* a part after the opcode is the state space sp, or sp qualified
+ * ("shared" in ld.shared::cta.f32) */
+int modspace(const Mods *md, const char *sp);
+int modtype(const Mods *md, int ty);        /* ty is among the type parts */
+int hasmod(const Ins *i, const char *m);    /* modhas() of i's name */
 Fn *findfn(Module *m, const char *name);   /* the definition, else a declaration */
 char *symstr(const Module *m, uint sym);    /* a symbol's name, malloc'd */
 int opcode(const char *s, size_t n);   /* O*, or -1 */
@@ -382,6 +424,35 @@ uint insline(const Fn *fn, uint i, uint *file);
 int multidef(const Fn *fn, uint r);
 /* operands: which args of i are defined (written) by it */
 int isdef(const Ins *i, uint argi);
+/* every register operand of i, special registers included: f(arg, r, def)
+ * for the guard, each register, the base of each address and each element
+ * of a vector (an address's registers are read) */
+void forregs(const Fn *fn, const Ins *i, void (*f)(void *arg, uint r, int def), void *arg);
+/* each statement's ordinal among the instructions (labels, declarations
+ * and .loc not counted, so -lineinfo does not change it): the numbering of
+ * instructions that mpcc-tune, fiset's report and the shadow pass share;
+ * in the module's arena */
+uint *ordinals(const Fn *fn);
+
+/* live.c */
+enum { LGUARDED = 1 << 0 };   /* a guarded write does not kill (the value may live on) */
+/* the registers live into and out of each block (special registers never):
+ * nw words a row, a row per block */
+struct Live {
+	uint nw;
+	int flags;      /* LGUARDED */
+	Word *in, *out;
+};
+/* live registers by the usual backward dataflow; in the module's arena.
+ * needs cfg */
+Live *filllive(const Fn *fn, int flags);
+/* live = the registers live before instruction i, from those live after it */
+void liveback(const Fn *fn, const Ins *i, Word *live, int flags);
+/* register pressure: the most units live at once, a register weighing
+ * unit[r] (e.g. its 32-bit registers: regunits()) */
+int pressure(const Fn *fn, const Live *l, const uchar *unit);
+/* the 32-bit registers r takes: 0 for predicates and special registers */
+int regunits(const Fn *fn, uint r);
 
 /* verify.c */
 /* Check what ptxas and the passes rely on (as LLVM's verifier does after

@@ -17,6 +17,85 @@ const char *const tyname[NTYPE] = {
 	"s8", "s16", "s32", "s64", "f16", "f16x2", "bf16", "bf16x2", "f32", "f64", "tf32",
 };
 
+const uchar tybits[NTYPE] = {
+	[Tpred] = 1, [Tb8] = 8, [Tb16] = 16, [Tb32] = 32, [Tb64] = 64, [Tb128] = 128,
+	[Tu8] = 8, [Tu16] = 16, [Tu32] = 32, [Tu64] = 64,
+	[Ts8] = 8, [Ts16] = 16, [Ts32] = 32, [Ts64] = 64,
+	[Tf16] = 16, [Tf16x2] = 32, [Tbf16] = 16, [Tbf16x2] = 32, [Tf32] = 32, [Tf64] = 64,
+	[Ttf32] = 32,
+};
+
+int
+tyof(Str s)
+{
+	for (int t = 1; t < NTYPE; t++)
+		if (strlen(tyname[t]) == s.n && !memcmp(tyname[t], s.s, s.n))
+			return t;
+	return Tnone;
+}
+
+/* modifiers */
+
+void
+modsplit(const Ins *i, Mods *md)
+{
+	const char *s = i->name.s, *e = s + i->name.n;
+
+	memset(md, 0, sizeof *md);
+	while (s < e && md->n < countof(md->part)) {
+		const char *d = memchr(s, '.', e - s);
+		Str p = {s, (uint)((d ? d : e) - s)};
+		int t = tyof(p);
+		md->part[md->n++] = p;
+		if (t && md->nt < countof(md->t))
+			md->t[md->nt++] = t;
+		if (p.n == 2 && p.s[0] == 'v' && (p.s[1] == '2' || p.s[1] == '4' || p.s[1] == '8'))
+			md->vec = p.s[1] - '0';
+		s = d ? d + 1 : e;
+	}
+}
+
+int
+modhas(const Mods *md, const char *m)
+{
+	size_t n = strlen(m);
+
+	for (uint k = 1; k < md->n; k++)
+		if (md->part[k].n == n && !memcmp(md->part[k].s, m, n))
+			return 1;
+	return 0;
+}
+
+int
+modspace(const Mods *md, const char *sp)
+{
+	size_t n = strlen(sp);
+
+	for (uint k = 1; k < md->n; k++)
+		if (md->part[k].n >= n && !memcmp(md->part[k].s, sp, n) &&
+		    (md->part[k].n == n || (md->part[k].n > n + 1 && !memcmp(md->part[k].s + n, "::", 2))))
+			return 1;
+	return 0;
+}
+
+int
+hasmod(const Ins *i, const char *m)
+{
+	Mods md;
+
+	modsplit(i, &md);
+	return modhas(&md, m);
+}
+
+int
+modtype(const Mods *md, int ty)
+{
+	for (uint k = 0; k < md->nt; k++)
+		if (md->t[k] == ty)
+			return 1;
+	return 0;
+}
+
 /* names: open addressing from a name to a number */
 struct Names {
 	Str *key;

@@ -41,16 +41,6 @@ struct V {
 	int ptx;        /* .version 8.5: 85 */
 };
 
-/* an instruction's name, split at its dots */
-typedef struct Mods Mods;
-struct Mods {
-	Str part[24];
-	uint n;
-	uchar t[4];     /* the types among the parts, in order */
-	uint nt;
-	uint vec;       /* 2, 4 or 8 for .v2, .v4, .v8 */
-};
-
 /* errors */
 
 static uint
@@ -103,26 +93,9 @@ errline(V *v, uint line, const char *f, ...)
 
 /* types */
 
-static const uchar tysize[NTYPE] = {
-	[Tpred] = 1, [Tb8] = 8, [Tb16] = 16, [Tb32] = 32, [Tb64] = 64, [Tb128] = 128,
-	[Tu8] = 8, [Tu16] = 16, [Tu32] = 32, [Tu64] = 64,
-	[Ts8] = 8, [Ts16] = 16, [Ts32] = 32, [Ts64] = 64,
-	[Tf16] = 16, [Tf16x2] = 32, [Tbf16] = 16, [Tbf16x2] = 32, [Tf32] = 32, [Tf64] = 64,
-	[Ttf32] = 32,
-};
-
 static int isbit(int t) { return t >= Tb8 && t <= Tb128; }
 static int isint(int t) { return t >= Tu8 && t <= Ts64; }
 static int isflt(int t) { return t >= Tf16 && t <= Ttf32; }
-
-static int
-tyof(Str s)
-{
-	for (int t = 1; t < NTYPE; t++)
-		if (strlen(tyname[t]) == s.n && !memcmp(tyname[t], s.s, s.n))
-			return t;
-	return Tnone;
-}
 
 /* the type twice as wide (mul.wide.s32 writes an s64) */
 static int
@@ -148,9 +121,9 @@ fits(int r, int t, int relaxed)
 		return 1;
 	if (r == Tpred || t == Tpred)
 		return r == t;
-	if (tysize[r] < tysize[t])
+	if (tybits[r] < tybits[t])
 		return 0;
-	if (tysize[r] > tysize[t])
+	if (tybits[r] > tybits[t])
 		return relaxed && (isbit(r) || (isint(r) && !isflt(t)) || (isflt(r) && isbit(t)));
 	if (isflt(t) && isflt(r))
 		return r == t;
@@ -161,47 +134,17 @@ fits(int r, int t, int relaxed)
 
 /* modifiers */
 
-static void
-split(const Ins *i, Mods *md)
-{
-	const char *s = i->name.s, *e = s + i->name.n;
-
-	memset(md, 0, sizeof *md);
-	while (s < e && md->n < countof(md->part)) {
-		const char *d = memchr(s, '.', e - s);
-		Str p = {s, (uint)((d ? d : e) - s)};
-		int t = tyof(p);
-		md->part[md->n++] = p;
-		if (t && md->nt < countof(md->t))
-			md->t[md->nt++] = t;
-		if (p.n == 2 && p.s[0] == 'v' && (p.s[1] == '2' || p.s[1] == '4' || p.s[1] == '8'))
-			md->vec = p.s[1] - '0';
-		s = d ? d + 1 : e;
-	}
-}
-
-static int
-has(const Mods *md, const char *m)
-{
-	size_t n = strlen(m);
-
-	for (uint k = 1; k < md->n; k++)
-		if (md->part[k].n == n && !memcmp(md->part[k].s, m, n))
-			return 1;
-	return 0;
-}
-
 static int
 frnd(const Mods *md)
 {
-	return has(md, "rn") || has(md, "rz") || has(md, "rm") || has(md, "rp")
-	       || has(md, "rna") || has(md, "rs");
+	return modhas(md, "rn") || modhas(md, "rz") || modhas(md, "rm") || modhas(md, "rp")
+	       || modhas(md, "rna") || modhas(md, "rs");
 }
 
 static int
 irnd(const Mods *md)
 {
-	return has(md, "rni") || has(md, "rzi") || has(md, "rmi") || has(md, "rpi");
+	return modhas(md, "rni") || modhas(md, "rzi") || modhas(md, "rmi") || modhas(md, "rpi");
 }
 
 /* special registers (PTX ISA 10) and their types */
@@ -280,7 +223,7 @@ regparam(const Fn *fn, Str s)
 		if (p->decl.n < 4 || memcmp(p->decl.s, ".reg", 4))
 			return -1;
 		tmp.name = p->decl;
-		split(&tmp, &md);
+		modsplit(&tmp, &md);
 		return md.nt ? md.t[md.nt - 1] : Tnone;
 	}
 	return -1;
@@ -688,9 +631,9 @@ cvtround(V *v, uint k, const Mods *md)
 	if (md->nt != 2)
 		return;
 	if (isflt(d) && isflt(a)) {
-		if (tysize[d] < tysize[a] || d == Tf16x2 || d == Tbf16x2 || d == Ttf32)
+		if (tybits[d] < tybits[a] || d == Tf16x2 || d == Tbf16x2 || d == Ttf32)
 			needf = 1;
-		else if (tysize[d] > tysize[a] && (f || n))
+		else if (tybits[d] > tybits[a] && (f || n))
 			errat(v, k, "'%.*s' widens: it takes no rounding modifier", NM(i));
 		else if (d == a && f)
 			errat(v, k, "'%.*s' takes only an integer rounding modifier (.rni, .rzi, .rmi, .rpi)", NM(i));
@@ -712,7 +655,7 @@ static void
 suffixes(V *v, uint k, const Mods *md)
 {
 	const Ins *i = &v->fn->ins[k];
-	int t = md->nt ? md->t[0] : Tnone, ap = has(md, "approx");
+	int t = md->nt ? md->t[0] : Tnone, ap = modhas(md, "approx");
 
 	if (opinfo[i->op].ty && !md->nt) {
 		errat(v, k, "'%.*s' needs a type suffix", NM(i));
@@ -720,9 +663,9 @@ suffixes(V *v, uint k, const Mods *md)
 	}
 	switch (i->op) {
 	case Odiv:
-		if (t == Tf32 && !ap && !has(md, "full") && !frnd(md))
+		if (t == Tf32 && !ap && !modhas(md, "full") && !frnd(md))
 			errat(v, k, "'%.*s' needs .approx, .full or a rounding modifier (.rn, .rz, .rm, .rp)", NM(i));
-		if (t == Tf64 && (ap || has(md, "full")))
+		if (t == Tf64 && (ap || modhas(md, "full")))
 			errat(v, k, "'%.*s': an .f64 division takes a rounding modifier, not .approx or .full", NM(i));
 		else if (t == Tf64 && !frnd(md))
 			errat(v, k, "'%.*s' needs a rounding modifier (.rn, .rz, .rm, .rp)", NM(i));
@@ -731,7 +674,7 @@ suffixes(V *v, uint k, const Mods *md)
 	case Osqrt:
 		if (t == Tf32 && !ap && !frnd(md))
 			errat(v, k, "'%.*s' needs .approx or a rounding modifier (.rn, .rz, .rm, .rp)", NM(i));
-		if (t == Tf64 && ap && (i->op == Osqrt || !has(md, "ftz")))
+		if (t == Tf64 && ap && (i->op == Osqrt || !modhas(md, "ftz")))
 			errat(v, k, "'%.*s': of the .f64 approximations only rcp.approx.ftz.f64 exists", NM(i));
 		else if (t == Tf64 && !ap && !frnd(md))
 			errat(v, k, "'%.*s' needs a rounding modifier (.rn, .rz, .rm, .rp)", NM(i));
@@ -805,7 +748,7 @@ needs(V *v, uint k, const Mods *md)
 	int sm = opinfo[i->op].sm, ptx = opinfo[i->op].ptx;
 
 	for (size_t f = 0; f < countof(forms); f++)
-		if (forms[f].op == i->op && has(md, forms[f].part)) {
+		if (forms[f].op == i->op && modhas(md, forms[f].part)) {
 			sm = sm > forms[f].sm ? sm : forms[f].sm;
 			ptx = ptx > forms[f].ptx ? ptx : forms[f].ptx;
 		}
@@ -828,7 +771,7 @@ needs(V *v, uint k, const Mods *md)
 static const char *
 shape(const Ins *i, const Mods *md)
 {
-	int w = has(md, "wide");
+	int w = modhas(md, "wide");
 
 	if (mixed(i, md))
 		return i->op == Ofma ? "deed" : "ded";
@@ -955,10 +898,10 @@ pack(V *v, uint k, uint pos, const Vec *x, const Mods *md)
 		int rt;
 		if (x->el[e].kind != RReg || (rt = regty(v->fn, x->el[e].idx)) <= 0 || !t)
 			continue;
-		if (tysize[rt] * x->n != tysize[t]) {
+		if (tybits[rt] * x->n != tybits[t]) {
 			Str s = regstr(v, x->el[e].idx);
 			errat(v, k, "'%.*s' operand %u: '%.*s' is .%s; %u parts of .%s take %u bits each",
-			      NM(i), pos, (int)s.n, s.s, tyname[rt], x->n, tyname[t], tysize[t] / x->n);
+			      NM(i), pos, (int)s.n, s.s, tyname[rt], x->n, tyname[t], tybits[t] / x->n);
 			return;
 		}
 	}
@@ -992,7 +935,7 @@ address(V *v, uint k, uint pos, Ref r)
 	}
 	b = v->fn->mem[r.idx].base;
 	if (b.kind == RReg && (rt = regty(v->fn, b.idx)) > 0
-	    && (rt == Tpred || isflt(rt) || (tysize[rt] != 32 && tysize[rt] != 64))) {
+	    && (rt == Tpred || isflt(rt) || (tybits[rt] != 32 && tybits[rt] != 64))) {
 		Str s = regstr(v, b.idx);
 		errat(v, k, "'%.*s' operand %u: the address register '%.*s' is .%s", NM(i), pos,
 		      (int)s.n, s.s, tyname[rt]);
@@ -1105,7 +1048,7 @@ instructions(V *v)
 		Mods md;
 		if (fn->ins[k].op >= NOP)
 			continue;
-		split(&fn->ins[k], &md);
+		modsplit(&fn->ins[k], &md);
 		suffixes(v, k, &md);
 		needs(v, k, &md);
 		operands(v, k, &md);

@@ -66,14 +66,13 @@ strpre(Str s, const char *t)
 	return s.n >= strlen(t) && !memcmp(s.s, t, strlen(t));
 }
 
+/* is i's state space sp? */
 static int
-contains(Str s, const char *t)
+hasspace(const Ins *i, const char *sp)
 {
-	size_t n = strlen(t);
-	for (uint k = 0; k + n <= s.n; k++)
-		if (!memcmp(s.s + k, t, n))
-			return 1;
-	return 0;
+	Mods md;
+	modsplit(i, &md);
+	return modspace(&md, sp);
 }
 
 /* ---- what each operation costs ---- */
@@ -275,8 +274,8 @@ lowerable(const Fn *fn, const Ins *i, const char **why)
 		return 0;
 	if (cls != CSETP && !f64reg(fn, i->arg[0]))
 		return 0;
-	if (i->op == Odiv && !contains(i->name, ".rn") && !contains(i->name, ".rz") &&
-	    !contains(i->name, ".rm") && !contains(i->name, ".rp"))
+	if (i->op == Odiv && !hasmod(i, "rn") && !hasmod(i, "rz") && !hasmod(i, "rm") &&
+	    !hasmod(i, "rp"))
 		return 0;
 	uint n = i->narg;
 	if (cls == CSELP)
@@ -328,8 +327,7 @@ struct fs {
 	uint *rdo, *rd;      /* registers instruction k reads: rd[rdo[k] .. rdo[k + 1]) */
 	uint *wro, *wr;      /* and writes */
 	uchar *esc;          /* per instruction: a register it writes is read in another block */
-	uint64_t *liveout;   /* per block: nw words, the registers live out of it */
-	uint nw;
+	Live *live;          /* which registers are live where (any write kills) */
 	double base[16][2];  /* per target: the kernel's time as it stands (and its arithmetic's); 0: not yet */
 	struct set *s;
 	int ns;
@@ -558,7 +556,7 @@ tof32(const Fn *fn, uint k, uint r)
 		if (i->name.n > 12 && !memcmp(i->name.s + i->name.n - 8, ints[j], 8) &&
 		    (strpre(i->name, "cvt.rni.") || strpre(i->name, "cvt.rzi.") ||
 		     strpre(i->name, "cvt.rmi.") || strpre(i->name, "cvt.rpi.")) &&
-		    !contains(i->name, ".sat"))
+		    !hasmod(i, "sat"))
 			return 1;
 	return 0;
 }
@@ -696,19 +694,13 @@ addrroot(const Fn *fn, Ref r)
 static double
 membytes(const struct fs *a, uint k, int *hit)
 {
-	static const double bytes[NTYPE] = {
-		[Tb8] = 1, [Tu8] = 1, [Ts8] = 1, [Tb16] = 2, [Tu16] = 2, [Ts16] = 2,
-		[Tf16] = 2, [Tbf16] = 2, [Tb32] = 4, [Tu32] = 4, [Ts32] = 4, [Tf32] = 4,
-		[Tf16x2] = 4, [Tbf16x2] = 4, [Tb64] = 8, [Tu64] = 8, [Ts64] = 8, [Tf64] = 8,
-		[Tb128] = 16,
-	};
 	const Fn *fn = a->fn;
 	const Ins *i = &fn->ins[k];
-	double b = bytes[i->ty] ? bytes[i->ty] : 4;
-	if (contains(i->name, ".v2"))
-		b *= 2;
-	if (contains(i->name, ".v4"))
-		b *= 4;
+	Mods md;
+	double b = tybits[i->ty] >= 8 ? tybits[i->ty] / 8 : 4;
+	modsplit(i, &md);
+	if (md.vec)
+		b *= md.vec;
 	if (i->op == Ost || i->op == Ored)
 		return b;
 	Ref m = i->narg > 1 ? i->arg[1] : (Ref){0};
@@ -718,7 +710,7 @@ membytes(const struct fs *a, uint k, int *hit)
 	for (uint j = 0; j < k; j++) {
 		const Ins *e = &fn->ins[j];
 		if (e->op == Old && !a->depth[j] && e->narg > 1 && e->arg[1].kind == RMem &&
-		    !contains(e->name, ".param") && addrroot(fn, fn->mem[e->arg[1].idx].base) == root)
+		    !hasspace(e, "param") && addrroot(fn, fn->mem[e->arg[1].idx].base) == root)
 			return *hit = 1, b / 4;
 	}
 	return b;
@@ -733,8 +725,10 @@ inscost(const struct fs *a, const struct target *t, uint k, int f32, struct load
 	const Ins *i = &fn->ins[k];
 	double w = weight(a, k);
 	int cls;
+	Mods md;
 	if (i->op >= NOP)
 		return (struct step){0, 0};
+	modsplit(i, &md);
 	if ((cls = f64class(i)) >= 0)
 		return addclass(t, l, cls, f32, w);
 	switch (i->op) {
@@ -745,12 +739,12 @@ inscost(const struct fs *a, const struct target *t, uint k, int f32, struct load
 		}
 		return (struct step){0, 0};
 	case Old: case Oldu: case Ost: case Oatom: case Ored: {
-		if (contains(i->name, ".param"))
+		if (modspace(&md, "param"))
 			return (struct step){0, 0};
 		l->r[R_ISSUE] += w / t->issue;
 		int store = i->op == Ost || i->op == Ored, hit = 0;
-		if (a->depth[k] || contains(i->name, ".shared") || contains(i->name, ".const") ||
-		    contains(i->name, ".local"))
+		if (a->depth[k] || modspace(&md, "shared") || modspace(&md, "const") ||
+		    modspace(&md, "local"))
 			return (struct step){1, store ? 0 : LATL1};
 		l->r[R_MEM] += w * membytes(a, k, &hit) / t->bw;
 		if (store)
@@ -762,7 +756,7 @@ inscost(const struct fs *a, const struct target *t, uint k, int f32, struct load
 		return (struct step){1, hit ? 0.75 * LATL1 + 0.25 * LATDRAM : LATDRAM};
 	}
 	case Ocvt:
-		if (contains(i->name, "f64"))
+		if (modtype(&md, Tf64))
 			return addf2f(t, l, w);
 		l->r[R_XU] += w / t->mufu;
 		l->r[R_ISSUE] += w / t->issue;
@@ -775,9 +769,9 @@ inscost(const struct fs *a, const struct target *t, uint k, int f32, struct load
 	}
 	if (i->ty == Tf32) {
 		switch (i->op) {
-		case Odiv: return addclass(t, l, contains(i->name, ".rn") ? CDIV : CRSQRT, 1, w);
-		case Osqrt: return addclass(t, l, contains(i->name, ".rn") ? CSQRT : CRSQRT, 1, w);
-		case Orcp: return addclass(t, l, contains(i->name, ".rn") ? CRCP : CRSQRT, 1, w);
+		case Odiv: return addclass(t, l, modhas(&md, "rn") ? CDIV : CRSQRT, 1, w);
+		case Osqrt: return addclass(t, l, modhas(&md, "rn") ? CSQRT : CRSQRT, 1, w);
+		case Orcp: return addclass(t, l, modhas(&md, "rn") ? CRCP : CRSQRT, 1, w);
 		case Orsqrt: return addclass(t, l, CRSQRT, 1, w);
 		case Omin: case Omax: return addclass(t, l, CMIN, 1, w);
 		case Osetp: return addclass(t, l, CSETP, 1, w);
@@ -871,69 +865,18 @@ alone(const struct fs *a, const struct step *st, const uchar *gone, const struct
 	return total;
 }
 
-/* live = the registers live before instruction k, from those live after
- * it; *units (if unit is not NULL) follows their 32-bit registers */
-static void
-liveback(const struct fs *a, uint k, uint64_t *live, const uchar *unit, int *units)
-{
-	for (uint j = a->wro[k]; j < a->wro[k + 1]; j++) {
-		uint r = a->wr[j];
-		if (unit && live[r / 64] >> r % 64 & 1)
-			*units -= unit[r];
-		live[r / 64] &= ~(1ull << r % 64);
-	}
-	for (uint j = a->rdo[k]; j < a->rdo[k + 1]; j++) {
-		uint r = a->rd[j];
-		if (unit && !(live[r / 64] >> r % 64 & 1))
-			*units += unit[r];
-		live[r / 64] |= 1ull << r % 64;
-	}
-}
-
-/* the registers live out of each block, into a->liveout (a->nw words a
- * block), by the usual backward dataflow */
-static void
-liveness(struct fs *a)
-{
-	const Fn *fn = a->fn;
-	uint nw = a->nw = (fn->nreg + 63) / 64, nb = fn->nblk;
-	uint64_t *out = a->liveout = xcalloc((size_t)nb * nw + 1, 8);
-	uint64_t *in = xcalloc((size_t)nb * nw + 1, 8), *cur = xcalloc(nw + 1, 8);
-	for (int changed = 1; changed;) {
-		changed = 0;
-		for (uint b = nb; b-- > 0;) {
-			uint64_t *o = out + (size_t)b * nw;
-			for (uint s = 0; s < fn->blk[b].nsucc; s++)
-				for (uint w = 0; w < nw; w++)
-					o[w] |= in[(size_t)fn->blk[b].succ[s] * nw + w];
-			memcpy(cur, o, nw * 8);
-			for (uint k = fn->blk[b].end; k-- > fn->blk[b].first;)
-				if (k < a->n)
-					liveback(a, k, cur, NULL, NULL);
-			if (memcmp(cur, in + (size_t)b * nw, nw * 8)) {
-				memcpy(in + (size_t)b * nw, cur, nw * 8);
-				changed = 1;
-			}
-		}
-	}
-	free(in);
-	free(cur);
-}
-
 /* the registers a thread needs: the most 32-bit registers live at once
  * (an f64 or other 64-bit value takes two, one once lowered; predicates
  * none) */
 static int
-pressure(const struct fs *a, const uchar *ch)
+regpressure(const struct fs *a, const uchar *ch)
 {
 	const Fn *fn = a->fn;
-	uint nw = a->nw;
-	uint64_t *cur = xcalloc(nw + 1, 8);
-	uchar *unit = xcalloc(fn->nreg + 1, 1);
+	uchar *unit = arena_alloc(fn->mod->arena, fn->nreg + 1);
 	for (uint r = 0; r < fn->nreg; r++) {
 		const Use *u = &fn->use[r];
-		int ty = fn->reg[r].ty, low = 0, in = ty == Tf64 && u->nuse > 0;
-		if (ch && ty == Tf64) {
+		int low = 0, in = fn->reg[r].ty == Tf64 && u->nuse > 0;
+		if (ch && fn->reg[r].ty == Tf64) {
 			low = u->ndef > 0;
 			for (uint d = 0; d < u->ndef; d++)
 				low &= ch[u->def[d]];
@@ -941,27 +884,9 @@ pressure(const struct fs *a, const uchar *ch)
 				in &= ch[u->use[j]];
 			low |= in;
 		}
-		unit[r] = (fn->reg[r].flags & RGSPECIAL) || ty == Tpred ? 0 :
-		          ty == Tb128 ? 4 :
-		          ty == Tb64 || ty == Tu64 || ty == Ts64 || ty == Tf64 ? 2 - low : 1;
+		unit[r] = regunits(fn, r) - low;
 	}
-	int most = 0;
-	for (uint b = 0; b < fn->nblk; b++) {
-		memcpy(cur, a->liveout + (size_t)b * nw, nw * 8);
-		int live = 0;
-		for (uint w = 0; w < nw; w++)
-			for (uint64_t x = cur[w]; x; x &= x - 1)
-				live += unit[w * 64 + __builtin_ctzll(x)];
-		for (uint k = fn->blk[b].end; k-- > fn->blk[b].first;) {
-			if (k >= a->n)
-				continue;
-			liveback(a, k, cur, unit, &live);
-			most = live > most ? live : most;
-		}
-	}
-	free(cur);
-	free(unit);
-	return most;
+	return pressure(fn, a->live, unit);
 }
 
 /* the most of c[] that one path from the entry through the blocks
@@ -1043,7 +968,7 @@ modeltime(const struct fs *a, const struct target *t, const uchar *ch, const str
 	for (int k = 0; k < NRES; k++)
 		sum += d[k] = 128 * l.r[k];
 	z = z > sum ? z - sum : 0;
-	double n = regwarps(t->sm, pressure(a, ch)) / 4.0;
+	double n = regwarps(t->sm, regpressure(a, ch)) / 4.0;
 	int lo = n < 1 ? 1 : (int)n;
 	for (int arith = 0; arith < 2; arith++) {
 		int nd = NRES - arith;      /* arith: DRAM left out */
@@ -1156,7 +1081,6 @@ fs_free(struct fs *a)
 	free(a->wro);
 	free(a->wr);
 	free(a->esc);
-	free(a->liveout);
 	free(a->tnames);
 }
 
@@ -1226,7 +1150,7 @@ analyze(struct fs *a, struct passctx *cx, Fn *fn)
 	components(a);
 	if (a->ns) {    /* what the model needs */
 		operands(a);
-		liveness(a);
+		a->live = filllive(fn, 0);
 	}
 	targets(a, cx);
 	measure(a);

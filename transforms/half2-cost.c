@@ -27,49 +27,18 @@
                        * on an H100 ran 32 packs + 64 unpacks per clock */
 #define PAYS 1.05     /* the predicted speedup that every target must reach */
 
-static int
-vecwidth(const Ins *i)
-{
-	const char *s = i->name.s, *e = s + i->name.n;
-	for (const char *p = s; p + 3 <= e; p++)
-		if (p[0] == '.' && p[1] == 'v' && (p[2] == '2' || p[2] == '4' || p[2] == '8'))
-			return p[2] - '0';
-	return 1;
-}
-
-static int
-tysize(int ty)
-{
-	switch (ty) {
-	case Tb8: case Tu8: case Ts8: return 1;
-	case Tb16: case Tu16: case Ts16: case Tf16: case Tbf16: return 2;
-	case Tb64: case Tu64: case Ts64: case Tf64: return 8;
-	case Tb128: return 16;
-	}
-	return 4;
-}
-
-static int
-space(const Ins *i, const char *sp)
-{
-	const char *s = i->name.s, *e = s + i->name.n;
-	size_t n = strlen(sp);
-	for (const char *p = s; p + n <= e; p++)
-		if (!memcmp(p, sp, n))
-			return 1;
-	return 0;
-}
-
 /* bytes of DRAM traffic one lane's copy of i moves (shared, param and
  * const memory stay on the SM) */
 static double
 bytes(const Ins *i)
 {
+	Mods md;
 	if (i->op != Old && i->op != Oldu && i->op != Ost && !h2_atomic(i))
 		return 0;
-	if (space(i, ".shared") || space(i, ".param") || space(i, ".const"))
+	modsplit(i, &md);
+	if (modspace(&md, "shared") || modspace(&md, "param") || modspace(&md, "const"))
 		return 0;
-	return tysize(i->ty) * vecwidth(i);
+	return (tybits[i->ty] >= 8 ? tybits[i->ty] / 8 : 4) * (md.vec ? md.vec : 1);
 }
 
 /* what one copy of f32/f64/integer instruction i costs, by pipe */

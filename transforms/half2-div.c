@@ -30,23 +30,6 @@ strpre(Str s, const char *t)
 	return s.n >= strlen(t) && !memcmp(s.s, t, strlen(t));
 }
 
-/* does mnemonic i have the part w ("bar.sync.aligned" has "sync")? */
-static int
-haspart(const Ins *i, const char *w)
-{
-	const char *s = i->name.s, *e = s + i->name.n;
-	size_t n = strlen(w);
-	while (s < e) {
-		const char *p = s;
-		while (s < e && *s != '.')
-			s++;
-		if ((size_t)(s - p) == n && !memcmp(p, w, n))
-			return 1;
-		s++;
-	}
-	return 0;
-}
-
 /* ---- visiting operands ---- */
 
 static void
@@ -168,11 +151,11 @@ special(struct h2 *h, uint r)
 static const char *
 barrier(const Ins *i)
 {
-	if (haspart(i, "warp"))
+	if (hasmod(i, "warp"))
 		return "synchronizes a warp (bar.warp.sync)";
-	if (haspart(i, "cluster"))
+	if (hasmod(i, "cluster"))
 		return "uses thread block clusters (barrier.cluster)";
-	if (!haspart(i, "sync") || haspart(i, "arrive") || haspart(i, "red"))
+	if (!hasmod(i, "sync") || hasmod(i, "arrive") || hasmod(i, "red"))
 		return "has a barrier that counts threads (bar.arrive or bar.red)";
 	if (i->narg != 1)
 		return "has a barrier with a thread count (the count would halve)";
@@ -322,75 +305,6 @@ terms(struct h2 *h)
 	}
 }
 
-struct ud {
-	Word *use, *def;
-	int phase;      /* 0: the uses, 1: the writes */
-	int guarded;    /* a guarded write does not kill */
-};
-
-static void
-udreg(struct h2 *h, uint r, int def, void *arg)
-{
-	struct ud *u = arg;
-	if ((h->fn->reg[r].flags & RGSPECIAL) || def != u->phase)
-		return;
-	if (def) {
-		if (!u->guarded)
-			bset(u->def, r);
-	} else if (!bget(u->def, r))
-		bset(u->use, r);
-}
-
-static int
-orrow(Word *d, const Word *s, uint w)
-{
-	int ch = 0;
-	for (uint k = 0; k < w; k++)
-		if ((d[k] | s[k]) != d[k]) {
-			d[k] |= s[k];
-			ch = 1;
-		}
-	return ch;
-}
-
-/* live-in registers of every block, to a fixed point */
-static void
-liveness(struct h2 *h)
-{
-	Fn *fn = h->fn;
-	uint rw = h->rw;
-	Word *use = rows(h, h->nblk, rw), *def = rows(h, h->nblk, rw), *out = rows(h, 1, rw);
-	h->live = rows(h, h->nblk, rw);
-	for (uint b = 0; b < h->nblk; b++) {
-		struct ud u = {use + b * rw, def + b * rw, 0, 0};
-		for (uint k = fn->blk[b].first; k < fn->blk[b].end; k++) {
-			const Ins *i = &fn->ins[k];
-			if (i->op >= NOP)
-				continue;
-			u.guarded = i->pred.kind != 0;
-			for (u.phase = 0; u.phase < 2; u.phase++)
-				h2_visit(h, i, udreg, &u);
-		}
-	}
-	for (int changed = 1; changed;) {
-		changed = 0;
-		for (uint k = fn->nrpo; k-- > 0;) {
-			uint b = fn->rpo[k];
-			Word *in = h->live + b * rw;
-			memset(out, 0, rw * sizeof *out);
-			for (uint s = 0; s < fn->blk[b].nsucc; s++)
-				orrow(out, h->live + fn->blk[b].succ[s] * rw, rw);
-			for (uint w = 0; w < rw; w++) {
-				Word n = use[b * rw + w] | (out[w] & ~def[b * rw + w]);
-				if (n != in[w]) {
-					in[w] = n;
-					changed = 1;
-				}
-			}
-		}
-	}
-}
-
 /* ---- the frontier ---- */
 
 /* every block of P may run next with the later ones of P waiting */
@@ -462,7 +376,7 @@ frontier(struct h2 *h)
 		memset(s, 0, h->rw * sizeof *s);
 		for (uint w = 0; w < h->nblk; w++)
 			if (bget(h->front + b * h->bw, w))
-				orrow(s, h->live + w * h->rw, h->rw);
+				bor(s, h->live->in + (size_t)w * h->live->nw, h->live->nw);
 	}
 }
 
@@ -600,7 +514,7 @@ h2_divergence(struct h2 *h)
 	h->front = rows(h, h->nblk, h->bw);
 	h->seen = rows(h, h->nblk, h->rw);
 	terms(h);
-	liveness(h);
+	h->live = filllive(fn, LGUARDED);
 	while (step(h))
 		;
 	weights(h);

@@ -443,24 +443,6 @@ static const char *const x2name[] = {
 	[Otanh] = "tanh",
 };
 
-/* does mnemonic i have the modifier w ("fma.rn.ftz.f32" has "ftz")? */
-static int
-part(const Ins *i, const char *w)
-{
-	const char *s = i->name.s, *e = s + i->name.n;
-	size_t n = strlen(w);
-	while (s < e && *s != '.')
-		s++;
-	while (s < e) {
-		const char *p = ++s;
-		while (s < e && *s != '.')
-			s++;
-		if ((size_t)(s - p) == n && !memcmp(p, w, n))
-			return 1;
-	}
-	return 0;
-}
-
 /* the x2 mnemonic for f32 instruction i */
 static char *
 x2mnemonic(struct h2 *h, const Ins *i)
@@ -474,21 +456,21 @@ x2mnemonic(struct h2 *h, const Ins *i)
 		buf_printf(&b, ".approx%s", bf && op == Oex2 ? ".ftz" : "");
 		break;
 	case Omin: case Omax:
-		if (!bf && part(i, "ftz"))
+		if (!bf && hasmod(i, "ftz"))
 			buf_puts(&b, ".ftz");
-		if (part(i, "NaN"))
+		if (hasmod(i, "NaN"))
 			buf_puts(&b, ".NaN");
 		break;
 	case Oneg: case Oabs:
-		if (!bf && part(i, "ftz"))
+		if (!bf && hasmod(i, "ftz"))
 			buf_puts(&b, ".ftz");
 		break;
 	default:
-		if (bf || op == Ofma || op == Omad || part(i, "rn"))
+		if (bf || op == Ofma || op == Omad || hasmod(i, "rn"))
 			buf_puts(&b, ".rn");
-		if (!bf && part(i, "ftz"))
+		if (!bf && hasmod(i, "ftz"))
 			buf_puts(&b, ".ftz");
-		if (!bf && part(i, "sat"))
+		if (!bf && hasmod(i, "sat"))
 			buf_puts(&b, ".sat");
 	}
 	buf_puts(&b, ty);

@@ -70,16 +70,12 @@ struct mods {
 static void
 mods(const Ins *i, struct mods *m)
 {
-	const char *s = i->name.s, *e = s + i->name.n;
+	Mods md;
+	modsplit(i, &md);
 	memset(m, 0, sizeof *m);
-	while (s < e && *s != '.')
-		s++;
-	while (s < e) {
-		const char *p = ++s;
-		while (s < e && *s != '.')
-			s++;
-		size_t n = s - p;
-#define IS(w) (n == strlen(w) && !memcmp(p, w, n))
+	for (uint k = 1; k < md.n; k++) {
+		Str p = md.part[k];
+#define IS(w) (p.n == strlen(w) && !memcmp(p.s, w, p.n))
 		if (IS("rn"))
 			m->rn = 1;
 		else if (IS("rz") || IS("rm") || IS("rp") || IS("rni") || IS("rzi") || IS("rmi") || IS("rpi"))

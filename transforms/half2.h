@@ -14,10 +14,6 @@ enum { THREADS, BLOCKS };        /* pairing */
 
 #define DONE 0xFFFFFFFFu         /* the pc of a lane that returned */
 
-typedef unsigned long long Word;
-static inline int bget(const Word *s, uint i) { return (int)(s[i >> 6] >> (i & 63) & 1); }
-static inline void bset(Word *s, uint i) { s[i >> 6] |= 1ull << (i & 63); }
-
 /* per logical-thread pair, in instructions by the pipe that runs them (and
  * bytes of memory traffic), each weighted by how often its block runs */
 struct cost {
@@ -40,7 +36,8 @@ struct h2 {
 
 	/* the analysis (half2-div.c) */
 	uint nreg, nblk, rw, bw;  /* registers, blocks; words of a register set, of a block set */
-	Word *live;               /* per block: the registers live on entry */
+	Live *live;               /* the registers live into each block (a guarded
+	                           * write does not kill) */
 	Word *front;              /* per block: F(b), where a lane may wait while b runs */
 	Word *seen;               /* per block: registers that a lane waiting in F(b) reads */
 	uchar *vary;              /* per register: may differ between the lanes */

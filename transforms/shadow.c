@@ -93,18 +93,14 @@ targets(const Fn *fn, uint *n)
 	return v;
 }
 
-/* their ids: the ordinal of each among the instructions of fn (labels,
- * declarations and .loc not counted, so -lineinfo does not change them;
- * fiset numbers its operations the same way) */
+/* their ids: the ordinal of each among the instructions of fn (as fiset
+ * and mpcc-tune number them) */
 static uint *
-ordinals(const Fn *fn, const uint *at, uint n)
+ids(const Fn *fn, const uint *at, uint n)
 {
-	uint *v = xmalloc((n + 1) * sizeof *v), ord = 0, j = 0;
-	for (uint k = 0; k < fn->nins && j < n; k++) {
-		if (k == at[j])
-			v[j++] = ord;
-		ord += fn->ins[k].op < NOP;
-	}
+	uint *all = ordinals(fn), *v = arena_alloc(fn->mod->arena, (n + 1) * sizeof *v);
+	for (uint j = 0; j < n; j++)
+		v[j] = all[at[j]];
 	return v;
 }
 
@@ -531,11 +527,10 @@ apply(struct passctx *cx, Fn *fn, const struct params *p, struct outcome *o)
 		                    ".version %.*s for sm_%d", (int)cx->m->version.n,
 		                    cx->m->version.s ? cx->m->version.s : "", sm), -1;
 	}
-	uint *ord = ordinals(fn, ins, n);
+	uint *ord = ids(fn, ins, n);
 	o->stats = statsjson(fn, measure, ins, ord, measure == ERROR ? n : 0);
 	char *pfx = prefix(cx->m, fn), *name = symstr(cx->m, fn->sym);
 	module_part(cx->m, pfx, name, measure, ord, n);
-	free(ord);
 	if (measure == TIME)
 		timing(fn, pfx);
 	else
