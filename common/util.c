@@ -259,6 +259,20 @@ arena_strdup(Arena *a, const char *s)
 	return arena_strndup(a, s, strlen(s));
 }
 
+char *
+arena_fmt(Arena *a, const char *f, ...)
+{
+	va_list ap, aq;
+	va_start(ap, f);
+	va_copy(aq, ap);
+	int n = vsnprintf(NULL, 0, f, aq);
+	va_end(aq);
+	char *s = arena_alloc(a, n + 1);
+	vsnprintf(s, n + 1, f, ap);
+	va_end(ap);
+	return s;
+}
+
 void
 arena_free(Arena *a)
 {

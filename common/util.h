@@ -43,6 +43,7 @@ Arena *arena_new(void);
 void *arena_alloc(Arena *a, size_t n);    /* zeroed, 16-byte aligned */
 char *arena_strndup(Arena *a, const char *s, size_t n);
 char *arena_strdup(Arena *a, const char *s);
+char *arena_fmt(Arena *a, const char *f, ...) __attribute__((format(printf, 2, 3)));
 void arena_free(Arena *a);
 
 /* growable arrays: vgrow(a, n, cap) makes room for element a[n] */

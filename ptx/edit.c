@@ -6,6 +6,7 @@
  * Everything copied from another module (clonebody, addfn) is copied into
  * this module's arena, so the other module may be freed afterwards. */
 #include "ptx/ptx.h"
+#include <stdarg.h>
 #include <string.h>
 
 static Str
@@ -161,6 +162,23 @@ declat(Fn *fn, const Ins *i, uint at)
 	for (uint k = 0; k < i->narg; k++)
 		if (i->arg[k].kind == RReg)
 			fn->reg[i->arg[k].idx].decl = at;
+}
+
+Ins *
+mkinsf(Fn *fn, const char *f, ...)
+{
+	va_list ap, aq;
+	va_start(ap, f);
+	va_copy(aq, ap);
+	int n = vsnprintf(NULL, 0, f, aq);
+	va_end(aq);
+	char *text = arena_alloc(fn->mod->arena, n + 1);
+	vsnprintf(text, n + 1, f, ap);
+	va_end(ap);
+	Ins *i = mkins(fn, text);
+	if (!i)
+		BUG("cannot build '%s'", text);
+	return i;
 }
 
 Ins *

@@ -55,6 +55,46 @@ regname(const Fn *fn, uint r, char *buf, size_t n)
 
 static void printlist(FILE *f, const Fn *fn, const Vec *v);
 
+const char *
+regstr(const Fn *fn, uint r)
+{
+	char buf[256];
+
+	return arena_strdup(fn->mod->arena, regname(fn, r, buf, sizeof buf));
+}
+
+const char *
+instext(const Fn *fn, const Ins *i)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&buf, &n);
+
+	if (!f)
+		die("cannot print to memory");
+	printins(f, fn, i);
+	fclose(f);
+	const char *s = arena_strndup(fn->mod->arena, buf, n);
+	free(buf);
+	return s;
+}
+
+const char *
+refstr(const Fn *fn, Ref r)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&buf, &n);
+
+	if (!f)
+		die("cannot print to memory");
+	printref(f, fn, r);
+	fclose(f);
+	const char *s = arena_strndup(fn->mod->arena, buf, n);
+	free(buf);
+	return s;
+}
+
 void
 printref(FILE *f, const Fn *fn, Ref r)
 {

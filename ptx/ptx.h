@@ -323,8 +323,16 @@ int modhas(const Mods *md, const char *m);  /* a part after the opcode is m */
 int modspace(const Mods *md, const char *sp);
 int modtype(const Mods *md, int ty);        /* ty is among the type parts */
 int hasmod(const Ins *i, const char *m);    /* modhas() of i's name */
+int hasspace(const Ins *i, const char *sp); /* modspace() of i's name */
+int streq(Str s, const char *t);            /* s is t */
+/* the value of an immediate as written: 'f' for 0fXXXXXXXX (f32 bits),
+ * 'd' for 0dXXXXXXXXXXXXXXXX (f64 bits), 'n' for a decimal or 0x number;
+ * 0 if t is none of these */
+int immnum(Str t, double *v);
+int strpre(Str s, const char *t);           /* s starts with t */
 Fn *findfn(Module *m, const char *name);   /* the definition, else a declaration */
 char *symstr(const Module *m, uint sym);    /* a symbol's name, malloc'd */
+const char *symname(const Module *m, uint sym);   /* the same, in the module's arena */
 int opcode(const char *s, size_t n);   /* O*, or -1 */
 /* the module's ".target sm_90a, debug": 90 (and 'a' in *arch if arch is
  * not NULL; 0 without a letter); 0 if it names no sm_NN */
@@ -344,6 +352,10 @@ char *printstr(const Module *m, size_t *len);   /* malloc'd */
 void printins(FILE *f, const Fn *fn, const Ins *i);   /* canonical form, no lead */
 void printref(FILE *f, const Fn *fn, Ref r);
 char *regname(const Fn *fn, uint r, char *buf, size_t n);  /* "%f12" into buf */
+/* a register's name, an operand as PTX text: in the module's arena */
+const char *regstr(const Fn *fn, uint r);
+const char *refstr(const Fn *fn, Ref r);
+const char *instext(const Fn *fn, const Ins *i);   /* printins() into the arena */
 void reprint(Module *m);    /* forget the source text: print everything from the IR */
 /* the text of module item m->top[k] without its lead (malloc'd), e.g. to
  * adddecl() a declaration of one module into another */
@@ -368,6 +380,9 @@ uint findlbl(const Fn *fn, const char *name);        /* ~0u if none */
  * a label with newlbl() before naming it (it may be placed later). Not yet
  * inserted: pass it to ins_insert(). NULL with a message on a syntax error. */
 Ins *mkins(Fn *fn, const char *text);
+/* mkins() of printf-formatted text that the caller made: a syntax error is
+ * a bug of the caller's (BUG) */
+Ins *mkinsf(Fn *fn, const char *f, ...) __attribute__((format(printf, 2, 3)));
 /* insert at position `at` (0 = first statement of the body; fn->nins = at
  * the end); a copy of *i is stored, the address is returned */
 Ins *ins_insert(Fn *fn, uint at, const Ins *i);

@@ -1,6 +1,7 @@
 /* table.c: the opcode and type tables, the name tables (open addressing
  * from a name to a number) and the module's symbols. */
 #include "ptx/ptx.h"
+#include <stdlib.h>
 #include <string.h>
 
 const struct opinfo opinfo[NPSEUDO] = {
@@ -85,6 +86,54 @@ hasmod(const Ins *i, const char *m)
 
 	modsplit(i, &md);
 	return modhas(&md, m);
+}
+
+int
+hasspace(const Ins *i, const char *sp)
+{
+	Mods md;
+
+	modsplit(i, &md);
+	return modspace(&md, sp);
+}
+
+int
+immnum(Str t, double *v)
+{
+	char buf[64], *end;
+
+	if (t.n == 0 || t.n >= sizeof buf)
+		return 0;
+	memcpy(buf, t.s, t.n);
+	buf[t.n] = 0;
+	if (t.n == 10 && buf[0] == '0' && (buf[1] == 'f' || buf[1] == 'F')) {
+		uint32_t x = (uint32_t)strtoul(buf + 2, NULL, 16);
+		float f;
+		memcpy(&f, &x, sizeof f);
+		*v = f;
+		return 'f';
+	}
+	if (t.n == 18 && buf[0] == '0' && (buf[1] == 'd' || buf[1] == 'D')) {
+		uint64_t x = strtoull(buf + 2, &end, 16);
+		if (*end)
+			return 0;
+		memcpy(v, &x, sizeof *v);
+		return 'd';
+	}
+	*v = strtod(buf, &end);
+	return *end ? 0 : 'n';
+}
+
+int
+streq(Str s, const char *t)
+{
+	return s.n == strlen(t) && !memcmp(s.s, t, s.n);
+}
+
+int
+strpre(Str s, const char *t)
+{
+	return s.n >= strlen(t) && !memcmp(s.s, t, strlen(t));
 }
 
 int
@@ -213,6 +262,12 @@ char *
 symstr(const Module *m, uint sym)
 {
 	return xstrndup(m->sym[sym].name.s, m->sym[sym].name.n);
+}
+
+const char *
+symname(const Module *m, uint sym)
+{
+	return arena_strndup(m->arena, m->sym[sym].name.s, m->sym[sym].name.n);
 }
 
 Fn *

@@ -244,7 +244,7 @@ regty(const Fn *fn, uint r)
 }
 
 static Str
-regstr(V *v, uint r)
+regspan(V *v, uint r)
 {
 	char buf[512];
 
@@ -363,7 +363,7 @@ regdecl(V *v, uint k, struct decls *ds)
 	}
 	for (uint a = 0; a < i->narg; a++)
 		if (i->arg[a].kind == RReg)
-			declare(v, k, ds, (struct decl){'n', regstr(v, i->arg[a].idx), 1});
+			declare(v, k, ds, (struct decl){'n', regspan(v, i->arg[a].idx), 1});
 }
 
 /* .reg ranges, registers and body-level variables: once per { } scope;
@@ -500,11 +500,11 @@ resolve(V *v, uint k, Ref r, const struct scope *sc)
 	switch (r.kind) {
 	case RReg:
 		if (regty(fn, r.idx) < 0) {
-			s = regstr(v, r.idx);
+			s = regspan(v, r.idx);
 			errat(v, k, "undeclared register '%.*s'", (int)s.n, s.s);
 		} else if (!(fn->reg[r.idx].flags & RGSPECIAL)
 		           && (fn->reg[r.idx].decl == ~0u || !visible(sc, fn->reg[r.idx].decl, k))) {
-			s = regstr(v, r.idx);
+			s = regspan(v, r.idx);
 			errat(v, k, "'%.*s' is used where its .reg declaration is not in scope "
 			      "(before it, or outside its { })", (int)s.n, s.s);
 		}
@@ -874,7 +874,7 @@ regfits(V *v, uint k, uint pos, uint r, int t, int rel)
 
 	if (rt < 0 || fits(rt, t, rel))
 		return;
-	s = regstr(v, r);
+	s = regspan(v, r);
 	if (!pos)
 		errat(v, k, "'%.*s' guard: '%.*s' is .%s, not .pred", NM(i), (int)s.n, s.s,
 		      rt ? tyname[rt] : "(untyped)");
@@ -899,7 +899,7 @@ pack(V *v, uint k, uint pos, const Vec *x, const Mods *md)
 		if (x->el[e].kind != RReg || (rt = regty(v->fn, x->el[e].idx)) <= 0 || !t)
 			continue;
 		if (tybits[rt] * x->n != tybits[t]) {
-			Str s = regstr(v, x->el[e].idx);
+			Str s = regspan(v, x->el[e].idx);
 			errat(v, k, "'%.*s' operand %u: '%.*s' is .%s; %u parts of .%s take %u bits each",
 			      NM(i), pos, (int)s.n, s.s, tyname[rt], x->n, tyname[t], tybits[t] / x->n);
 			return;
@@ -936,7 +936,7 @@ address(V *v, uint k, uint pos, Ref r)
 	b = v->fn->mem[r.idx].base;
 	if (b.kind == RReg && (rt = regty(v->fn, b.idx)) > 0
 	    && (rt == Tpred || isflt(rt) || (tybits[rt] != 32 && tybits[rt] != 64))) {
-		Str s = regstr(v, b.idx);
+		Str s = regspan(v, b.idx);
 		errat(v, k, "'%.*s' operand %u: the address register '%.*s' is .%s", NM(i), pos,
 		      (int)s.n, s.s, tyname[rt]);
 	}
@@ -1061,12 +1061,12 @@ instructions(V *v)
 struct flow {
 	uint *dense;        /* register -> its bit, ~0u if the body never names it */
 	uint nbit, w;       /* bits, and 64-bit words per set */
-	uint64_t *must;     /* per block: written on every path to its start */
-	uint64_t *may;      /* per block: written on some path to its start */
-	uint64_t *genm;     /* per block: written by it, unguarded */
-	uint64_t *geny;     /* per block: written by it */
+	Word *must;     /* per block: written on every path to its start */
+	Word *may;      /* per block: written on some path to its start */
+	Word *genm;     /* per block: written by it, unguarded */
+	Word *geny;     /* per block: written by it */
 	uint *reg;          /* bit -> its register */
-	uint64_t *wrote;    /* written somewhere in the body */
+	Word *wrote;    /* written somewhere in the body */
 	uchar *told;        /* per bit: already reported */
 };
 
@@ -1113,13 +1113,12 @@ each(struct flow *fl, const Fn *fn, Ref r, void (*f)(void *, uint), void *arg)
 	}
 }
 
-static void set(void *s, uint b) { ((uint64_t *)s)[b / 64] |= (uint64_t)1 << (b % 64); }
-static int get(const uint64_t *s, uint b) { return s[b / 64] >> (b % 64) & 1; }
+static void set(void *s, uint b) { bset(s, b); }
 
 /* the registers statement i writes: into may, and into must unless guarded
  * (an address [%r] is read even where the operand is written) */
 static void
-defs(struct flow *fl, const Fn *fn, const Ins *i, uint64_t *must, uint64_t *may)
+defs(struct flow *fl, const Fn *fn, const Ins *i, Word *must, Word *may)
 {
 	if (i->op >= NOP)
 		return;
@@ -1149,14 +1148,14 @@ solve(struct flow *fl, const Fn *fn)
 		changed = 0;
 		for (uint r = 1; r < fn->nrpo; r++) {
 			uint b = fn->rpo[r];
-			uint64_t *m = fl->must + b * w, *y = fl->may + b * w;
+			Word *m = fl->must + b * w, *y = fl->may + b * w;
 			for (uint j = 0; j < fn->blk[b].npred; j++) {
 				uint p = fn->blk[b].pred[j];
 				if (fn->blk[p].rpo == ~0u)
 					continue;
 				for (uint x = 0; x < w; x++) {
-					uint64_t nm = m[x] & (fl->must[p * w + x] | fl->genm[p * w + x]);
-					uint64_t ny = y[x] | fl->may[p * w + x] | fl->geny[p * w + x];
+					Word nm = m[x] & (fl->must[p * w + x] | fl->genm[p * w + x]);
+					Word ny = y[x] | fl->may[p * w + x] | fl->geny[p * w + x];
 					changed |= nm != m[x] || ny != y[x];
 					m[x] = nm, y[x] = ny;
 				}
@@ -1169,7 +1168,7 @@ struct use {
 	V *v;
 	struct flow *fl;
 	uint k;
-	const uint64_t *may;
+	const Word *may;
 };
 
 static void
@@ -1178,10 +1177,10 @@ checkuse(void *arg, uint b)
 	struct use *u = arg;
 	Str s;
 
-	if (get(u->may, b) || !get(u->fl->wrote, b) || u->fl->told[b])
+	if (bget(u->may, b) || !bget(u->fl->wrote, b) || u->fl->told[b])
 		return;
 	u->fl->told[b] = 1;
-	s = regstr(u->v, u->fl->reg[b]);
+	s = regspan(u->v, u->fl->reg[b]);
 	errat(u->v, u->k, "'%.*s' is read here, but none of its writes reaches here", (int)s.n, s.s);
 }
 
@@ -1192,7 +1191,7 @@ reads(V *v, struct flow *fl)
 {
 	Fn *fn = v->fn;
 	uint w = fl->w;
-	uint64_t *m = arena_alloc(v->m->arena, 2 * w * sizeof *m), *y = m + w;
+	Word *m = arena_alloc(v->m->arena, 2 * w * sizeof *m), *y = m + w;
 
 	for (uint r = 0; r < fn->nrpo; r++) {
 		uint b = fn->rpo[r];
@@ -1232,8 +1231,8 @@ defined(V *v)
 		}
 	if (!fl.nbit || !fn->nrpo)
 		return;
-	fl.w = (fl.nbit + 63) / 64;
-	n = (size_t)fn->nblk * fl.w * sizeof(uint64_t);
+	fl.w = nwords(fl.nbit);
+	n = (size_t)fn->nblk * fl.w * sizeof(Word);
 	fl.must = arena_alloc(a, n);
 	fl.may = arena_alloc(a, n);
 	fl.genm = arena_alloc(a, n);

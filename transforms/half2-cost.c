@@ -22,58 +22,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ISSUE 128.0   /* thread-instructions per clock per SM: 4 schedulers x 32 (sm_70 on) */
-#define CVT16 96.0    /* f16 packs and unpacks per clock per SM: shared/probes/rates.cu
-                       * on an H100 ran 32 packs + 64 unpacks per clock */
 #define PAYS 1.05     /* the predicted speedup that every target must reach */
 
-/* bytes of DRAM traffic one lane's copy of i moves (shared, param and
- * const memory stay on the SM) */
-static double
-bytes(const Ins *i)
-{
-	Mods md;
-	if (i->op != Old && i->op != Oldu && i->op != Ost && !h2_atomic(i))
-		return 0;
-	modsplit(i, &md);
-	if (modspace(&md, "shared") || modspace(&md, "param") || modspace(&md, "const"))
-		return 0;
-	return (tybits[i->ty] >= 8 ? tybits[i->ty] / 8 : 4) * (md.vec ? md.vec : 1);
-}
-
-/* what one copy of f32/f64/integer instruction i costs, by pipe */
 static void
-add(struct cost *c, const Ins *i, double w)
-{
-	int f32 = i->ty == Tf32;
-	switch (i->op) {
-	case Oadd: case Osub: case Omul: case Ofma: case Omad:
-		if (f32) {
-			c->fp32 += w;
-			return;
-		}
-		break;
-	case Oex2: case Olg2: case Osin: case Ocos: case Orsqrt: case Otanh:
-		c->mufu += w;
-		return;
-	case Orcp: case Osqrt:
-		c->mufu += w;
-		c->fp32 += 4 * w;
-		return;
-	case Odiv:
-		if (f32) {
-			c->mufu += w;
-			c->fp32 += 7 * w;
-			c->other += 2 * w;
-			return;
-		}
-		break;
-	}
-	c->other += w;
-}
-
-static void
-addx2(struct h2 *h, struct cost *c, const Ins *i, double w)
+addx2(struct h2 *h, struct pipes *c, const Ins *i, double w)
 {
 	if (i->op == Oex2 || i->op == Otanh)
 		c->mufu += w;
@@ -168,10 +120,10 @@ packedsrc(const struct h2 *h, const Ins *i)
 static void
 count(struct h2 *h, uint b, const Ins *i, double w)
 {
-	double by = bytes(i);
-	add(&h->orig, i, 2 * w);
+	double by = dram_bytes(i);
+	pipes_add(&h->orig, i, 2 * w);
 	if (!h2_varying(h, i)) {
-		add(&h->pair, i, w);
+		pipes_add(&h->pair, i, w);
 		h->nuniform++;
 		if (i->narg && i->arg[0].kind == RReg && isdef(i, 0) && h->bcast[i->arg[0].idx]
 		    && !(i->op == Omov && i->arg[1].kind == RImm)) {
@@ -200,7 +152,7 @@ count(struct h2 *h, uint b, const Ins *i, double w)
 		h->nx2++;
 	} else {
 		struct pk p = {h, w, {0}, 0};
-		add(&h->pair, i, 2 * w);
+		pipes_add(&h->pair, i, 2 * w);
 		h2_visit(h, i, pkreg, &p);
 		h->nlane++;
 	}
@@ -218,22 +170,6 @@ control(struct h2 *h, uint b, double w)
 			n += bget(h->front + (size_t)b * h->bw, x);
 		h->pair.other += w * (2 + 3.0 * (n - 1));
 	}
-}
-
-static double
-time(const struct cost *c, const struct target *t, const char **bound)
-{
-	double v[6] = {(c->fp32 + c->x2 + c->mufu + c->cvt + c->other) / ISSUE, c->fp32 / t->ffma,
-	               c->x2 / t->hfma2, c->mufu / t->mufu, c->cvt / CVT16, c->bytes / t->bw};
-	static const char *const what[] = {"instruction issue", "f32 arithmetic", "x2 arithmetic",
-	                                   "the SFU", "f16 conversions", "memory"};
-	int m = 0;
-	for (int k = 1; k < 6; k++)
-		if (v[k] > v[m])
-			m = k;
-	if (bound)
-		*bound = what[m];
-	return v[m];
 }
 
 void
@@ -263,7 +199,7 @@ h2_advise(struct h2 *h)
 			h->bound[k] = NULL;
 			continue;
 		}
-		double a = time(&h->orig, t, &h->bound[k]), p = time(&h->pair, t, NULL);
+		double a = pipes_time(&h->orig, t, &h->bound[k]), p = pipes_time(&h->pair, t, NULL);
 		h->speedup[k] = p > 0 ? a / p : 1;
 	}
 }

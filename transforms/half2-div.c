@@ -24,12 +24,6 @@
 
 #include <string.h>
 
-static int
-strpre(Str s, const char *t)
-{
-	return s.n >= strlen(t) && !memcmp(s.s, t, strlen(t));
-}
-
 /* ---- visiting operands ---- */
 
 static void
@@ -432,71 +426,6 @@ step(struct h2 *h)
 	return mk.changed;
 }
 
-/* how many times a loop runs: "mov r, I" before it, "add r, r, S" and
- * "setp.ne|lt r, E" + a branch back in it give (E - I) / S; else 8 */
-static double
-trips(struct h2 *h, const Loop *l)
-{
-	Fn *fn = h->fn;
-	uchar *in = arena_alloc(h->a, h->nblk + 1);
-	for (uint k = 0; k < l->nblk; k++)
-		in[l->blk[k]] = 1;
-	for (uint k = 0; k < l->nblk; k++) {
-		uint b = l->blk[k], t = h->term[b];
-		if (t == ~0u || fn->ins[t].op != Obra || fn->ins[t].pred.kind != RReg)
-			continue;
-		int back = 0;
-		for (uint s = 0; s < fn->blk[b].nsucc; s++)
-			back |= fn->blk[b].succ[s] == l->head;
-		if (!back)
-			continue;
-		uint p = fn->ins[t].pred.idx;
-		if (fn->use[p].ndef != 1)
-			continue;
-		const Ins *c = &fn->ins[fn->use[p].def[0]];
-		float e, ini = 0, st = 0;
-		if (c->op != Osetp || c->narg != 3 || c->arg[1].kind != RReg || c->arg[2].kind != RImm
-		    || !h2_immf(fn->imm[c->arg[2].idx].text, &e))
-			continue;
-		uint r = c->arg[1].idx;
-		int haveini = 0, havest = 0;
-		for (uint d = 0; d < fn->use[r].ndef; d++) {
-			const Ins *di = &fn->ins[fn->use[r].def[d]];
-			int inside = in[fn->insblk[fn->use[r].def[d]]];
-			if (!inside && di->op == Omov && di->arg[1].kind == RImm)
-				haveini += h2_immf(fn->imm[di->arg[1].idx].text, &ini);
-			else if (inside && di->op == Oadd && di->arg[1].kind == RReg && di->arg[1].idx == r
-			         && di->arg[2].kind == RImm)
-				havest += h2_immf(fn->imm[di->arg[2].idx].text, &st);
-			else
-				haveini = havest = 9;
-		}
-		if (haveini == 1 && havest == 1 && st != 0) {
-			double q = (e - ini) / st, n = (double)(long)q;
-			n += n < q;
-			if (n >= 1 && n < 1e6)
-				return n;
-		}
-	}
-	return 8;
-}
-
-static void
-weights(struct h2 *h)
-{
-	Fn *fn = h->fn;
-	double *lt = arena_alloc(h->a, (fn->nloop + 1) * sizeof *lt);
-	h->weight = arena_alloc(h->a, (h->nblk + 1) * sizeof *h->weight);
-	for (uint k = 0; k < fn->nloop; k++)
-		lt[k] = trips(h, &fn->loop[k]);
-	for (uint b = 0; b < h->nblk; b++) {
-		double w = fn->blk[b].rpo == ~0u ? 0 : 1;
-		for (uint l = fn->blk[b].loop; l; l = fn->loop[l - 1].parent)
-			w *= lt[l - 1];
-		h->weight[b] = w;
-	}
-}
-
 void
 h2_divergence(struct h2 *h)
 {
@@ -517,7 +446,7 @@ h2_divergence(struct h2 *h)
 	h->live = filllive(fn, LGUARDED);
 	while (step(h))
 		;
-	weights(h);
+	h->weight = blockfreq(fn, 8);
 	for (uint b = 0; b < h->nblk; b++) {
 		uint t = h->term[b];
 		h->nvarybr += h->varybr[b];

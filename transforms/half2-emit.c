@@ -109,20 +109,6 @@ lname(struct h2 *h, uint r, int lane)
 	return nm(h, lanereg(h, r, lane));
 }
 
-static void
-refstr(struct h2 *h, struct buf *b, Ref r)
-{
-	char *s = NULL;
-	size_t n = 0;
-	FILE *f = open_memstream(&s, &n);
-	if (!f)
-		die("cannot print to memory");
-	printref(f, h->fn, r);
-	fclose(f);
-	buf_put(b, s, n);
-	free(s);
-}
-
 static void lref(struct h2 *h, struct buf *b, Ref r, int lane);
 
 static void
@@ -179,7 +165,7 @@ lref(struct h2 *h, struct buf *b, Ref r, int lane)
 	default: {
 		Ref c = r;
 		c.neg = 0;
-		refstr(h, b, c);
+		buf_puts(b, refstr(h->fn, c));
 	}
 	}
 }

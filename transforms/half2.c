@@ -197,23 +197,11 @@ f2bf(float f, int *risk)
 int
 h2_immf(Str t, float *f)
 {
-	char buf[64];
-	if (t.n == 0 || t.n >= sizeof buf)
+	double v;
+	int k = immnum(t, &v);
+	if (k != 'f' && k != 'n')
 		return 0;
-	memcpy(buf, t.s, t.n);
-	buf[t.n] = 0;
-	if (t.n == 10 && buf[0] == '0' && (buf[1] == 'f' || buf[1] == 'F')) {
-		uint x = (uint)strtoul(buf + 2, NULL, 16);
-		memcpy(f, &x, 4);
-		return 1;
-	}
-	if (t.n == 18 && buf[0] == '0' && (buf[1] == 'd' || buf[1] == 'D'))
-		return 0;
-	char *e;
-	double d = strtod(buf, &e);
-	if (*e)
-		return 0;
-	*f = (float)d;
+	*f = (float)v;
 	return 1;
 }
 

@@ -14,17 +14,6 @@ enum { THREADS, BLOCKS };        /* pairing */
 
 #define DONE 0xFFFFFFFFu         /* the pc of a lane that returned */
 
-/* per logical-thread pair, in instructions by the pipe that runs them (and
- * bytes of memory traffic), each weighted by how often its block runs */
-struct cost {
-	double fp32;    /* f32 add/mul/fma */
-	double x2;      /* f16x2/bf16x2 arithmetic */
-	double mufu;    /* ex2 lg2 sin cos rcp rsqrt and the like */
-	double cvt;     /* f16 packs and unpacks */
-	double other;   /* integer, compare, move, branch, load/store issue */
-	double bytes;   /* global and local memory, loads and stores */
-};
-
 struct h2 {
 	struct passctx *cx;
 	Fn *fn;
@@ -58,7 +47,7 @@ struct h2 {
 	int nvarybr, ndiv;
 
 	/* the cost model and advice (half2-cost.c) */
-	struct cost orig, pair;
+	struct pipes orig, pair;  /* per logical-thread pair, as written and paired */
 	int nx2, nlane, nuniform, npack, nunpack;   /* instructions, unweighted */
 	int rangeover, rangeunder;                  /* f32 constants outside the type's range */
 	int nsm;

@@ -8,12 +8,13 @@
  * says for --mpcc-explain and dumps for mpcc-opt -d NAME. The pipeline, the
  * report, explain and mpcc-opt all walk the table; nothing else names a pass.
  *
- * Layers: driver -> transforms -> policies -> ptx -> common. This header may
- * include policies/ and ptx/; nothing below includes it. */
+ * Layers: driver -> transforms -> policies -> model -> ptx -> common. This
+ * header may include policies/, model/ and ptx/; nothing below includes it. */
 #ifndef MPCC_PASS_H
 #define MPCC_PASS_H
 
 #include "common/util.h"
+#include "model/model.h"
 #include "policies/policy.h"
 #include "ptx/ptx.h"
 
@@ -48,36 +49,6 @@ struct hook {
 	FILE *explain;         /* --mpcc-explain: print explain_kernel() per entry here, change nothing */
 };
 
-/* target.c */
-/* What one SM of a target does per clock, for the passes' cost models and
- * advice: thread-instructions per clock per SM (an f16x2 instruction counts
- * once). Rows from the CUDA C++ Programming Guide's arithmetic throughput
- * table; the sm_90 row as measured with shared/probes/rates.cu on an H100. */
-struct target {
-	int sm;             /* 90 */
-	int maxwarps;       /* resident warps per SM */
-	double ffma;        /* f32 add/mul/fma */
-	double dfma;        /* f64 add/mul/fma */
-	double hfma2;       /* f16x2 (and bf16x2) add/mul/fma instructions */
-	double mufu;        /* rcp rsqrt ex2 lg2 sin cos (XU pipe) */
-	double f2f;         /* conversions to or from f64 (XU pipe on sm_90) */
-	double alu;         /* compare, select, min/max, logic, integer add (FSETP FSEL FMNMX LOP3) */
-	double issue;       /* instructions of any kind: 4 schedulers x 32 lanes */
-	double bw;          /* DRAM bytes per clock per SM (datasheet; sm_90 measured) */
-	const char *source; /* "guide" or "measured (rates.cu, H100)" */
-};
-/* the row for sm (90; a newer minor version takes its major's last row),
- * NULL if unknown */
-const struct target *target(int sm);
-/* the most resident warps per SM of any target of sm's major version or
- * newer (where a PTX for sm may be JIT-compiled); 64 if none is known */
-int mostwarps(int sm);
-/* warps of a kernel an SM of sm_NN holds, as its registers a thread allow:
- * 64K registers, given out 256 (8 a thread) a warp at a time */
-int regwarps(int sm, int regs);
-/* "compute_90", "sm_90a", "sm_90" -> 90; -1 if not an arch name */
-int archnum(const char *arch);
-
 /* One run of the passes over a module: what every pass may ask. */
 struct passctx {
 	Module *m;
@@ -92,6 +63,7 @@ struct passctx {
 	char **loadedpath;
 	int nloaded;
 };
+/* pipeline.c */
 /* the sm_NN of the module's .target (sm_90 -> 90), else of the driver's
  * arch; -1 if neither says */
 int ptxsm(const struct passctx *cx);

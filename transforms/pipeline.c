@@ -13,6 +13,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+int
+ptxsm(const struct passctx *cx)
+{
+	int sm = modtarget(cx->m, NULL);
+	return sm > 0 ? sm : archnum(cx->arch);
+}
+
+
 Module *
 passctx_load(struct passctx *cx, const char *path)
 {

@@ -31,18 +31,6 @@
 #include "ptx/ptx.h"
 #include "transforms/pass.h"
 
-static int
-streq(Str s, const char *t)
-{
-	return s.n == strlen(t) && !memcmp(s.s, t, s.n);
-}
-
-static int
-strpre(Str s, const char *t)
-{
-	return s.n >= strlen(t) && !memcmp(s.s, t, strlen(t));
-}
-
 /* the operand as PTX text, malloc'd */
 static char *
 reftext(const Fn *fn, Ref r)

@@ -1,0 +1,168 @@
+/* bound.c: a throughput bound, and how often blocks run.
+ *
+ * Work is counted by the pipe that runs it (struct pipes), each
+ * instruction weighted by how often its block runs; its time on a target
+ * is that of its busiest resource: all instructions over the issue rate,
+ * each pipe's work over its rate, the bytes over DRAM bandwidth. This is
+ * what half2's advice weighs a pair of logical threads with, before and
+ * after pairing (it counts work that does not exist yet as PTX: packs,
+ * unpacks, x2 instructions). Unlike time.c it sees neither latency nor
+ * occupancy.
+ *
+ * Block frequencies: a loop runs its trip count where it counts to a
+ * constant ("mov r, I" before it, "add r, r, S" and "setp.ne|lt r, E" with
+ * a branch back in it give (E - I) / S), else a guessed number of times. */
+#include <string.h>
+
+#include "model/model.h"
+
+double
+dram_bytes(const Ins *i)
+{
+	Mods md;
+	if (i->op != Old && i->op != Oldu && i->op != Ost && i->op != Oatom && i->op != Ored)
+		return 0;
+	modsplit(i, &md);
+	if (modspace(&md, "shared") || modspace(&md, "param") || modspace(&md, "const"))
+		return 0;
+	return (tybits[i->ty] >= 8 ? tybits[i->ty] / 8 : 4) * (md.vec ? md.vec : 1);
+}
+
+void
+pipes_add(struct pipes *c, const Ins *i, double w)
+{
+	int f32 = i->ty == Tf32;
+	switch (i->op) {
+	case Oadd: case Osub: case Omul: case Ofma: case Omad:
+		if (f32) {
+			c->fp32 += w;
+			return;
+		}
+		break;
+	case Oex2: case Olg2: case Osin: case Ocos: case Orsqrt: case Otanh:
+		c->mufu += w;
+		return;
+	case Orcp: case Osqrt:
+		c->mufu += w;
+		c->fp32 += 4 * w;
+		return;
+	case Odiv:
+		if (f32) {
+			c->mufu += w;
+			c->fp32 += 7 * w;
+			c->other += 2 * w;
+			return;
+		}
+		break;
+	}
+	c->other += w;
+}
+
+double
+pipes_time(const struct pipes *c, const struct target *t, const char **bound)
+{
+	double v[6] = {(c->fp32 + c->x2 + c->mufu + c->cvt + c->other) / t->issue, c->fp32 / t->ffma,
+	               c->x2 / t->hfma2, c->mufu / t->mufu, c->cvt / t->cvt16, c->bytes / t->bw};
+	static const char *const what[] = {"instruction issue", "f32 arithmetic", "x2 arithmetic",
+	                                   "the SFU", "f16 conversions", "memory"};
+	int m = 0;
+	for (int k = 1; k < 6; k++)
+		if (v[k] > v[m])
+			m = k;
+	if (bound)
+		*bound = what[m];
+	return v[m];
+}
+
+/* the f32 value of an immediate, as the trip count's arithmetic takes it */
+static int
+immf(Str t, float *f)
+{
+	double v;
+	int k = immnum(t, &v);
+	if (k != 'f' && k != 'n')
+		return 0;
+	*f = (float)v;
+	return 1;
+}
+
+/* the last statement of block b if it is a jump, else ~0u */
+static uint
+term(const Fn *fn, uint b)
+{
+	for (uint k = fn->blk[b].end; k > fn->blk[b].first; k--)
+		if (fn->ins[k - 1].op < NOP)
+			return opinfo[fn->ins[k - 1].op].jmp ? k - 1 : ~0u;
+	return ~0u;
+}
+
+/* (E - I) / S from the counter that instruction c (setp r, E) compares */
+static double
+count(const Fn *fn, const Ins *c, const uchar *in)
+{
+	float e, ini = 0, st = 0;
+	if (c->op != Osetp || c->narg != 3 || c->arg[1].kind != RReg || c->arg[2].kind != RImm
+	    || !immf(fn->imm[c->arg[2].idx].text, &e))
+		return 0;
+	uint r = c->arg[1].idx;
+	int haveini = 0, havest = 0;
+	for (uint d = 0; d < fn->use[r].ndef; d++) {
+		const Ins *di = &fn->ins[fn->use[r].def[d]];
+		int inside = in[fn->insblk[fn->use[r].def[d]]];
+		if (!inside && di->op == Omov && di->arg[1].kind == RImm)
+			haveini += immf(fn->imm[di->arg[1].idx].text, &ini);
+		else if (inside && di->op == Oadd && di->arg[1].kind == RReg && di->arg[1].idx == r
+		         && di->arg[2].kind == RImm)
+			havest += immf(fn->imm[di->arg[2].idx].text, &st);
+		else
+			haveini = havest = 9;
+	}
+	if (haveini == 1 && havest == 1 && st != 0) {
+		double q = (e - ini) / st, n = (double)(long)q;
+		n += n < q;
+		if (n >= 1 && n < 1e6)
+			return n;
+	}
+	return 0;
+}
+
+/* how many times loop l runs per entry, guess if it cannot be told */
+static double
+trips(Fn *fn, const Loop *l, double guess)
+{
+	uchar *in = arena_alloc(fn->mod->arena, fn->nblk + 1);
+	for (uint k = 0; k < l->nblk; k++)
+		in[l->blk[k]] = 1;
+	for (uint k = 0; k < l->nblk; k++) {
+		uint b = l->blk[k], t = term(fn, b);
+		if (t == ~0u || fn->ins[t].op != Obra || fn->ins[t].pred.kind != RReg)
+			continue;
+		int back = 0;
+		for (uint s = 0; s < fn->blk[b].nsucc; s++)
+			back |= fn->blk[b].succ[s] == l->head;
+		if (!back)
+			continue;
+		uint p = fn->ins[t].pred.idx;
+		double n;
+		if (fn->use[p].ndef == 1 && (n = count(fn, &fn->ins[fn->use[p].def[0]], in)) > 0)
+			return n;
+	}
+	return guess;
+}
+
+double *
+blockfreq(Fn *fn, double guess)
+{
+	Arena *a = fn->mod->arena;
+	double *lt = arena_alloc(a, (fn->nloop + 1) * sizeof *lt);
+	double *f = arena_alloc(a, (fn->nblk + 1) * sizeof *f);
+	for (uint k = 0; k < fn->nloop; k++)
+		lt[k] = trips(fn, &fn->loop[k], guess);
+	for (uint b = 0; b < fn->nblk; b++) {
+		double w = fn->blk[b].rpo == ~0u ? 0 : 1;
+		for (uint l = fn->blk[b].loop; l; l = fn->loop[l - 1].parent)
+			w *= lt[l - 1];
+		f[b] = w;
+	}
+	return f;
+}

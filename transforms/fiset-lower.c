@@ -1,0 +1,208 @@
+/* fiset-lower.c: the rewrite of the chosen sets into f32.
+ *
+ * Each f64 register a chosen instruction reads or writes gets an f32
+ * shadow, declared once after the last .reg. The plan's edits (computed on
+ * the statement indices as they were) are turned into text first: casts
+ * and movs to insert, exit conversions rewritten in place; then the chosen
+ * instructions are rewritten in f32 (immediates folded to f32 ones), the
+ * entry conversions nothing reads any more are dropped, and the new
+ * statements inserted from the end of the body, so that the positions
+ * still to use do not move. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "transforms/fiset.h"
+
+struct lower {
+	struct fs *a;
+	uint *s32;          /* per register: its f32 shadow (lowered, or entered), ~0u */
+	uint shift, from;   /* declarations inserted at from: old index k >= from is k + shift */
+};
+
+/* one statement to insert: at a new index, in the plan's order */
+struct ins1 {
+	uint at;
+	int seq;
+	const char *text;
+};
+
+static uint
+newidx(const struct lower *lw, uint k)
+{
+	return k >= lw->from ? k + lw->shift : k;
+}
+
+static const char *
+guardtext(const Fn *fn, const Ins *i)
+{
+	if (!i->pred.kind)
+		return "";
+	return arena_fmt(fn->mod->arena, "@%s%s ", i->flags & INEGPRED ? "!" : "",
+	                 refstr(fn, i->pred));
+}
+
+/* "0d3FE0000000000000" -> "0f3F000000" */
+static const char *
+imm32(const Fn *fn, Ref r)
+{
+	double v;
+	if (immnum(fn->imm[r.idx].text, &v) != 'd')
+		BUG("fiset: immediate");
+	float f = (float)v;
+	uint32_t u;
+	memcpy(&u, &f, sizeof u);
+	return arena_fmt(fn->mod->arena, "0f%08X", u);
+}
+
+/* name with every .f64 made .f32 */
+static const char *
+name32(const Fn *fn, Str s)
+{
+	char *n = arena_strndup(fn->mod->arena, s.s, s.n);
+	for (char *p = n; (p = strstr(p, ".f64")); p += 4)
+		memcpy(p, ".f32", 4);
+	return n;
+}
+
+static void
+replace(Fn *fn, uint at, const char *text)
+{
+	ins_replace(fn, at, mkinsf(fn, "%s", text));
+}
+
+/* rewrite the chosen instruction at (its new index) in f32 */
+static void
+rewrite(struct lower *lw, uint at)
+{
+	Fn *fn = lw->a->fn;
+	const Ins *i = &fn->ins[at];
+	struct buf b = BUF_INIT;
+	buf_printf(&b, "%s%s ", guardtext(fn, i), name32(fn, i->name));
+	for (uint j = 0; j < i->narg; j++) {
+		Ref r = i->arg[j];
+		if (j)
+			buf_puts(&b, r.bar ? "|" : ", ");
+		if (f64reg(fn, r) && lw->s32[r.idx] != ~0u)
+			buf_puts(&b, regstr(fn, lw->s32[r.idx]));
+		else if (r.kind == RImm && j >= firstsrc(i))
+			buf_puts(&b, imm32(fn, r));
+		else
+			buf_puts(&b, refstr(fn, r));
+	}
+	buf_puts(&b, ";");
+	replace(fn, at, arena_strdup(lw->a->a, b.s));
+	buf_release(&b);
+}
+
+static int
+byat(const void *x, const void *y)
+{
+	const struct ins1 *a = x, *b = y;
+	if (a->at != b->at)
+		return a->at > b->at ? -1 : 1;
+	return a->seq > b->seq ? -1 : a->seq < b->seq;
+}
+
+/* the f32 shadows of the registers the chosen instructions read and
+ * write, declared together after the last .reg */
+static void
+shadows(struct lower *lw, const uchar *ch)
+{
+	struct fs *a = lw->a;
+	Fn *fn = a->fn;
+	uint nreg0 = fn->nreg;
+	uchar *need = arena_alloc(a->a, nreg0 + 1);
+	lw->s32 = arena_alloc(a->a, (nreg0 + 1) * sizeof *lw->s32);
+	for (uint r = 0; r < nreg0; r++)
+		lw->s32[r] = ~0u;
+	for (uint k = 0; k < a->n; k++)
+		if (ch[k]) {
+			uint regs[8];
+			int nr = srcregs(fn, &fn->ins[k], regs);
+			for (int j = 0; j < nr; j++)
+				need[regs[j]] = 1;
+			if (a->cls[k] != CSETP)
+				need[fn->ins[k].arg[0].idx] = 1;
+		}
+	int first = 1;
+	for (uint r = 0; r < nreg0; r++) {
+		if (!need[r])
+			continue;
+		uint before = fn->nins;
+		lw->s32[r] = newreg(fn, Tf32);
+		/* where the declarations go: the first statement that moved */
+		for (uint k = 0; first && k < fn->nins; k++)
+			if (fn->ins[k].op == Oreg && fn->ins[k].narg &&
+			    fn->ins[k].arg[0].kind == RReg && fn->ins[k].arg[0].idx == lw->s32[r]) {
+				lw->from = k;
+				first = 0;
+			}
+		first = 0;
+		lw->shift += fn->nins - before;
+	}
+}
+
+/* edit e of the plan as text to insert (into add), or done in place: the
+ * f32 shadow sh of its register, dead[] the entries to drop */
+static void
+edit1(struct lower *lw, const struct edit *e, int seq, struct ins1 *add, int *nadd, uchar *dead)
+{
+	Fn *fn = lw->a->fn;
+	Arena *A = lw->a->a;
+	uint at = newidx(lw, e->at);
+	const Ins *i = &fn->ins[at];
+	const char *sh = regstr(fn, lw->s32[e->reg]), *r = regstr(fn, e->reg), *g, *nm;
+	switch (e->kind) {
+	case X_CAST:
+		g = e->after ? guardtext(fn, i) : "";
+		add[(*nadd)++] = (struct ins1){at + e->after, seq,
+		                               e->dir ? arena_fmt(A, "%scvt.f64.f32 %s, %s;", g, r, sh)
+		                                      : arena_fmt(A, "%scvt.rn.f32.f64 %s, %s;", g, sh, r)};
+		break;
+	case X_MOV:
+		add[(*nadd)++] = (struct ins1){at + 1, seq, arena_fmt(A, "%smov.f32 %s, %s;",
+		                               guardtext(fn, i), sh, refstr(fn, i->arg[1]))};
+		break;
+	case X_DEAD:
+		dead[e->at] = 1;
+		break;
+	case X_FOLD:
+		if (fn->reg[i->arg[0].idx].ty == Tf32 && strpre(i->name, "cvt.r") && i->name.n == 14)
+			nm = "mov.f32";
+		else
+			nm = name32(fn, i->name);
+		replace(fn, at, arena_fmt(A, "%s%s %s, %s;", guardtext(fn, i), nm,
+		                          refstr(fn, i->arg[0]), sh));
+		break;
+	}
+}
+
+void
+fs_lower(struct fs *a, const uchar *ch, const struct plan *p)
+{
+	Fn *fn = a->fn;
+	struct lower lw = {a, NULL, 0, 0};
+	shadows(&lw, ch);
+	/* casts, movs and folds, computed on the old indices before rewriting */
+	struct ins1 *add = arena_alloc(a->a, (p->n + 1) * sizeof *add);
+	int nadd = 0;
+	uchar *dead = arena_alloc(a->a, a->n + 1);
+	for (uint j = 0; j < p->n; j++)
+		edit1(&lw, &p->e[j], (int)j, add, &nadd, dead);
+	for (uint k = 0; k < a->n; k++)
+		if (ch[k])
+			rewrite(&lw, newidx(&lw, k));
+	/* insert from the end, so that the positions still to use do not move;
+	 * the dropped entries first, from the end too */
+	for (uint k = a->n; k-- > 0;)
+		if (dead[k]) {
+			uint at = newidx(&lw, k);
+			ins_remove(fn, at);
+			for (int j = 0; j < nadd; j++)
+				if (add[j].at > at)
+					add[j].at--;
+		}
+	qsort(add, nadd, sizeof *add, byat);
+	for (int j = 0; j < nadd; j++)
+		ins_insert(fn, add[j].at, mkinsf(fn, "%s", add[j].text));
+}

@@ -1,0 +1,89 @@
+/* fiset.h: what the files of the fiset pass share (fiset.c: the pass, the
+ * choice of sets and what it reports; fiset-sets.c: the sets, the casts a
+ * choice needs and its predicted speedup; fiset-lower.c: the rewrite).
+ * Private to those files. */
+#ifndef MPCC_FISET_H
+#define MPCC_FISET_H
+
+#include "ptx/ptx.h"
+#include "transforms/pass.h"
+
+#define MAXT 16         /* targets a kernel is predicted for */
+
+struct set {
+	int id;
+	uint first;          /* first instruction */
+	int ops, casts, folded, movs;
+	int depth;
+	int accidental;      /* every entry a cvt.f64.f32 or constant, every exit a cvt to f32 */
+	double rac;          /* ops / casts; INFINITY without casts */
+	uint promo;          /* line of the first cvt.f64.f32 it folds (accidental), 0 */
+	double pred[MAXT];   /* predicted kernel speedup per target */
+	int lower;           /* chosen */
+	const char *why;     /* why not chosen (static, or text in fs.a) */
+	const char *whyown;  /* what the choice said of it: why not, or why it was
+	                      * chosen where the model is unsure (text in fs.a) */
+};
+
+/* the analysis of one kernel; everything in a (dropped by fs_done) */
+struct fs {
+	Arena *a;
+	Fn *fn;
+	uint n;              /* fn->nins at analysis */
+	int *cls;            /* per instruction: class (model.h) if lowerable, else -1 */
+	int *set;            /* per instruction: set index or -1 */
+	int *depth;          /* per instruction: loop depth */
+	uint *ord;           /* per instruction: ordinal among instructions (ordinals()) */
+	int *web;            /* per instruction: union-find */
+	struct set *s;
+	int ns;
+	int nf64;            /* f64 arithmetic instructions in the kernel */
+	int refused;         /* operations left out for an unfoldable constant */
+	struct kmodel *km;   /* the kernel for the model; NULL without sets */
+	double base[MAXT][2];   /* per target: the kernel's time as it stands (and its
+	                         * arithmetic's); 0: not yet */
+	const struct target *t[MAXT];
+	int tsm[MAXT];
+	int nt;
+	const char *tnames;  /* "sm_90, sm_86" */
+};
+
+enum { X_CAST, X_MOV, X_FOLD, X_DEAD };
+/* one edit of a plan: insert a cast (or a mov from an f32 source) before
+ * or after an instruction, or rewrite an exit conversion, or drop an entry
+ * conversion that nothing reads any more */
+struct edit {
+	int kind;
+	uint at;          /* instruction */
+	int after;
+	uint reg;         /* the f64 register */
+	int dir;          /* 0: into f32 (entry), 1: back to f64 (exit) */
+};
+
+struct plan {
+	Arena *a;         /* the analysis' (fs.a) */
+	struct edit *e;
+	uint n, cap;
+	int casts, folded;
+};
+
+/* fiset-sets.c */
+/* sets, their casts and predictions on the targets of cx */
+void fs_analyze(struct fs *a, struct passctx *cx, Fn *fn);
+void fs_done(struct fs *a);
+/* the edits that lowering the chosen instructions (ch[k]) needs */
+void fs_plan(const struct fs *a, const uchar *ch, struct plan *p);
+/* the predicted speedup of lowering ch on target j: x[0] of the kernel,
+ * x[1] of its arithmetic alone */
+void fs_predict(struct fs *a, int j, const uchar *ch, double x[2]);
+void fs_choose(const struct fs *a, uchar *ch, int set, int on);   /* set's instructions in ch */
+int f64reg(const Fn *fn, Ref r);
+uint firstsrc(const Ins *i);    /* the first argument that is an operand */
+/* the f64 registers i reads, into regs (at most 8) */
+int srcregs(const Fn *fn, const Ins *i, uint *regs);
+
+/* fiset-lower.c */
+/* apply plan p of the chosen instructions ch */
+void fs_lower(struct fs *a, const uchar *ch, const struct plan *p);
+
+#endif
