@@ -1,7 +1,11 @@
-/* half2.h: what the phases of the half2 pass share (half2.c: the pass and
- * its target rules; half2-div.c: refusals, the divergence analysis and the
- * choice of packed registers; half2-cost.c: the cost model, the advice, the
- * report; half2-emit.c: the rewrite). Private to those files. */
+/* half2.h: what the files of the half2 pass share, in the order the pass
+ * runs them (half2.c, the pass, calls each; no file calls back into
+ * half2.c, and half2-x2.c, what an x2 instruction can do, calls none):
+ * half2-refuse.c (what pairing cannot keep correct), half2-vary.c (the
+ * divergence analysis), half2-pack.c (which registers live packed),
+ * half2-advice.c (will it pay on each target: the model's bound; the
+ * report), half2-emit.c (the body and its control flow) over
+ * half2-lanes.c (its statements, per lane or in x2). Private to them. */
 #ifndef MPCC_HALF2_H
 #define MPCC_HALF2_H
 
@@ -79,42 +83,58 @@ struct h2 {
  * fma forms of sm_80) */
 static inline int h2_bf16sm90(const struct h2 *h) { return h->tgt >= 90 && h->isa >= 78; }
 
-/* half2.c */
+/* half2-x2.c: what one x2 instruction can do on the target */
 int h2_pairable(const struct h2 *h, const Ins *i);
 int h2_pairsetp(const struct h2 *h, const Ins *i);
 int h2_x2mov(const struct h2 *h, const Ins *i);
 int h2_immf(Str t, float *f);
 uint h2_packconst(const struct h2 *h, float f, int *risk);
 
-/* half2-div.c */
-/* what the kernel does that pairing cannot keep correct (malloc'd), or NULL */
-char *h2_refusal(struct h2 *h);
-/* cfg, liveness, then varying registers and frontiers to a fixed point */
-void h2_divergence(struct h2 *h);
-/* does block b end by setting the lanes' next blocks and dispatching? */
-int h2_protocol(const struct h2 *h, uint b);
-/* what the divergence shows pairing cannot keep (a barrier under a mask) */
-char *h2_divrefusal(struct h2 *h);
-/* which varying f32 registers live packed */
-void h2_pack(struct h2 *h);
-/* will i run as one x2 instruction? */
-int h2_isx2(const struct h2 *h, const Ins *i);
+/* half2-vary.c: the divergence analysis */
 /* visit every register operand of i: f(h, r, def, arg) */
 typedef void h2_regfn(struct h2 *h, uint r, int def, void *arg);
 void h2_visit(struct h2 *h, const Ins *i, h2_regfn *f, void *arg);
+/* does r (an operand) name one of the module symbols in set? */
+int h2_refsym(const struct h2 *h, Ref r, const uchar *set);
 /* does i need a copy per lane (a varying operand, result or guard, a lane
  * object, an atomic)? */
 int h2_varying(const struct h2 *h, const Ins *i);
 int h2_atomic(const Ins *i);
 int h2_memop(const Ins *i);    /* loads and stores, which a dead lane must not issue */
+/* cfg, liveness, then varying registers and frontiers to a fixed point */
+void h2_divergence(struct h2 *h);
+/* does block b end by setting the lanes' next blocks and dispatching? */
+int h2_protocol(const struct h2 *h, uint b);
 
-/* half2-cost.c */
+/* half2-refuse.c: what pairing cannot keep correct */
+/* what the kernel does that pairing cannot keep correct (malloc'd), or NULL */
+char *h2_refusal(struct h2 *h);
+/* what the divergence shows pairing cannot keep (a barrier under a mask) */
+char *h2_divrefusal(struct h2 *h);
+
+/* half2-pack.c: which registers live packed */
+void h2_pack(struct h2 *h);
+/* will i run as one x2 instruction? */
+int h2_isx2(const struct h2 *h, const Ins *i);
+
+/* half2-advice.c: will pairing pay, and the report */
 void h2_advise(struct h2 *h);
 char *h2_notpaying(const struct h2 *h);   /* why pairing will not pay, or NULL */
 char *h2_stats(const struct h2 *h);       /* the report's JSON */
 void h2_explain(FILE *out, const struct h2 *h);
 
-/* half2-emit.c */
+/* half2-lanes.c: the statements of the paired body */
+void h2_put(struct h2 *h, const Ins *i);                 /* append i */
+void h2_emit(struct h2 *h, const char *f, ...) __attribute__((format(printf, 2, 3)));
+void h2_label(struct h2 *h, uint l);                     /* append "L:" */
+const char *h2_lblname(struct h2 *h, uint l);
+const char *h2_lname(struct h2 *h, uint r, int lane);    /* register r as lane sees it */
+const char *h2_mask(struct h2 *h, uint b, int lane);     /* lane's mask in block b */
+const char *h2_at(struct h2 *h, const char *g);          /* "@g " or "" */
+/* statement i of block b, for both lanes */
+void h2_instruction(struct h2 *h, uint b, const Ins *i);
+
+/* half2-emit.c: the rewrite */
 void h2_transform(struct h2 *h);
 
 #endif

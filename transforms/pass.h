@@ -63,7 +63,7 @@ struct passctx {
 	char **loadedpath;
 	int nloaded;
 };
-/* pipeline.c */
+/* passctx.c */
 /* the sm_NN of the module's .target (sm_90 -> 90), else of the driver's
  * arch; -1 if neither says */
 int ptxsm(const struct passctx *cx);

@@ -13,54 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int
-ptxsm(const struct passctx *cx)
-{
-	int sm = modtarget(cx->m, NULL);
-	return sm > 0 ? sm : archnum(cx->arch);
-}
-
-
-Module *
-passctx_load(struct passctx *cx, const char *path)
-{
-	for (int i = 0; i < cx->nloaded; i++)
-		if (!strcmp(cx->loadedpath[i], path))
-			return cx->loaded[i];
-	Module *m = parsefile(path);
-	cx->loaded = xrealloc(cx->loaded, (cx->nloaded + 1) * sizeof *cx->loaded);
-	cx->loadedpath = xrealloc(cx->loadedpath, (cx->nloaded + 1) * sizeof *cx->loadedpath);
-	cx->loaded[cx->nloaded] = m;
-	cx->loadedpath[cx->nloaded++] = xstrdup(path);
-	return m;
-}
-
-/* the driver's second cicc run for mask, parsed once */
-Module *
-passctx_fast(struct passctx *cx, uint mask)
-{
-	const char *path;
-	mask &= AX_ALL;
-	if (!cx->fast[mask] && cx->h && cx->h->fastptx && (path = cx->h->fastptx(cx->h->drv, mask)))
-		cx->fast[mask] = parsefile(path);
-	return cx->fast[mask];
-}
-
-void
-passctx_release(struct passctx *cx)
-{
-	for (uint k = 0; k <= AX_ALL; k++)
-		if (cx->fast[k])
-			mod_free(cx->fast[k]);
-	for (int i = 0; i < cx->nloaded; i++) {
-		if (cx->loaded[i])
-			mod_free(cx->loaded[i]);
-		free(cx->loadedpath[i]);
-	}
-	free(cx->loaded);
-	free(cx->loadedpath);
-}
-
 /* what became of pass t on a kernel: one report line, and for a kernel
  * left alone the policy's on_unsupported; -1 if the policy makes that an
  * error */
