@@ -165,19 +165,27 @@ declat(Fn *fn, const Ins *i, uint at)
 }
 
 Ins *
-mkinsf(Fn *fn, const char *f, ...)
+vmkinsf(Fn *fn, const char *f, va_list ap)
 {
-	va_list ap, aq;
-	va_start(ap, f);
+	va_list aq;
 	va_copy(aq, ap);
 	int n = vsnprintf(NULL, 0, f, aq);
 	va_end(aq);
 	char *text = arena_alloc(fn->mod->arena, n + 1);
 	vsnprintf(text, n + 1, f, ap);
-	va_end(ap);
 	Ins *i = mkins(fn, text);
 	if (!i)
 		BUG("cannot build '%s'", text);
+	return i;
+}
+
+Ins *
+mkinsf(Fn *fn, const char *f, ...)
+{
+	va_list ap;
+	va_start(ap, f);
+	Ins *i = vmkinsf(fn, f, ap);
+	va_end(ap);
 	return i;
 }
 

@@ -378,7 +378,7 @@ reprint(Module *m)
 		}
 }
 
-char *
+const char *
 itemtext(const Module *m, uint k, size_t *len)
 {
 	char *buf = NULL;
@@ -399,5 +399,17 @@ itemtext(const Module *m, uint k, size_t *len)
 	fclose(f);
 	if (len)
 		*len = n;
-	return buf;
+	const char *s = arena_strndup(m->arena, buf, n);
+	free(buf);
+	return s;
+}
+
+Module *
+modcopy(const Module *m)
+{
+	size_t n;
+	char *t = printstr(m, &n);
+	Module *c = parse(m->path, t, n);
+	free(t);
+	return c;
 }

@@ -76,7 +76,7 @@ bor(Word *d, const Word *s, uint nw)
 }
 
 enum {
-#define OP(name, f64, pair16, approx, jmp, ty, sm, ptx) O##name,
+#define OP(name, jmp, ty, sm, ptx) O##name,
 #include "ptx/ops.h"
 #undef OP
 	NOP,        /* end of the real opcodes; pseudo ops follow */
@@ -96,7 +96,7 @@ enum {
 
 struct opinfo {
 	const char *name;
-	uchar f64, pair16, approx, jmp;
+	uchar jmp;
 	uchar ty;           /* needs a type suffix */
 	uchar sm, ptx;      /* least .target sm_NN and .version (x10) of the base form */
 };
@@ -357,9 +357,10 @@ const char *regstr(const Fn *fn, uint r);
 const char *refstr(const Fn *fn, Ref r);
 const char *instext(const Fn *fn, const Ins *i);   /* printins() into the arena */
 void reprint(Module *m);    /* forget the source text: print everything from the IR */
-/* the text of module item m->top[k] without its lead (malloc'd), e.g. to
- * adddecl() a declaration of one module into another */
-char *itemtext(const Module *m, uint k, size_t *len);   /* len: its length, or NULL */
+/* the text of module item m->top[k] without its lead (in m's arena), e.g.
+ * to adddecl() a declaration of one module into another */
+const char *itemtext(const Module *m, uint k, size_t *len);   /* len: its length, or NULL */
+Module *modcopy(const Module *m);   /* parse(print(m)): NULL if that fails */
 
 /* edit.c */
 /* Strings passed in are copied into the module's arena. */
@@ -383,6 +384,7 @@ Ins *mkins(Fn *fn, const char *text);
 /* mkins() of printf-formatted text that the caller made: a syntax error is
  * a bug of the caller's (BUG) */
 Ins *mkinsf(Fn *fn, const char *f, ...) __attribute__((format(printf, 2, 3)));
+Ins *vmkinsf(Fn *fn, const char *f, va_list ap);
 /* insert at position `at` (0 = first statement of the body; fn->nins = at
  * the end); a copy of *i is stored, the address is returned */
 Ins *ins_insert(Fn *fn, uint at, const Ins *i);

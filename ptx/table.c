@@ -5,7 +5,7 @@
 #include <string.h>
 
 const struct opinfo opinfo[NPSEUDO] = {
-#define OP(name, f64, pair16, approx, jmp, ty, sm, ptx) [O##name] = {#name, f64, pair16, approx, jmp, ty, sm, ptx},
+#define OP(name, jmp, ty, sm, ptx) [O##name] = {#name, jmp, ty, sm, ptx},
 #include "ptx/ops.h"
 #undef OP
 	[Olabel] = {"<label>"}, [Oreg] = {".reg"}, [Ovar] = {"<var>"},

@@ -211,7 +211,7 @@ intensity(const struct h2 *h)
 	return h->orig.bytes > 0 ? ops / h->orig.bytes : INFINITY;
 }
 
-char *
+const char *
 h2_notpaying(const struct h2 *h)
 {
 	for (int k = 0; k < h->nsm; k++) {
@@ -220,10 +220,10 @@ h2_notpaying(const struct h2 *h)
 		if (h->speedup[k] >= PAYS)
 			continue;
 		if (!strcmp(h->bound[k], "memory"))
-			return fmt("will not pay on sm_%d: predicted %.2fx, the kernel is bound by memory "
+			return arena_fmt(h->a, "will not pay on sm_%d: predicted %.2fx, the kernel is bound by memory "
 			           "(%.2f f32 operations per byte; pairing keeps f32 storage) "
 			           "(force: true pairs it anyway)", h->sm[k], h->speedup[k], intensity(h));
-		return fmt("will not pay on sm_%d: predicted %.2fx, bound by %s "
+		return arena_fmt(h->a, "will not pay on sm_%d: predicted %.2fx, bound by %s "
 		           "(force: true pairs it anyway)", h->sm[k], h->speedup[k], h->bound[k]);
 	}
 	return NULL;

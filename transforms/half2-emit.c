@@ -347,9 +347,8 @@ objects(struct h2 *h)
 		if (i->op != Ovar || !h->lanesym[i->arg[0].idx])
 			continue;
 		uint s = i->arg[0].idx;
-		char *name = fmt("%.*s_h2", (int)m->sym[s].name.n, m->sym[s].name.s);
-		h->sym1[s] = intern(m, str(m, name).s, strlen(name));
-		free(name);
+		const char *name = arena_fmt(m->arena, "%.*s_h2", (int)m->sym[s].name.n, m->sym[s].name.s);
+		h->sym1[s] = intern(m, name, strlen(name));
 		Ins c = *i;
 		c.arg = arena_alloc(m->arena, sizeof(Ref));
 		c.arg[0] = REF(RSym, h->sym1[s]);

@@ -31,14 +31,10 @@ h2_put(struct h2 *h, const Ins *i)
 void
 h2_emit(struct h2 *h, const char *f, ...)
 {
-	char line[1024];
 	va_list ap;
 	va_start(ap, f);
-	vsnprintf(line, sizeof line, f, ap);
+	Ins *i = vmkinsf(h->fn, f, ap);
 	va_end(ap);
-	Ins *i = mkins(h->fn, line);
-	if (!i)
-		BUG("half2: cannot build '%s'", line);
 	i->lead = (Str){"\n\t", 2};
 	h2_put(h, i);
 }
@@ -414,7 +410,7 @@ static const char *const x2name[] = {
 };
 
 /* the x2 mnemonic for f32 instruction i */
-static char *
+static const char *
 x2mnemonic(struct h2 *h, const Ins *i)
 {
 	int bf = h->type == BF16, op = i->op;
@@ -444,7 +440,9 @@ x2mnemonic(struct h2 *h, const Ins *i)
 			buf_puts(&b, ".sat");
 	}
 	buf_puts(&b, ty);
-	return buf_take(&b);
+	const char *mn = arena_strdup(h->m->arena, b.s);
+	buf_release(&b);
+	return mn;
 }
 
 /* one x2 instruction into d: bf16 add, sub, mul before sm_90 are fmas */
@@ -465,7 +463,7 @@ x2ins(struct h2 *h, const Ins *i, const char *d, const char **a)
 		}
 		return;
 	}
-	char *mn = x2mnemonic(h, i);
+	const char *mn = x2mnemonic(h, i);
 	struct buf b = BUF_INIT;
 	buf_printf(&b, "%s %s", mn, d);
 	for (uint k = 1; k < i->narg; k++)
@@ -473,7 +471,6 @@ x2ins(struct h2 *h, const Ins *i, const char *d, const char **a)
 	buf_puts(&b, ";");
 	h2_emit(h, "%s", b.s);
 	buf_release(&b);
-	free(mn);
 }
 
 /* the lanes' guards for an instruction of block b that writes only in

@@ -144,7 +144,7 @@ lanesyms(struct h2 *h)
 	return NULL;
 }
 
-char *
+const char *
 h2_refusal(struct h2 *h)
 {
 	Fn *fn = h->fn;
@@ -153,7 +153,7 @@ h2_refusal(struct h2 *h)
 	h->lanespec = arena_alloc(h->a, h->nreg + 1);
 	const char *w = lanesyms(h);
 	if (w)
-		return xstrdup(w);
+		return arena_strdup(h->a, w);
 	for (uint k = 0; k < fn->nins && !rf.why; k++) {
 		const Ins *i = &fn->ins[k];
 		if (i->op >= NOP)
@@ -172,10 +172,10 @@ h2_refusal(struct h2 *h)
 	if (!rf.why)
 		return NULL;
 	uint line = insline(fn, rf.at, NULL);
-	return line ? fmt("%s (line %u of the source)", rf.why, line) : xstrdup(rf.why);
+	return line ? fmt("%s (line %u of the source)", rf.why, line) : arena_strdup(h->a, rf.why);
 }
 
-char *
+const char *
 h2_divrefusal(struct h2 *h)
 {
 	Fn *fn = h->fn;
@@ -183,9 +183,9 @@ h2_divrefusal(struct h2 *h)
 		for (uint k = fn->blk[b].first; k < fn->blk[b].end && h->div[b]; k++)
 			if (fn->ins[k].op == Obar || fn->ins[k].op == Obarrier) {
 				uint line = insline(fn, k, NULL);
-				return fmt("has a barrier that only one thread of a pair may reach "
+				return arena_fmt(h->a, "has a barrier that only one thread of a pair may reach "
 				           "(under a condition that differs between them)%s",
-				           line ? fmt(" at line %u of the source", line) : "");
+				           line ? arena_fmt(h->a, " at line %u of the source", line) : "");
 			}
 	return NULL;
 }

@@ -64,24 +64,24 @@ setup(struct h2 *h, struct passctx *cx, Fn *fn, const struct params *p)
 }
 
 /* the instructions this target cannot run: refuse before any analysis */
-static char *
+static const char *
 targetcheck(const struct h2 *h)
 {
 	if (h->tgt < 0)
-		return xstrdup("the PTX names no target (.target sm_NN)");
+		return arena_strdup(h->a, "the PTX names no target (.target sm_NN)");
 	if (h->isa < 70)   /* cvt.rn.f16x2.f32, f16x2 min/max/ex2/tanh, bf16x2 */
-		return fmt("pairing needs PTX ISA 7.0 (CUDA 11); this PTX is .version %d.%d",
-		           h->isa / 10, h->isa % 10);
+		return arena_fmt(h->a, "pairing needs PTX ISA 7.0 (CUDA 11); this PTX is "
+		                 ".version %d.%d", h->isa / 10, h->isa % 10);
 	if (h->type == F16 && h->tgt < 53)
-		return fmt("f16x2 arithmetic needs sm_53; this PTX is for sm_%d", h->tgt);
+		return arena_fmt(h->a, "f16x2 arithmetic needs sm_53; this PTX is for sm_%d", h->tgt);
 	if (h->type == BF16 && h->tgt < 80)
-		return fmt("bf16x2 arithmetic needs sm_80; this PTX is for sm_%d (type f16 needs sm_53)",
-		           h->tgt);
+		return arena_fmt(h->a, "bf16x2 arithmetic needs sm_80; this PTX is for sm_%d "
+		                 "(type f16 needs sm_53)", h->tgt);
 	return NULL;
 }
 
 static int
-analyse(struct h2 *h, char **why)
+analyse(struct h2 *h, const char **why)
 {
 	if ((*why = targetcheck(h)) || (*why = h2_refusal(h)))
 		return -1;
@@ -97,31 +97,29 @@ static int
 apply(struct passctx *cx, Fn *fn, const struct params *p, struct outcome *o)
 {
 	struct h2 h;
+	const char *why;
+	int rc = -1;
 	setup(&h, cx, fn, p);
-	if (analyse(&h, &o->why) < 0) {
-		arena_free(h.a);
-		return -1;
+	if (analyse(&h, &why) < 0 || (!h.force && (why = h2_notpaying(&h))))
+		o->why = xstrdup(why);
+	else {
+		h2_transform(&h);
+		o->stats = h2_stats(&h);
+		rc = 0;
 	}
-	if (!h.force && (o->why = h2_notpaying(&h))) {
-		arena_free(h.a);
-		return -1;
-	}
-	h2_transform(&h);
-	o->stats = h2_stats(&h);
 	arena_free(h.a);
-	return 0;
+	return rc;
 }
 
 static void
 explain(FILE *out, struct passctx *cx, Fn *fn, const struct params *p)
 {
 	struct h2 h;
-	char *why;
+	const char *why;
 	setup(&h, cx, fn, p);
-	if (analyse(&h, &why) < 0) {
+	if (analyse(&h, &why) < 0)
 		fprintf(out, "           half2 would leave it alone: %s\n", why);
-		free(why);
-	} else
+	else
 		h2_explain(out, &h);
 	arena_free(h.a);
 }

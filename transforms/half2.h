@@ -107,10 +107,10 @@ void h2_divergence(struct h2 *h);
 int h2_protocol(const struct h2 *h, uint b);
 
 /* half2-refuse.c: what pairing cannot keep correct */
-/* what the kernel does that pairing cannot keep correct (malloc'd), or NULL */
-char *h2_refusal(struct h2 *h);
+/* what the kernel does that pairing cannot keep correct (in h->a), or NULL */
+const char *h2_refusal(struct h2 *h);
 /* what the divergence shows pairing cannot keep (a barrier under a mask) */
-char *h2_divrefusal(struct h2 *h);
+const char *h2_divrefusal(struct h2 *h);
 
 /* half2-pack.c: which registers live packed */
 void h2_pack(struct h2 *h);
@@ -119,7 +119,7 @@ int h2_isx2(const struct h2 *h, const Ins *i);
 
 /* half2-advice.c: will pairing pay, and the report */
 void h2_advise(struct h2 *h);
-char *h2_notpaying(const struct h2 *h);   /* why pairing will not pay, or NULL */
+const char *h2_notpaying(const struct h2 *h);   /* why pairing will not pay, or NULL */
 char *h2_stats(const struct h2 *h);       /* the report's JSON */
 void h2_explain(FILE *out, const struct h2 *h);
 

@@ -67,6 +67,8 @@ struct passctx {
 /* the sm_NN of the module's .target (sm_90 -> 90), else of the driver's
  * arch; -1 if neither says */
 int ptxsm(const struct passctx *cx);
+/* the demangled name of fn, in its module's arena */
+const char *demangled(const Fn *fn);
 /* the module at path, parsed once per run (NULL with a message if bad) */
 Module *passctx_load(struct passctx *cx, const char *path);
 /* the driver's fast-math twin of cx->m for mask, parsed once; NULL if none */

@@ -15,6 +15,16 @@ ptxsm(const struct passctx *cx)
 }
 
 
+const char *
+demangled(const Fn *fn)
+{
+	char *mangled = symstr(fn->mod, fn->sym), *d = demangle(mangled);
+	const char *s = arena_strdup(fn->mod->arena, d);
+	free(mangled);
+	free(d);
+	return s;
+}
+
 Module *
 passctx_load(struct passctx *cx, const char *path)
 {

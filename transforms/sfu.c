@@ -31,27 +31,6 @@
 #include "ptx/ptx.h"
 #include "transforms/pass.h"
 
-/* the operand as PTX text, malloc'd */
-static char *
-reftext(const Fn *fn, Ref r)
-{
-	char *buf = NULL;
-	size_t n = 0;
-	FILE *f = open_memstream(&buf, &n);
-	if (!f)
-		die("cannot print to memory");
-	printref(f, fn, r);
-	fclose(f);
-	return buf;
-}
-
-static char *
-rname(const Fn *fn, uint r)
-{
-	char buf[64];
-	return xstrdup(regname(fn, r, buf, sizeof buf));
-}
-
 /* ---- pointing references at other symbols ---- */
 
 /* map[s] != ~0u: symbol s becomes map[s] in every operand of ins[from, to) */
@@ -171,7 +150,7 @@ struct f64 {
 	uint at;           /* where the next instruction goes */
 	const char *g;     /* guard: "@%p " or "" */
 	int newton;
-	char **d, **q;     /* temporaries declared up front, f64 and pred */
+	const char **d, **q;  /* temporaries declared up front, f64 and pred */
 	int nd, nq;        /* used so far */
 };
 
@@ -180,22 +159,18 @@ emit(struct f64 *x, const char *f, ...) __attribute__((format(printf, 2, 3)));
 static void
 emit(struct f64 *x, const char *f, ...)
 {
-	char body[512], line[600];
+	char body[512];
 	va_list ap;
-	Ins *i;
 	va_start(ap, f);
 	vsnprintf(body, sizeof body, f, ap);
 	va_end(ap);
-	snprintf(line, sizeof line, "%s%s;", x->g, body);
-	if (!(i = mkins(x->fn, line)))
-		BUG("sfu: cannot build '%s'", line);
-	ins_insert(x->fn, x->at++, i);
+	ins_insert(x->fn, x->at++, mkinsf(x->fn, "%s%s;", x->g, body));
 }
 
-static char *
+static const char *
 tmp(struct f64 *x, int ty)
 {
-	return xstrdup(ty == Tpred ? x->q[x->nq++] : x->d[x->nd++]);
+	return ty == Tpred ? x->q[x->nq++] : x->d[x->nd++];
 }
 
 #define ONE "0d3FF0000000000000"
@@ -205,10 +180,9 @@ tmp(struct f64 *x, int ty)
 static void
 keepraw(struct f64 *x, const char *d, const char *v, const char *refined, const char *raw)
 {
-	char *q = tmp(x, Tpred);
+	const char *q = tmp(x, Tpred);
 	emit(x, "testp.normal.f64 %s, %s", q, v);
 	emit(x, "selp.f64 %s, %s, %s, %s", d, refined, raw, q);
-	free(q);
 }
 
 /* d = 1/a */
@@ -219,28 +193,26 @@ f64rcp(struct f64 *x, const char *d, const char *a)
 		emit(x, "rcp.approx.ftz.f64 %s, %s", d, a);
 		return;
 	}
-	char *r = tmp(x, Tf64), *na = tmp(x, Tf64), *e = tmp(x, Tf64), *r1 = tmp(x, Tf64);
+	const char *r = tmp(x, Tf64), *na = tmp(x, Tf64), *e = tmp(x, Tf64), *r1 = tmp(x, Tf64);
 	emit(x, "rcp.approx.ftz.f64 %s, %s", r, a);
 	emit(x, "neg.f64 %s, %s", na, a);
 	emit(x, "fma.rn.f64 %s, %s, %s, " ONE, e, na, r);
 	emit(x, "fma.rn.f64 %s, %s, %s, %s", r1, r, e, r);
 	keepraw(x, d, a, r1, r);
-	free(r), free(na), free(e), free(r1);
 }
 
 /* d = a/b, with a final residual correction under newton */
 static void
 f64div(struct f64 *x, const char *d, const char *a, const char *b)
 {
-	char *r = tmp(x, Tf64);
+	const char *r = tmp(x, Tf64);
 	emit(x, "rcp.approx.ftz.f64 %s, %s", r, b);
 	if (!x->newton) {
 		emit(x, "mul.rn.f64 %s, %s, %s", d, a, r);
-		free(r);
 		return;
 	}
-	char *nb = tmp(x, Tf64), *e = tmp(x, Tf64), *r1 = tmp(x, Tf64), *q = tmp(x, Tf64);
-	char *rem = tmp(x, Tf64), *q1 = tmp(x, Tf64), *raw = tmp(x, Tf64);
+	const char *nb = tmp(x, Tf64), *e = tmp(x, Tf64), *r1 = tmp(x, Tf64), *q = tmp(x, Tf64);
+	const char *rem = tmp(x, Tf64), *q1 = tmp(x, Tf64), *raw = tmp(x, Tf64);
 	emit(x, "neg.f64 %s, %s", nb, b);
 	emit(x, "fma.rn.f64 %s, %s, %s, " ONE, e, nb, r);
 	emit(x, "fma.rn.f64 %s, %s, %s, %s", r1, r, e, r);
@@ -249,7 +221,6 @@ f64div(struct f64 *x, const char *d, const char *a, const char *b)
 	emit(x, "fma.rn.f64 %s, %s, %s, %s", q1, r1, rem, q);
 	emit(x, "mul.rn.f64 %s, %s, %s", raw, a, r);
 	keepraw(x, d, b, q1, raw);
-	free(r), free(nb), free(e), free(r1), free(q), free(rem), free(q1), free(raw);
 }
 
 /* y = 1/sqrt(a); newton: y + y/2 (1 - a y y) */
@@ -260,8 +231,8 @@ f64rsqrt(struct f64 *x, const char *y, const char *a)
 		emit(x, "rsqrt.approx.f64 %s, %s", y, a);
 		return;
 	}
-	char *r = tmp(x, Tf64), *t = tmp(x, Tf64), *e = tmp(x, Tf64), *h = tmp(x, Tf64);
-	char *r1 = tmp(x, Tf64);
+	const char *r = tmp(x, Tf64), *t = tmp(x, Tf64), *e = tmp(x, Tf64), *h = tmp(x, Tf64);
+	const char *r1 = tmp(x, Tf64);
 	emit(x, "rsqrt.approx.f64 %s, %s", r, a);
 	emit(x, "mul.rn.f64 %s, %s, %s", t, a, r);
 	emit(x, "neg.f64 %s, %s", t, t);
@@ -269,7 +240,6 @@ f64rsqrt(struct f64 *x, const char *y, const char *a)
 	emit(x, "mul.rn.f64 %s, %s, 0d3FE0000000000000", h, r);
 	emit(x, "fma.rn.f64 %s, %s, %s, %s", r1, h, e, r);
 	keepraw(x, y, a, r1, r);
-	free(r), free(t), free(e), free(h), free(r1);
 }
 
 /* d = sqrt(a) = a * rsqrt(a), but sqrt(+-0) = +-0 and sqrt(+inf) = +inf,
@@ -277,15 +247,14 @@ f64rsqrt(struct f64 *x, const char *y, const char *a)
 static void
 f64sqrt(struct f64 *x, const char *d, const char *a)
 {
-	char *y = tmp(x, Tf64), *s = tmp(x, Tf64);
-	char *p0 = tmp(x, Tpred), *p1 = tmp(x, Tpred), *p = tmp(x, Tpred);
+	const char *y = tmp(x, Tf64), *s = tmp(x, Tf64);
+	const char *p0 = tmp(x, Tpred), *p1 = tmp(x, Tpred), *p = tmp(x, Tpred);
 	f64rsqrt(x, y, a);
 	emit(x, "mul.rn.f64 %s, %s, %s", s, a, y);
 	emit(x, "setp.eq.f64 %s, %s, 0d0000000000000000", p0, a);
 	emit(x, "setp.eq.f64 %s, %s, 0d7FF0000000000000", p1, a);
 	emit(x, "or.pred %s, %s, %s", p, p0, p1);
 	emit(x, "selp.f64 %s, %s, %s, %s", d, a, s, p);
-	free(y), free(s), free(p0), free(p1), free(p);
 }
 
 enum { FNONE, FDIV, FRCP, FSQRT, FRSQRT };
@@ -338,16 +307,17 @@ f64body(Fn *fn, uint from, uint *to, const struct sfu_params *p, struct sfu_stat
 	if (!c)
 		return;
 	/* at most 8 f64 and 4 predicate temporaries a form, declared at from */
-	struct f64 x = {fn, 0, "", p->newton, xcalloc(8 * c, sizeof(char *)),
-	                xcalloc(4 * c, sizeof(char *)), 0, 0};
+	Arena *A = fn->mod->arena;
+	struct f64 x = {fn, 0, "", p->newton, arena_alloc(A, 8 * c * sizeof(char *)),
+	                arena_alloc(A, 4 * c * sizeof(char *)), 0, 0};
 	for (uint k = 0; k < 8 * c; k++)
-		x.d[k] = rname(fn, newregat(fn, Tf64, from));
+		x.d[k] = regstr(fn, newregat(fn, Tf64, from));
 	for (uint k = 0; k < 4 * c; k++)
-		x.q[k] = rname(fn, newregat(fn, Tpred, from));
+		x.q[k] = regstr(fn, newregat(fn, Tpred, from));
 	*to += 12 * c;
 	uint n = *to;
-	char *pair = xcalloc(fn->nins + 1, 1);   /* 1: the sqrt of an rsqrt pair; 2: its rcp */
-	uint *partner = xcalloc(fn->nins + 1, sizeof *partner);
+	uchar *pair = arena_alloc(A, fn->nins + 1);   /* 1: the sqrt of an rsqrt pair; 2: its rcp */
+	uint *partner = arena_alloc(A, (fn->nins + 1) * sizeof *partner);
 	filldefuse(fn);
 	for (uint k = from; k < n; k++) {
 		Ins *i = &fn->ins[k];
@@ -371,15 +341,14 @@ f64body(Fn *fn, uint from, uint *to, const struct sfu_params *p, struct sfu_stat
 		}
 		if (kind == FNONE)
 			continue;
-		char guard[80] = "", *d = reftext(fn, i->arg[0]), *a, *b = NULL;
-		a = reftext(fn, kind == FRSQRT ? fn->ins[partner[k]].arg[1] : i->arg[1]);
+		char guard[80] = "";
+		const char *d = refstr(fn, i->arg[0]), *a, *b = NULL;
+		a = refstr(fn, kind == FRSQRT ? fn->ins[partner[k]].arg[1] : i->arg[1]);
 		if (kind == FDIV)
-			b = reftext(fn, i->arg[2]);
-		if (i->pred.kind) {
-			char *g = reftext(fn, i->pred);
-			snprintf(guard, sizeof guard, "@%s%s ", i->flags & INEGPRED ? "!" : "", g);
-			free(g);
-		}
+			b = refstr(fn, i->arg[2]);
+		if (i->pred.kind)
+			snprintf(guard, sizeof guard, "@%s%s ", i->flags & INEGPRED ? "!" : "",
+			         refstr(fn, i->pred));
 		x.at = k + 1;
 		x.g = guard;
 		switch (kind) {
@@ -390,15 +359,7 @@ f64body(Fn *fn, uint from, uint *to, const struct sfu_params *p, struct sfu_stat
 		}
 		*to += x.at - (k + 1) - 1;
 		ins_remove(fn, k);
-		free(d), free(a), free(b);
 	}
-	for (uint k = 0; k < 8 * c; k++)
-		free(x.d[k]);
-	for (uint k = 0; k < 4 * c; k++)
-		free(x.q[k]);
-	free(x.d), free(x.q);
-	free(pair);
-	free(partner);
 }
 
 /* ---- statistics ---- */
@@ -488,18 +449,13 @@ sfu_needs_fast(const Fn *fn, uint mask)
 /* ---- debug info (-G, -lineinfo) ---- */
 
 /* the module items that start with pfx (".file", ".section"), as text */
-static char *
+static const char *
 toptext(const Module *m, const char *pfx)
 {
-	char *all = xstrdup("");
-	for (uint k = 0; k < m->ntop; k++) {
-		if (m->top[k].op != Oraw || !strpre(m->top[k].src, pfx))
-			continue;
-		char *t = itemtext(m, k, NULL), *n = fmt("%s%s\n", all, t);
-		free(t);
-		free(all);
-		all = n;
-	}
+	const char *all = "";
+	for (uint k = 0; k < m->ntop; k++)
+		if (m->top[k].op == Oraw && strpre(m->top[k].src, pfx))
+			all = arena_fmt(m->arena, "%s%s\n", all, itemtext(m, k, NULL));
 	return all;
 }
 
@@ -511,11 +467,8 @@ toptext(const Module *m, const char *pfx)
 static int
 samedebug(const Module *a, const Module *b)
 {
-	char *fa = toptext(a, ".file"), *fb = toptext(b, ".file");
-	char *sa = toptext(a, ".section"), *sb = toptext(b, ".section");
-	int same = !strcmp(fa, fb) && !strcmp(sa, sb);
-	free(fa), free(fb), free(sa), free(sb);
-	return same;
+	return !strcmp(toptext(a, ".file"), toptext(b, ".file")) &&
+	       !strcmp(toptext(a, ".section"), toptext(b, ".section"));
 }
 
 static void
@@ -546,7 +499,7 @@ samefn(const Fn *a, const Fn *b)
 static void
 hide(Module *m, Fn *fn)
 {
-	char *h = xstrndup(fn->head.s, fn->head.n);
+	char *h = arena_strndup(m->arena, fn->head.s, fn->head.n);
 	uint off = fn->nameoff;
 	for (const char *w; (w = strstr(h, ".visible ")) || (w = strstr(h, ".weak "));) {
 		size_t n = w[1] == 'v' ? 9 : 6;
@@ -560,37 +513,24 @@ hide(Module *m, Fn *fn)
 	fn->headname = (Str){fn->head.s + off, fn->headname.n};
 	fn->flags &= ~(FVISIBLE | FWEAK);
 	fn->flags |= FRENAMED;
-	free(h);
 }
 
-static void
-insert(Fn *fn, uint at, const char *text)
-{
-	Ins *i = mkins(fn, text);
-	if (!i)
-		BUG("sfu: cannot build '%s'", text);
-	ins_insert(fn, at, i);
-}
 
 /* the partition: "mov %warpid; setp; @p bra $SFU_FAST" after the leading
  * declarations, "ret; $SFU_FAST:" at the end */
 static void
 partition(Fn *fn, int lambda)
 {
-	char buf[160];
 	uint l = newlbl(fn, "$SFU_FAST"), at = bodystart(fn);
 	/* declared where the code goes: a .reg may follow a label there */
-	char *w = rname(fn, newregat(fn, Tb32, at)), *p = rname(fn, newregat(fn, Tpred, at + 1));
+	const char *w = regstr(fn, newregat(fn, Tb32, at));
+	const char *p = regstr(fn, newregat(fn, Tpred, at + 1));
 	at += 2;
-	snprintf(buf, sizeof buf, "mov.u32 %s, %%warpid;", w);
-	insert(fn, at, buf);
-	snprintf(buf, sizeof buf, "setp.lt.u32 %s, %s, %d;", p, w, lambda);
-	insert(fn, at + 1, buf);
-	snprintf(buf, sizeof buf, "@%s bra $SFU_FAST;", p);
-	insert(fn, at + 2, buf);
-	insert(fn, fn->nins, "ret;");
+	ins_insert(fn, at, mkinsf(fn, "mov.u32 %s, %%warpid;", w));
+	ins_insert(fn, at + 1, mkinsf(fn, "setp.lt.u32 %s, %s, %d;", p, w, lambda));
+	ins_insert(fn, at + 2, mkinsf(fn, "@%s bra $SFU_FAST;", p));
+	ins_insert(fn, fn->nins, mkinsf(fn, "ret;"));
 	placelbl(fn, fn->nins, l);
-	free(w), free(p);
 }
 
 /* the fast module's .funcs that the fast body reaches, copied into m under
@@ -603,24 +543,21 @@ copyfuncs(Module *m, Module *fast, const struct funcs *fs, const char *fsuffix,
 	Fn *nf[countof(fs->src)];
 	uint old[countof(fs->src)];
 	for (int k = 0; k < fs->n; k++) {
-		char *base = symstr(fast, fs->src[k]->sym), *name = fmt("%s%s", base, fsuffix);
+		const char *base = symname(fast, fs->src[k]->sym);
+		const char *name = arena_fmt(m->arena, "%s%s", base, fsuffix);
 		Str ns = {name, (uint)strlen(name)};
 		old[k] = intern(m, base, strlen(base));
 		if (!(nf[k] = fnbysym(m, ns))) {   /* an earlier kernel's merge made it */
-			nf[k] = addfn(m, fs->src[k], arena_strdup(m->arena, name));
+			nf[k] = addfn(m, fs->src[k], name);
 			hide(m, nf[k]);
 		} else {
 			nf[k] = NULL;
 		}
-		free(base);
-		free(name);
 	}
 	uint *map = newmap(m), nmap = m->nsym + 64;
 	for (int k = 0; k < fs->n; k++) {
-		char *base = symstr(fast, fs->src[k]->sym), *name = fmt("%s%s", base, fsuffix);
+		const char *name = arena_fmt(m->arena, "%s%s", symname(fast, fs->src[k]->sym), fsuffix);
 		map[old[k]] = intern(m, name, strlen(name));
-		free(base);
-		free(name);
 	}
 	for (int k = 0; k < fs->n; k++) {
 		if (!nf[k])
@@ -645,10 +582,9 @@ copydecls(Module *m, const Module *fast)
 		if (i->op != Ovar && !(i->op == Ofn && (fast->fn[i->arg[0].idx]->flags & FDECL)))
 			continue;
 		size_t n;
-		char *t = itemtext(fast, k, &n);
+		const char *t = itemtext(fast, k, &n);
 		if (adddecln(m, t, n) < 0)
 			BUG("sfu: cannot add '%s'", t);
-		free(t);
 	}
 }
 
@@ -740,11 +676,7 @@ sfu(Module *m, Fn *fn, Module *fast, const struct sfu_params *p, int flags,
 	if (findlbl(fn, "$SFU_FAST") != ~0u)
 		return *why = "the kernel already holds an sfu partition", -1;
 	if (!fast) {   /* FP64 rewrites only: clone from a copy of the module */
-		size_t n;
-		char *t = printstr(m, &n);
-		own = parse(m->path, t, n);
-		free(t);
-		if (!own)
+		if (!(own = modcopy(m)))
 			return *why = "cannot reparse the module", -1;
 	}
 	int rc = merge(m, fn, own ? own : fast, own != NULL, p, flags, st, why);
@@ -796,12 +728,9 @@ apply(struct passctx *cx, Fn *fn, const struct params *p, struct outcome *o)
 	Module *fast = path ? passctx_load(cx, path) : need ? passctx_fast(cx, sp.approx) : NULL;
 	if (path && !fast)
 		return o->why = fmt("cannot read the fast-math PTX '%s'", path), -1;
-	if (!fast && need && cx->h) {
-		char *name = symstr(cx->m, fn->sym), *dm = demangle(name);
-		note("%s: sfu: no fast-math PTX for '%s': FP64 rewrites only", cx->src, dm);
-		free(name);
-		free(dm);
-	}
+	if (!fast && need && cx->h)
+		note("%s: sfu: no fast-math PTX for '%s': FP64 rewrites only", cx->src,
+		     demangled(fn));
 	if (sfu(cx->m, fn, fast, &sp, collapse[p->v[COLLAPSE].i], &st, &why) < 0)
 		return o->why = xstrdup(why), -1;
 	statsjson(&st, sp.allfast, o);

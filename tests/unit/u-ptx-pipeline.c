@@ -208,7 +208,8 @@ TEST(itemtext_copies_a_declaration_between_modules)
 	static const char b[] = ".version 9.0\n.target sm_80\n.address_size 64\n"
 		".visible .entry k()\n{\n\tret;\n}\n";
 	Module *ma = parse("a.ptx", a, sizeof a - 1), *mb = parse("b.ptx", b, sizeof b - 1);
-	char *t0 = itemtext(ma, 3, NULL), *t1 = itemtext(ma, 4, NULL), *s;
+	const char *t0 = itemtext(ma, 3, NULL), *t1 = itemtext(ma, 4, NULL);
+	char *s;
 	CHECK(adddecl(mb, t0) == 1);
 	CHECK(adddecl(mb, t1) == 1);
 	CHECK(adddecl(mb, t1) == 0);
@@ -216,8 +217,6 @@ TEST(itemtext_copies_a_declaration_between_modules)
 	CHECK(strstr(s, "vprintf_param_1\n)\n;") != NULL);
 	CHECK(strstr(s, "$str[3] = {104, 105};") < strstr(s, ".entry"));
 	free(s);
-	free(t0);
-	free(t1);
 	mod_free(ma);
 	mod_free(mb);
 }
