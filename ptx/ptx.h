@@ -1,5 +1,14 @@
 /* ptx.h: the PTX library: lexer, parser, IR, printer, editing, analyses.
  *
+ *   lex.c parse.c   text -> IR          table.c   opcodes, types, modifiers,
+ *   print.c         IR -> text                    immediates, names
+ *   edit.c          changing the IR     cfg.c     blocks, loops, def-use,
+ *   verify.c        what ptxas needs              instruction numbering
+ *   dump.c          mpcc-opt -d         live.c    liveness, register pressure
+ *
+ * Every analysis a pass needs is here, computed one way for all of them
+ * (as QBE's live.c is for every pass of QBE).
+ *
  * The IR is QBE's (STYLE.md, Example 2): plain structs, arrays with counts,
  * operands as 32-bit handles (Ref) into per-function and per-module tables.
  * Everything lives in the module's arena and is dropped with mod_free().

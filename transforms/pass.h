@@ -1,6 +1,13 @@
 /* pass.h: the passes, their one table, and the pipeline that the driver's
  * PTX hook calls.
  *
+ *   passes.c    the table                 pipeline.c  the driver's PTX hook
+ *   passctx.c   what a pass may ask of    mpcc-opt.c  passes on a .ptx file
+ *               the run (targets, twins)
+ *   sfu.c  shadow.c  fiset*.c (fiset.h)  half2*.c (half2.h): one pass each
+ *
+ * Analyses come from ptx/, costs from model/: a pass computes neither.
+ *
  * A pass is one file with one entry in the table of passes.c (STYLE.md,
  * Example 4; DESIGN.md, "Adding a pass"): its schema (the parameters, which
  * the policy layer reads from .mpcc.yaml rules and mpcc-opt from -p
