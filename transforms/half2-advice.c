@@ -211,9 +211,26 @@ intensity(const struct h2 *h)
 	return h->orig.bytes > 0 ? ops / h->orig.bytes : INFINITY;
 }
 
+/* f16 holds magnitudes from 6.1e-05 (normal) to 65504: an f32 constant
+ * outside that becomes inf, loses digits or becomes 0 (a softening of 1e-9
+ * made a public n-body's every output NaN), which no cost can weigh */
+static const char *
+outofrange(const struct h2 *h)
+{
+	if (h->type != F16 || (!h->rangeover && !h->rangeunder))
+		return NULL;
+	return arena_fmt(h->a, "f16 cannot hold %d of the kernel's f32 constants (%d above 65504, "
+	                 "%d below f16's normal range, 6.1e-05: they would become inf, lose digits "
+	                 "or become 0); type: bf16 keeps f32's range (force: true pairs it anyway)",
+	                 h->rangeover + h->rangeunder, h->rangeover, h->rangeunder);
+}
+
 const char *
 h2_notpaying(const struct h2 *h)
 {
+	const char *why = outofrange(h);
+	if (why)
+		return why;
 	for (int k = 0; k < h->nsm; k++) {
 		if (!target(h->sm[k]))
 			continue;
