@@ -74,6 +74,19 @@ pipes_time(const struct pipes *c, const struct target *t, const char **bound)
 	return v[m];
 }
 
+/* The half2 bench on an H100 (bench/results/2026-11-23-h100-half2.md):
+ * the kernels bound by memory that keep their occupancy when paired gained
+ * 1.10 to 1.18x in f32 lanes (saxpy 1.10, poly32 1.15, shm 1.18) and the
+ * same in f16x2 lanes (1.10, 1.10, 1.19): the least of them. The one that
+ * lost occupancy lost (conv2d, 28 -> 46 registers: 0.87x). Measured on
+ * sm_90 alone; other targets take it until measured. */
+double
+pairing_memgain(const struct target *t)
+{
+	(void)t;
+	return 1.10;
+}
+
 /* the f32 value of an immediate, as the trip count's arithmetic takes it */
 static int
 immf(Str t, float *f)

@@ -108,6 +108,10 @@ double dram_bytes(const Ins *i);
 /* clocks per SM of work c on t: its busiest resource (issue, a pipe or
  * DRAM), named in *bound if bound is not NULL */
 double pipes_time(const struct pipes *c, const struct target *t, const char **bound);
+/* what pairing logical threads gains on a kernel bound by DRAM that keeps
+ * its resident warps: not bytes (storage stays f32) but more of them in
+ * flight a warp, and the index work shared (measured on sm_90) */
+double pairing_memgain(const struct target *t);
 /* how often each block of fn runs per entry: the product of its loops'
  * trip counts, where a loop counts to a constant, else guess a loop; 0 for
  * an unreachable block. needs cfg loops defuse; in the module's arena */

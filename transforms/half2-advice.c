@@ -204,6 +204,52 @@ h2_advise(struct h2 *h)
 	}
 }
 
+static int
+membound(const struct h2 *h, int k)
+{
+	return h->bound[k] && !strcmp(h->bound[k], "memory");
+}
+
+/* does pairing keep the warps an SM holds on target k? -1: unknown */
+static int
+keepswarps(const struct h2 *h, int k)
+{
+	if (h->regs[k][0] < 0 || h->regs[k][1] < 0)
+		return -1;
+	return regwarps(h->sm[k], h->regs[k][1]) >= regwarps(h->sm[k], h->regs[k][0]);
+}
+
+void
+h2_occupancy(struct h2 *h)
+{
+	for (int k = 0; k < h->nsm; k++)
+		if (membound(h, k) && keepswarps(h, k) == 1)
+			h->speedup[k] *= pairing_memgain(target(h->sm[k]));
+}
+
+/* why pairing will not pay on target k, a kernel bound by memory there */
+static const char *
+memwhy(const struct h2 *h, int k)
+{
+	int sm = h->sm[k], keep = keepswarps(h, k);
+	if (keep < 0)
+		return arena_fmt(h->a, "will not pay on sm_%d: the kernel is bound by memory, where "
+		                 "pairing pays only if it keeps the warps an SM holds, and ptxas "
+		                 "could not tell its registers (force: true pairs it anyway)", sm);
+	if (!keep)
+		return arena_fmt(h->a, "will not pay on sm_%d: the kernel is bound by memory, and "
+		                 "paired it takes %d registers a thread against %d: an SM holds %d "
+		                 "of its warps, not %d (force: true pairs it anyway)", sm,
+		                 h->regs[k][1], h->regs[k][0], regwarps(sm, h->regs[k][1]),
+		                 regwarps(sm, h->regs[k][0]));
+	if (h->type != F32)
+		return arena_fmt(h->a, "%s lanes gain nothing over f32 ones on sm_%d: the kernel is "
+		                 "bound by memory (pairing keeps f32 storage); type: f32 pairs it "
+		                 "without losing precision (predicted %.2fx) (force: true pairs it "
+		                 "anyway)", h->type == BF16 ? "bf16x2" : "f16x2", sm, h->speedup[k]);
+	return NULL;
+}
+
 static double
 intensity(const struct h2 *h)
 {
@@ -234,6 +280,8 @@ h2_notpaying(const struct h2 *h)
 	for (int k = 0; k < h->nsm; k++) {
 		if (!target(h->sm[k]))
 			continue;
+		if (membound(h, k) && (why = memwhy(h, k)))
+			return why;
 		if (h->speedup[k] >= PAYS)
 			continue;
 		if (!strcmp(h->bound[k], "memory"))
@@ -259,6 +307,15 @@ h2_stats(const struct h2 *h)
 	for (int k = 0; k < h->nsm; k++)
 		buf_printf(&b, "%s\"sm_%d\":%.2f", k ? "," : "", h->sm[k], h->speedup[k]);
 	buf_printf(&b, "},\"bound\":\"%s\"", h->nsm && h->bound[0] ? h->bound[0] : "unknown");
+	for (int k = 0, n = 0; k < h->nsm; k++)
+		if (membound(h, k) && h->regs[k][0] >= 0 && h->regs[k][1] >= 0)
+			buf_printf(&b, "%s\"sm_%d\":[%d,%d]", n++ ? "," : ",\"registers\":{", h->sm[k],
+			           h->regs[k][0], h->regs[k][1]);
+	for (int k = 0; k < h->nsm; k++)
+		if (membound(h, k) && h->regs[k][0] >= 0 && h->regs[k][1] >= 0) {
+			buf_puts(&b, "}");
+			break;
+		}
 	if (h->type != F32)
 		buf_printf(&b, ",\"range\":{\"overflow\":%d,\"underflow\":%d}", h->rangeover, h->rangeunder);
 	buf_puts(&b, "}");
@@ -286,6 +343,10 @@ h2_explain(FILE *out, const struct h2 *h)
 		fprintf(out, "           sm_%d: the kernel is bound by %s; predicted %.2fx (from the PTX "
 		        "and the target's rates): %s\n", h->sm[k], h->bound[k], h->speedup[k],
 		        h->speedup[k] >= PAYS ? "pays" : h->force ? "will not pay (forced)" : "will not pay, left alone");
+		if (membound(h, k) && h->regs[k][0] >= 0 && h->regs[k][1] >= 0)
+			fprintf(out, "           sm_%d: %d registers a thread, %d paired: %d warps an SM, "
+			        "%d paired\n", h->sm[k], h->regs[k][0], h->regs[k][1],
+			        regwarps(h->sm[k], h->regs[k][0]), regwarps(h->sm[k], h->regs[k][1]));
 	}
 	if (h->rangeover)
 		fprintf(out, "           %d f32 constants overflow f16 (|x| > 65504): consider type: bf16\n",

@@ -61,6 +61,8 @@ setup(struct h2 *h, struct passctx *cx, Fn *fn, const struct params *p)
 	h->tgt = ptxsm(cx);
 	h->isa = modversion(cx->m);
 	h->a = arena_new();
+	for (uint k = 0; k < countof(h->regs); k++)
+		h->regs[k][0] = h->regs[k][1] = -1;
 }
 
 /* the instructions this target cannot run: refuse before any analysis */
@@ -93,6 +95,38 @@ analyse(struct h2 *h, const char **why)
 	return 0;
 }
 
+/* ptxas's registers for fn before and after pairing, on each target where
+ * the kernel is bound by memory (there occupancy decides): pairing a copy
+ * of the module */
+static void
+occupancy(struct h2 *h, const struct params *p)
+{
+	Module *c = NULL;
+	Fn *fc = NULL;
+	for (int k = 0; k < h->nsm; k++) {
+		h->regs[k][0] = h->regs[k][1] = -1;
+		if (!h->bound[k] || strcmp(h->bound[k], "memory"))
+			continue;
+		if (!c && (c = modcopy(h->m)) && (fc = findfn(c, symname(h->m, h->fn->sym)))) {
+			struct passctx cc = *h->cx;
+			struct h2 hc;
+			const char *why;
+			cc.m = c;
+			setup(&hc, &cc, fc, p);
+			if (analyse(&hc, &why) == 0)
+				h2_transform(&hc);
+			else
+				fc = NULL;
+			arena_free(hc.a);
+		}
+		h->regs[k][0] = ptxasregs(h->m, h->fn, h->sm[k]);
+		h->regs[k][1] = fc ? ptxasregs(c, fc, h->sm[k]) : -1;
+	}
+	if (c)
+		mod_free(c);
+	h2_occupancy(h);
+}
+
 static int
 apply(struct passctx *cx, Fn *fn, const struct params *p, struct outcome *o)
 {
@@ -100,7 +134,11 @@ apply(struct passctx *cx, Fn *fn, const struct params *p, struct outcome *o)
 	const char *why;
 	int rc = -1;
 	setup(&h, cx, fn, p);
-	if (analyse(&h, &why) < 0 || (!h.force && (why = h2_notpaying(&h))))
+	if (analyse(&h, &why) == 0 && !h.force) {
+		occupancy(&h, p);
+		why = h2_notpaying(&h);
+	}
+	if (why)
 		o->why = xstrdup(why);
 	else {
 		h2_transform(&h);
@@ -117,10 +155,13 @@ explain(FILE *out, struct passctx *cx, Fn *fn, const struct params *p)
 	struct h2 h;
 	const char *why;
 	setup(&h, cx, fn, p);
-	if (analyse(&h, &why) < 0)
+	if (analyse(&h, &why) < 0) {
 		fprintf(out, "           half2 would leave it alone: %s\n", why);
-	else
+	} else {
+		if (!h.force)
+			occupancy(&h, p);
 		h2_explain(out, &h);
+	}
 	arena_free(h.a);
 }
 

@@ -58,6 +58,8 @@ struct h2 {
 	int sm[16];
 	double speedup[16];       /* predicted, per target */
 	const char *bound[16];    /* what bounds the original on that target */
+	int regs[16][2];          /* per target bound by memory: ptxas's registers a thread
+	                           * before and after pairing (-1: unknown) */
 
 	/* the rewrite (half2-emit.c) */
 	uint *l1;                 /* per register: the lane-1 copy of a varying register */
@@ -119,6 +121,9 @@ int h2_isx2(const struct h2 *h, const Ins *i);
 
 /* half2-advice.c: will pairing pay, and the report */
 void h2_advise(struct h2 *h);
+/* on the targets bound by memory, the occupancy regs[][] leaves: pairing
+ * gains there what model.h's pairing_memgain() says, or loses */
+void h2_occupancy(struct h2 *h);
 const char *h2_notpaying(const struct h2 *h);   /* why pairing will not pay, or NULL */
 char *h2_stats(const struct h2 *h);       /* the report's JSON */
 void h2_explain(FILE *out, const struct h2 *h);

@@ -74,6 +74,10 @@ struct passctx {
 /* the sm_NN of the module's .target (sm_90 -> 90), else of the driver's
  * arch; -1 if neither says */
 int ptxsm(const struct passctx *cx);
+/* the registers a thread of kernel fn takes on sm_NN, as ptxas -v says
+ * of m with fn its only kernel (ptxas on PATH: the driver's is nvcc's);
+ * -1 if ptxas cannot say */
+int ptxasregs(const Module *m, const Fn *fn, int sm);
 /* the demangled name of fn, in its module's arena */
 const char *demangled(const Fn *fn);
 /* the module at path, parsed once per run (NULL with a message if bad) */

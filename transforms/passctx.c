@@ -4,6 +4,7 @@
  * of them. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "transforms/pass.h"
 
@@ -14,6 +15,50 @@ ptxsm(const struct passctx *cx)
 	return sm > 0 ? sm : archnum(cx->arch);
 }
 
+
+/* m as text with fn its only kernel: the other entries' definitions left
+ * out, so that ptxas compiles one kernel */
+static void
+onekernel(FILE *f, const Module *m, const Fn *fn)
+{
+	for (uint k = 0; k < m->ntop; k++) {
+		const Ins *i = &m->top[k];
+		if (i->op == Ofn) {
+			const Fn *g = m->fn[i->arg[0].idx];
+			if (g != fn && (g->flags & FENTRY) && !(g->flags & FDECL))
+				continue;
+		}
+		fprintf(f, "%s\n", itemtext(m, k, NULL));
+	}
+}
+
+int
+ptxasregs(const Module *m, const Fn *fn, int sm)
+{
+	const char *dir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	char *path = fmt("%s/mpcc-regs-XXXXXX.ptx", dir), line[512];
+	int fd = strchr(path, '\'') ? -1 : mkstemps(path, 4), regs = -1;
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!f) {
+		free(path);
+		return -1;
+	}
+	onekernel(f, m, fn);
+	fclose(f);
+	char *cmd = fmt("ptxas -arch=sm_%d -v '%s' -o /dev/null 2>&1", sm, path);
+	FILE *p = popen(cmd, "r");
+	while (p && fgets(line, sizeof line, p)) {
+		const char *u = strstr(line, "Used ");
+		if (u && strstr(line, " registers"))
+			regs = atoi(u + 5);
+	}
+	if (p && pclose(p) != 0)
+		regs = -1;
+	unlink(path);
+	free(path);
+	free(cmd);
+	return regs;
+}
 
 const char *
 demangled(const Fn *fn)
