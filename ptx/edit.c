@@ -179,6 +179,25 @@ vmkinsf(Fn *fn, const char *f, va_list ap)
 	return i;
 }
 
+uint
+newlocal(Fn *fn, const char *name, uint bytes, uint align)
+{
+	Module *m = fn->mod;
+	Ins d = {0};
+	uint s = intern(m, name, strlen(name));
+
+	d.op = Ovar;
+	d.ty = Tb8;
+	d.name = str(m, arena_fmt(m->arena, ".local .align %u .b8", align));
+	d.sep = (Str){" ", 1};
+	d.tail = str(m, arena_fmt(m->arena, "[%u]", bytes));
+	d.arg = arena_alloc(m->arena, sizeof *d.arg);
+	d.arg[0] = REF(RSym, s);
+	d.narg = 1;
+	ins_insert(fn, bodystart(fn), &d);
+	return s;
+}
+
 Ins *
 mkinsf(Fn *fn, const char *f, ...)
 {

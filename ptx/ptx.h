@@ -383,6 +383,9 @@ uint newreg(Fn *fn, int ty);
  * the declarations would otherwise follow */
 uint newregat(Fn *fn, int ty, uint at);
 uint newlbl(Fn *fn, const char *name);   /* a label not yet placed; NULL name: fresh */
+/* a body-level ".local .align ALIGN .b8 NAME[BYTES];" declared at
+ * bodystart(): a per-thread array; returns its symbol (mod->sym index) */
+uint newlocal(Fn *fn, const char *name, uint bytes, uint align);
 uint findreg(const Fn *fn, const char *name);        /* ~0u if none */
 uint findlbl(const Fn *fn, const char *name);        /* ~0u if none */
 /* an instruction from text, e.g. "mov.u32 %r1, %warpid;" or "@%p1 bra $L1;",

@@ -4,12 +4,13 @@
  * measure=error: each f64 add, sub, mul, fma, mad, div, sqrt, rcp, rsqrt,
  * abs, neg, min and max of the kernel also computes its f32 twin from its
  * operands rounded to f32 (so the twin's error includes that rounding),
- * and adds min(1, |v64 - v32| / |v64|) to a register of its own (a
- * non-finite v64 adds 0, an f32 overflow 1). At the kernel's exit the
- * registers go into one total per static instruction in a .global array (a
- * whole warp sums its lanes by shfl and lane 0 adds the sums with red.add;
- * a partial warp adds lane by lane), and the last thread of the launch that
- * gets there prints the running totals through vprintf, one line each:
+ * and adds min(1, |v64 - v32| / |v64|) to its own slot of a per-thread
+ * .local array (a non-finite v64 adds 0, an f32 overflow 1). At the
+ * kernel's exit one loop over the array adds each slot into one total per
+ * static instruction in a .global array (a whole warp sums its lanes by
+ * shfl and lane 0 adds the sums with red.add; a partial warp adds lane by
+ * lane), and the last thread of the launch that gets there prints the
+ * running totals through vprintf, one line each:
  *     mpcc-shadow KERNEL INS LAUNCHES TOTAL
  * (INS: the instruction's ordinal in the kernel as nvcc wrote it, labels,
  * declarations and .loc not counted: the id that mpcc-tune matches with
@@ -19,6 +20,11 @@
  * (red.min), each warp's first active lane at exit (red.max), and the last
  * thread adds the launch's span to a total and prints, every launch,
  *     mpcc-time KERNEL LAUNCHES NANOSECONDS
+ *
+ * The code added is about 20 instructions per operation and a fixed exit:
+ * sums kept in registers and reduced op by op at the exit made a large
+ * kernel's PTX 20 times larger and ptxas run for minutes (a public n-body
+ * of 1,800 f64 operations); the array keeps the registers the kernel had.
  *
  * "The last thread": every ret (and exit) of the kernel becomes a branch to
  * one exit block, which calls a .func that counts the threads through one
@@ -32,7 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { MEASURE };
+enum { MEASURE, MAX_OPS };
 enum { ERROR, TIME };
 
 /* an f64 op that has an f32 twin */
@@ -81,15 +87,22 @@ plainargs(const Ins *i)
 	return 1;
 }
 
-/* the statement indices of the ops to shadow */
+/* the statement indices of the ops to shadow: every one, or max of them
+ * evenly spread over the kernel; *all counts every one */
 static uint *
-targets(const Fn *fn, uint *n)
+targets(const Fn *fn, uint max, uint *n, uint *all)
 {
-	uint *v = xmalloc((fn->nins + 1) * sizeof *v);
-	*n = 0;
+	uint *v = arena_alloc(fn->mod->arena, (fn->nins + 1) * sizeof *v), m = 0;
 	for (uint k = 0; k < fn->nins; k++)
 		if (twin(&fn->ins[k]) && plainargs(&fn->ins[k]))
-			v[(*n)++] = k;
+			v[m++] = k;
+	*all = *n = m;
+	if (m > max) {
+		*n = 0;
+		for (uint j = 0; j < m; j++)
+			if (j == 0 || (unsigned long long)j * max / m != (unsigned long long)(j - 1) * max / m)
+				v[(*n)++] = v[j];
+	}
 	return v;
 }
 
@@ -107,8 +120,8 @@ ids(const Fn *fn, const uint *at, uint n)
 struct sh {
 	Fn *fn;
 	uint at;
-	char *sa[3], *sd, *t, *u, *q;   /* shared temporaries */
-	char *exitname;                 /* the exit .func */
+	const char *sa[3], *sd, *t, *u, *q;   /* shared temporaries */
+	const char *acc;                      /* the per-thread array of sums */
 };
 
 static void
@@ -116,47 +129,23 @@ emit(struct sh *x, const char *f, ...) __attribute__((format(printf, 2, 3)));
 static void
 emit(struct sh *x, const char *f, ...)
 {
-	char line[512];
 	va_list ap;
 	va_start(ap, f);
-	vsnprintf(line, sizeof line, f, ap);
+	Ins *i = vmkinsf(x->fn, f, ap);
 	va_end(ap);
-	Ins *i = mkins(x->fn, line);
-	if (!i)
-		BUG("shadow: cannot build '%s'", line);
 	ins_insert(x->fn, x->at++, i);
 }
 
-static char *
-rname(const Fn *fn, uint r)
-{
-	char buf[64];
-	return xstrdup(regname(fn, r, buf, sizeof buf));
-}
-
-static char *
-operand(const Fn *fn, Ref r)
-{
-	if (r.kind == RReg)
-		return rname(fn, r.idx);
-	return xstrndup(fn->imm[r.idx].text.s, fn->imm[r.idx].text.n);
-}
-
 /* an f64 immediate as the f32 immediate of its value */
-static char *
-f32imm(const char *t)
+static const char *
+f32imm(const Fn *fn, Str t)
 {
-	double d;
-	if ((t[0] == '0') && (t[1] == 'd' || t[1] == 'D')) {
-		unsigned long long bits = strtoull(t + 2, NULL, 16);
-		memcpy(&d, &bits, 8);
-	} else {
-		d = strtod(t, NULL);
-	}
+	double d = 0;
+	immnum(t, &d);
 	float f = (float)d;
 	uint b;
 	memcpy(&b, &f, 4);
-	return fmt("0f%08X", b);
+	return arena_fmt(fn->mod->arena, "0f%08X", b);
 }
 
 /* the f32 twin of fn->ins[at], before it, into x->sd */
@@ -165,36 +154,30 @@ before(struct sh *x, uint at)
 {
 	/* what is needed of the op, before insertions move the array */
 	const Ins *i = &x->fn->ins[at];
-	int n = arity(i), imm[3];
-	char *a[3];
+	int n = arity(i);
+	const char *a[3];
 	for (int k = 0; k < n; k++) {
-		a[k] = operand(x->fn, i->arg[k + 1]);
-		imm[k] = i->arg[k + 1].kind == RImm;
+		Ref r = i->arg[k + 1];
+		a[k] = r.kind == RImm ? f32imm(x->fn, x->fn->imm[r.idx].text) : regstr(x->fn, r.idx);
+		a[k] = arena_fmt(x->fn->mod->arena, "%s %s, %s;",
+		                 r.kind == RImm ? "mov.f32" : "cvt.rn.f32.f64", x->sa[k], a[k]);
 	}
 	const char *op = twin(i);
 	x->at = at;
-	for (int k = 0; k < n; k++) {
-		if (imm[k]) {
-			char *f = f32imm(a[k]);
-			emit(x, "mov.f32 %s, %s;", x->sa[k], f);
-			free(f);
-		} else {
-			emit(x, "cvt.rn.f32.f64 %s, %s;", x->sa[k], a[k]);
-		}
-	}
+	for (int k = 0; k < n; k++)
+		emit(x, "%s", a[k]);
 	if (n == 1)
 		emit(x, "%s %s, %s;", op, x->sd, x->sa[0]);
 	else if (n == 2)
 		emit(x, "%s %s, %s, %s;", op, x->sd, x->sa[0], x->sa[1]);
 	else
 		emit(x, "%s %s, %s, %s, %s;", op, x->sd, x->sa[0], x->sa[1], x->sa[2]);
-	for (int k = 0; k < n; k++)
-		free(a[k]);
 }
 
-/* after the op at x->at: its relative error against the twin into acc */
+/* after the op at x->at: its relative error against the twin, added to
+ * slot k of the array */
 static void
-after(struct sh *x, const char *d, const char *acc)
+after(struct sh *x, const char *d, uint k)
 {
 	emit(x, "cvt.f64.f32 %s, %s;", x->t, x->sd);
 	emit(x, "sub.f64 %s, %s, %s;", x->t, d, x->t);
@@ -208,7 +191,9 @@ after(struct sh *x, const char *d, const char *acc)
 	emit(x, "min.f64 %s, %s, 0d3FF0000000000000;", x->t, x->t);
 	emit(x, "testp.finite.f64 %s, %s;", x->q, d);
 	emit(x, "@!%s mov.f64 %s, 0d0000000000000000;", x->q, x->t);
-	emit(x, "add.f64 %s, %s, %s;", acc, acc, x->t);
+	emit(x, "ld.local.f64 %s, [%s+%u];", x->u, x->acc, 8 * k);
+	emit(x, "add.f64 %s, %s, %s;", x->u, x->u, x->t);
+	emit(x, "st.local.f64 [%s+%u], %s;", x->acc, 8 * k, x->u);
 }
 
 /* every ret and exit of fn becomes a branch to a new last block, which
@@ -223,9 +208,7 @@ oneexit(Fn *fn, const char *const *tail)
 			continue;
 		Ref pred = i->pred;
 		int neg = i->flags & INEGPRED;
-		Ins *b = mkins(fn, "bra $L__mpcc_shadow_exit;");
-		if (!b)
-			BUG("shadow: cannot build a branch");
+		Ins *b = mkinsf(fn, "bra $L__mpcc_shadow_exit;");
 		b->pred = pred;
 		b->flags |= neg;
 		ins_replace(fn, k, b);
@@ -235,9 +218,8 @@ oneexit(Fn *fn, const char *const *tail)
 	for (int k = 0; tail[k]; k++) {
 		size_t n = strlen(tail[k]);
 		if (n && tail[k][n - 1] == ':') {   /* a label made by newlbl() */
-			char *name = xstrndup(tail[k], n - 1);
+			const char *name = arena_strndup(fn->mod->arena, tail[k], n - 1);
 			placelbl(fn, x.at++, findlbl(fn, name));
-			free(name);
 		} else {
 			emit(&x, "%s", tail[k]);
 		}
@@ -259,8 +241,8 @@ decl(Module *m, const char *text)
 }
 
 /* ".global .align 1 .b8 NAME[n] = {b0, b1, ..., 0};" for a string */
-static char *
-cstring(const char *name, const char *s)
+static const char *
+cstring(Arena *A, const char *name, const char *s)
 {
 	struct buf b = BUF_INIT;
 	size_t n = strlen(s);
@@ -268,12 +250,14 @@ cstring(const char *name, const char *s)
 	for (size_t i = 0; i < n; i++)
 		buf_printf(&b, "%u, ", (uchar)s[i]);
 	buf_puts(&b, "0};\n");
-	return buf_take(&b);
+	const char *t = arena_strdup(A, b.s);
+	buf_release(&b);
+	return t;
 }
 
 /* the .func every thread calls at exit: counts threads; the last prints */
-static char *
-exitfunc(const char *p, int measure, uint nops)
+static const char *
+exitfunc(Arena *A, const char *p, int measure, uint nops)
 {
 	struct buf b = BUF_INIT;
 	buf_printf(&b,
@@ -337,7 +321,9 @@ exitfunc(const char *p, int measure, uint nops)
 		           nops, p, p);
 	}
 	buf_puts(&b, "$L__out:\n\tret;\n}\n");
-	return buf_take(&b);
+	const char *t = arena_strdup(A, b.s);
+	buf_release(&b);
+	return t;
 }
 
 static const char enterfunc[] =
@@ -350,29 +336,18 @@ static const char enterfunc[] =
 static void
 module_part(Module *m, const char *p, const char *name, int measure, const uint *ins, uint n)
 {
+	Arena *A = m->arena;
 	decl(m, vprintf_decl);
 	const char *const vars[] = {"cnt", "launch", "ns", "t1"};
-	for (size_t k = 0; k < countof(vars); k++) {
-		char *v = fmt(".global .align 8 .u64 %s%s;\n", p, vars[k]);
-		decl(m, v);
-		free(v);
-	}
-	char *v = fmt(".global .align 8 .u64 %st0 = -1;\n", p);
-	decl(m, v);
-	free(v);
-	char *fname = fmt("%sfmt", p), *f;
-	if (measure == TIME)
-		f = fmt("mpcc-time %s %%llu %%llu\n", name);
-	else
-		f = fmt("mpcc-shadow %s %%u %%llu %%.9e\n", name);
-	char *s = cstring(fname, f);
-	decl(m, s);
-	free(s), free(f), free(fname);
+	for (size_t k = 0; k < countof(vars); k++)
+		decl(m, arena_fmt(A, ".global .align 8 .u64 %s%s;\n", p, vars[k]));
+	decl(m, arena_fmt(A, ".global .align 8 .u64 %st0 = -1;\n", p));
+	const char *f = measure == TIME ? arena_fmt(A, "mpcc-time %s %%llu %%llu\n", name)
+	                                : arena_fmt(A, "mpcc-shadow %s %%u %%llu %%.9e\n", name);
+	decl(m, cstring(A, arena_fmt(A, "%sfmt", p), f));
 	if (measure == ERROR) {
 		struct buf b = BUF_INIT;
-		buf_printf(&b, ".global .align 8 .f64 %stot[%u];\n", p, n);
-		decl(m, b.s);
-		buf_release(&b);
+		decl(m, arena_fmt(A, ".global .align 8 .f64 %stot[%u];\n", p, n));
 		buf_printf(&b, ".global .align 4 .u32 %sins[%u] = {", p, n);
 		for (uint k = 0; k < n; k++)
 			buf_printf(&b, "%s%u", k ? ", " : "", ins[k]);
@@ -380,125 +355,146 @@ module_part(Module *m, const char *p, const char *name, int measure, const uint 
 		decl(m, b.s);
 		buf_release(&b);
 	} else {
-		char *e = fmt(enterfunc, p, p);
-		decl(m, e);
-		free(e);
+		decl(m, arena_fmt(A, enterfunc, p, p));
 	}
-	char *e = exitfunc(p, measure, n);
-	decl(m, e);
-	free(e);
+	decl(m, exitfunc(A, p, measure, n));
 }
 
 /* a prefix for the kernel's module-level names, unique in m */
-static char *
+static const char *
 prefix(const Module *m, const Fn *fn)
 {
 	uint k = 0;
 	while (k < m->nfn && m->fn[k] != fn)
 		k++;
-	return fmt("__mpcc_sh%u_", k);
+	return arena_fmt(m->arena, "__mpcc_sh%u_", k);
 }
 
 static void
 timing(Fn *fn, const char *p)
 {
-	char *call = fmt("call %sexit;", p), *enter = fmt("call.uni %senter;", p);
-	const char *const tail[] = {call, NULL};
+	Arena *A = fn->mod->arena;
+	const char *const tail[] = {arena_fmt(A, "call %sexit;", p), NULL};
 	struct sh x = {.fn = fn, .at = bodystart(fn)};
-	emit(&x, "%s", enter);
+	emit(&x, "call.uni %senter;", p);
 	oneexit(fn, tail);
-	free(call), free(enter);
 }
 
-/* the exit block's lines that add each thread's totals to the .global
- * ones: a whole warp sums its lanes first (shfl.bfly, 5 steps) and lane 0
- * adds the sum, 32 times fewer atomics; a partial warp adds lane by lane */
-static char **
-flush(Fn *fn, const char *p, char **acc, uint n)
+/* at the entry: every slot of the array 0, by a loop */
+static void
+zero(struct sh *x, uint n)
 {
-	char *m = rname(fn, newreg(fn, Tb32)), *q = rname(fn, newreg(fn, Tpred));
-	char *lo = rname(fn, newreg(fn, Tb32)), *hi = rname(fn, newreg(fn, Tb32));
-	char *lo2 = rname(fn, newreg(fn, Tb32)), *hi2 = rname(fn, newreg(fn, Tb32));
-	char *t = rname(fn, newreg(fn, Tf64));
-	newlbl(fn, "$L__mpcc_shadow_slow");
-	newlbl(fn, "$L__mpcc_shadow_done");
-	char **v = xcalloc(n * 26 + 12, sizeof *v);   /* 25 lines an op, 10 more */
+	Fn *fn = x->fn;
+	const char *i = regstr(fn, newreg(fn, Tb32)), *a = regstr(fn, newreg(fn, Tb64));
+	const char *q = regstr(fn, newreg(fn, Tpred));
+	uint l = newlbl(fn, "$L__mpcc_shadow_zero");
+	x->at = bodystart(fn);
+	emit(x, "mov.u32 %s, 0;", i);
+	placelbl(fn, x->at++, l);
+	emit(x, "mul.wide.u32 %s, %s, 8;", a, i);
+	emit(x, "add.u64 %s, %s, %s;", a, a, x->acc);
+	emit(x, "st.local.f64 [%s], 0d0000000000000000;", a);
+	emit(x, "add.u32 %s, %s, 1;", i, i);
+	emit(x, "setp.lt.u32 %s, %s, %u;", q, i, n);
+	emit(x, "@%s bra $L__mpcc_shadow_zero;", q);
+}
+
+/* the exit block's lines: one loop over the array adds each slot to its
+ * .global total; a whole warp sums its lanes first (shfl.bfly, 5 steps)
+ * and lane 0 adds the sum, 32 times fewer atomics; a partial warp adds
+ * lane by lane */
+static const char **
+flush(struct sh *x, const char *p, uint n)
+{
+	Fn *fn = x->fn;
+	Arena *A = fn->mod->arena;
+	const char *m = regstr(fn, newreg(fn, Tb32)), *full = regstr(fn, newreg(fn, Tpred));
+	const char *q = regstr(fn, newreg(fn, Tpred)), *i = regstr(fn, newreg(fn, Tb32));
+	const char *o = regstr(fn, newreg(fn, Tb64)), *a = regstr(fn, newreg(fn, Tb64));
+	const char *lo = regstr(fn, newreg(fn, Tb32)), *hi = regstr(fn, newreg(fn, Tb32));
+	const char *lo2 = regstr(fn, newreg(fn, Tb32)), *hi2 = regstr(fn, newreg(fn, Tb32));
+	const char *v = regstr(fn, newreg(fn, Tf64)), *t = regstr(fn, newreg(fn, Tf64));
+	const char **l = arena_alloc(A, 48 * sizeof *l);
 	int k = 0;
-	v[k++] = fmt("activemask.b32 %s;", m);
-	v[k++] = fmt("setp.ne.b32 %s, %s, 0xFFFFFFFF;", q, m);
-	v[k++] = fmt("@%s bra $L__mpcc_shadow_slow;", q);
-	for (uint i = 0; i < n; i++)
-		for (int off = 16; off >= 1; off /= 2) {
-			v[k++] = fmt("mov.b64 {%s, %s}, %s;", lo, hi, acc[i]);
-			v[k++] = fmt("shfl.sync.bfly.b32 %s, %s, %d, 31, 0xFFFFFFFF;", lo2, lo, off);
-			v[k++] = fmt("shfl.sync.bfly.b32 %s, %s, %d, 31, 0xFFFFFFFF;", hi2, hi, off);
-			v[k++] = fmt("mov.b64 %s, {%s, %s};", t, lo2, hi2);
-			v[k++] = fmt("add.f64 %s, %s, %s;", acc[i], acc[i], t);
-		}
-	v[k++] = fmt("mov.u32 %s, %%laneid;", lo);
-	v[k++] = fmt("setp.ne.u32 %s, %s, 0;", q, lo);
-	v[k++] = fmt("@%s bra $L__mpcc_shadow_done;", q);
-	v[k++] = xstrdup("$L__mpcc_shadow_slow:");
-	for (uint i = 0; i < n; i++)
-		v[k++] = fmt("red.global.add.f64 [%stot+%u], %s;", p, 8 * i, acc[i]);
-	v[k++] = xstrdup("$L__mpcc_shadow_done:");
-	v[k++] = fmt("call %sexit;", p);
-	free(m), free(q), free(lo), free(hi), free(lo2), free(hi2), free(t);
-	return v;
+	newlbl(fn, "$L__mpcc_shadow_loop");
+	newlbl(fn, "$L__mpcc_shadow_slow");
+	newlbl(fn, "$L__mpcc_shadow_next");
+	newlbl(fn, "$L__mpcc_shadow_done");
+	l[k++] = arena_fmt(A, "activemask.b32 %s;", m);
+	l[k++] = arena_fmt(A, "setp.eq.b32 %s, %s, 0xFFFFFFFF;", full, m);
+	l[k++] = arena_fmt(A, "mov.u32 %s, 0;", i);
+	l[k++] = "$L__mpcc_shadow_loop:";
+	l[k++] = arena_fmt(A, "setp.ge.u32 %s, %s, %u;", q, i, n);
+	l[k++] = arena_fmt(A, "@%s bra.uni $L__mpcc_shadow_done;", q);
+	l[k++] = arena_fmt(A, "mul.wide.u32 %s, %s, 8;", o, i);
+	l[k++] = arena_fmt(A, "add.u64 %s, %s, %s;", a, o, x->acc);
+	l[k++] = arena_fmt(A, "ld.local.f64 %s, [%s];", v, a);
+	l[k++] = arena_fmt(A, "@!%s bra $L__mpcc_shadow_slow;", full);
+	for (int off = 16; off >= 1; off /= 2) {
+		l[k++] = arena_fmt(A, "mov.b64 {%s, %s}, %s;", lo, hi, v);
+		l[k++] = arena_fmt(A, "shfl.sync.bfly.b32 %s, %s, %d, 31, 0xFFFFFFFF;", lo2, lo, off);
+		l[k++] = arena_fmt(A, "shfl.sync.bfly.b32 %s, %s, %d, 31, 0xFFFFFFFF;", hi2, hi, off);
+		l[k++] = arena_fmt(A, "mov.b64 %s, {%s, %s};", t, lo2, hi2);
+		l[k++] = arena_fmt(A, "add.f64 %s, %s, %s;", v, v, t);
+	}
+	l[k++] = arena_fmt(A, "mov.u32 %s, %%laneid;", lo);
+	l[k++] = arena_fmt(A, "setp.ne.u32 %s, %s, 0;", q, lo);
+	l[k++] = arena_fmt(A, "@%s bra $L__mpcc_shadow_next;", q);
+	l[k++] = "$L__mpcc_shadow_slow:";
+	l[k++] = arena_fmt(A, "mov.u64 %s, %stot;", a, p);
+	l[k++] = arena_fmt(A, "add.u64 %s, %s, %s;", a, a, o);
+	l[k++] = arena_fmt(A, "red.global.add.f64 [%s], %s;", a, v);
+	l[k++] = "$L__mpcc_shadow_next:";
+	l[k++] = arena_fmt(A, "add.u32 %s, %s, 1;", i, i);
+	l[k++] = "bra.uni $L__mpcc_shadow_loop;";
+	l[k++] = "$L__mpcc_shadow_done:";
+	l[k++] = arena_fmt(A, "call %sexit;", p);
+	return l;
 }
 
 static void
-errors(Fn *fn, const char *p, const uint *orig, uint n)
+errors(Fn *fn, const char *p, uint max, uint n)
 {
 	struct sh x = {.fn = fn};
+	const char *name = arena_fmt(fn->mod->arena, "%sacc", p);
+	newlocal(fn, name, 8 * n, 8);
+	x.acc = regstr(fn, newreg(fn, Tb64));
 	for (int k = 0; k < 3; k++)
-		x.sa[k] = rname(fn, newreg(fn, Tf32));
-	x.sd = rname(fn, newreg(fn, Tf32));
-	x.t = rname(fn, newreg(fn, Tf64));
-	x.u = rname(fn, newreg(fn, Tf64));
-	x.q = rname(fn, newreg(fn, Tpred));
-	char **acc = xmalloc(n * sizeof *acc);
-	for (uint k = 0; k < n; k++)
-		acc[k] = rname(fn, newreg(fn, Tf64));
+		x.sa[k] = regstr(fn, newreg(fn, Tf32));
+	x.sd = regstr(fn, newreg(fn, Tf32));
+	x.t = regstr(fn, newreg(fn, Tf64));
+	x.u = regstr(fn, newreg(fn, Tf64));
+	x.q = regstr(fn, newreg(fn, Tpred));
 	/* the ops again, after the declarations moved them: same order */
-	uint m;
-	uint *at = targets(fn, &m);
+	uint m, all;
+	uint *at = targets(fn, max, &m, &all);
 	if (m != n)
 		BUG("shadow: %u ops, then %u", n, m);
 	for (uint k = n; k-- > 0;) {
-		char *d = rname(fn, fn->ins[at[k]].arg[0].idx);
+		const char *d = regstr(fn, fn->ins[at[k]].arg[0].idx);
 		before(&x, at[k]);
 		x.at++;   /* over the op itself */
-		after(&x, d, acc[k]);
-		free(d);
+		after(&x, d, k);
 	}
+	zero(&x, n);
 	x.at = bodystart(fn);
-	for (uint k = 0; k < n; k++)
-		emit(&x, "mov.f64 %s, 0d0000000000000000;", acc[k]);
-	char **tail = flush(fn, p, acc, n);
-	oneexit(fn, (const char *const *)tail);
-	(void)orig;
-	for (uint k = 0; tail[k]; k++)
-		free(tail[k]);
-	for (uint k = 0; k < n; k++)
-		free(acc[k]);
-	for (int k = 0; k < 3; k++)
-		free(x.sa[k]);
-	free(tail), free(acc), free(at), free(x.sd), free(x.t), free(x.u), free(x.q);
+	emit(&x, "mov.u64 %s, %s;", x.acc, name);
+	oneexit(fn, flush(&x, p, n));
 }
 
 static char *
-statsjson(const Fn *fn, int measure, const uint *ins, const uint *ord, uint n)
+statsjson(const Fn *fn, int measure, const uint *ins, const uint *ord, uint n, uint all)
 {
 	struct buf b = BUF_INIT;
-	buf_printf(&b, "{\"measure\":\"%s\",\"ops\":[", measure == TIME ? "time" : "error");
+	buf_printf(&b, "{\"measure\":\"%s\",", measure == TIME ? "time" : "error");
+	if (measure == ERROR)
+		buf_printf(&b, "\"f64_ops\":%u,\"sampled\":%s,", all, n < all ? "true" : "false");
+	buf_puts(&b, "\"ops\":[");
 	for (uint k = 0; k < n; k++) {
 		const Ins *i = &fn->ins[ins[k]];
-		char *name = xstrndup(i->name.s, i->name.n);
 		buf_printf(&b, "%s{\"ins\":%u,\"op\":", k ? "," : "", ord[k]);
-		buf_json(&b, name);
+		buf_json(&b, arena_strndup(fn->mod->arena, i->name.s, i->name.n));
 		buf_printf(&b, ",\"line\":%u}", insline(fn, ins[k], NULL));
-		free(name);
 	}
 	buf_puts(&b, "]}");
 	return buf_take(&b);
@@ -508,34 +504,27 @@ static int
 apply(struct passctx *cx, Fn *fn, const struct params *p, struct outcome *o)
 {
 	int measure = p->v[MEASURE].i;
-	uint n;
-	uint *ins = targets(fn, &n);
-	if (findlbl(fn, "$L__mpcc_shadow_exit") != ~0u) {
-		free(ins);
+	uint n, all, max = p->v[MAX_OPS].i;
+	uint *ins = targets(fn, max, &n, &all);
+	if (findlbl(fn, "$L__mpcc_shadow_exit") != ~0u)
 		return o->why = xstrdup("the kernel is already instrumented"), -1;
-	}
-	if (measure == ERROR && n == 0) {
-		free(ins);
+	if (measure == ERROR && n == 0)
 		return o->why = xstrdup("no f64 arithmetic to shadow"), -1;
-	}
 	/* the exit code's activemask (PTX ISA 6.2), shfl.sync and red.add.f64
 	 * (sm_60) */
 	int isa = modversion(cx->m), sm = ptxsm(cx);
-	if (isa < 62 || sm < 60) {
-		free(ins);
+	if (isa < 62 || sm < 60)
 		return o->why = fmt("the instrumentation needs PTX ISA 6.2 and sm_60; this PTX is "
 		                    ".version %.*s for sm_%d", (int)cx->m->version.n,
 		                    cx->m->version.s ? cx->m->version.s : "", sm), -1;
-	}
 	uint *ord = ids(fn, ins, n);
-	o->stats = statsjson(fn, measure, ins, ord, measure == ERROR ? n : 0);
-	char *pfx = prefix(cx->m, fn), *name = symstr(cx->m, fn->sym);
-	module_part(cx->m, pfx, name, measure, ord, n);
+	o->stats = statsjson(fn, measure, ins, ord, measure == ERROR ? n : 0, all);
+	const char *pfx = prefix(cx->m, fn);
+	module_part(cx->m, pfx, symname(cx->m, fn->sym), measure, ord, n);
 	if (measure == TIME)
 		timing(fn, pfx);
 	else
-		errors(fn, pfx, ins, n);
-	free(pfx), free(name), free(ins);
+		errors(fn, pfx, max, n);
 	return 0;
 }
 
@@ -546,33 +535,34 @@ describe(FILE *out, const struct params *p)
 		fprintf(out, "           times each launch with %%globaltimer; the last thread prints "
 		             "'mpcc-time KERNEL LAUNCHES NS'\n");
 	else
-		fprintf(out, "           each f64 operation also runs in f32; the last thread prints "
-		             "'mpcc-shadow KERNEL INS LAUNCHES ERROR' per operation\n");
+		fprintf(out, "           each f64 operation (at most %ld, evenly spread) also runs in "
+		             "f32; the last thread prints 'mpcc-shadow KERNEL INS LAUNCHES ERROR' per "
+		             "operation\n", p->v[MAX_OPS].i);
 }
 
 static void
 explain(FILE *out, struct passctx *cx, Fn *fn, const struct params *p)
 {
-	uint n;
-	uint *ins = targets(fn, &n);
+	uint n, all;
+	targets(fn, p->v[MAX_OPS].i, &n, &all);
 	(void)cx;
-	if (p->v[MEASURE].i == ERROR)
+	if (p->v[MEASURE].i == ERROR && n < all)
+		fprintf(out, "           %u of its %u f64 operations to shadow\n", n, all);
+	else if (p->v[MEASURE].i == ERROR)
 		fprintf(out, "           %u f64 operations to shadow\n", n);
-	free(ins);
 }
 
 static void
 dump(FILE *out, struct passctx *cx, Fn *fn, const struct params *p)
 {
 	(void)p;
-	char *name = symstr(cx->m, fn->sym);
+	const char *name = symname(cx->m, fn->sym);
 	for (uint k = 0; k < fn->nins; k++)
 		if (fn->ins[k].op == Ocall) {
 			fprintf(out, "shadow: %s: ", name);
 			printins(out, fn, &fn->ins[k]);
 			fputc('\n', out);
 		}
-	free(name);
 }
 
 static const char *const measures[] = {"error", "time", NULL};
@@ -581,6 +571,9 @@ static const struct param params[] = {
 	[MEASURE] = {"measure", PENUM, 0, 0, 0, measures, NULL, "error",
 	             "error: each f64 operation's relative error against its f32 twin, "
 	             "summed per instruction; time: each launch's span by %globaltimer"},
+	[MAX_OPS] = {"max_ops", PINT, 0, 1, 1000000, NULL, NULL, "512",
+	             "measure=error shadows at most this many f64 operations of a kernel, evenly "
+	             "spread over it (about 20 instructions each: more makes ptxas slower)"},
 };
 
 const struct pass shadow_pass = {
