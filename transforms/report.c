@@ -6,7 +6,7 @@
  * while holding flock(LOCK_EX): O_APPEND alone makes the seek and the write
  * one step, and the lock covers file systems where it does not (NFS) and a
  * short write that would have to be finished by a second call. */
-#include "policies/policy.h"
+#include "transforms/pass.h"
 
 #include <errno.h>
 #include <fcntl.h>
