@@ -491,21 +491,43 @@ errors(Fn *fn, const char *p, const uint *orig, uint n)
 	free(tail), free(acc), free(at), free(x.sd), free(x.t), free(x.u), free(x.q);
 }
 
+/* the statistics: what the instrumented build will report on */
+enum { ST_MEASURE, ST_OPS };
+enum { OP_INS, OP_OP, OP_LINE };
+
+static const struct field opkey[] = {
+	[OP_INS] = {"ins", FINT, RINS, 0, NULL, 0,
+	            "its ordinal among the kernel's instructions as nvcc wrote them"},
+	[OP_OP] = {"op", FSTR, RNAME, 0, NULL, 0, "the instruction's opcode with its modifiers"},
+	[OP_LINE] = {"line", FINT, 0, 0, NULL, 0, "its .loc line (0: none)"},
+};
+static const struct field statkey[] = {
+	[ST_MEASURE] = {"measure", FSTR, 0, 0, NULL, 0, "time or error"},
+	[ST_OPS] = {"ops", FLIST, ROPS, 0, opkey, countof(opkey),
+	            "measure=error: the f64 operations shadowed, as the run's lines number them"},
+};
+static const struct field statroot = {"shadow", FOBJ, 0, 0, statkey, countof(statkey),
+                                      "the instrumented operations"};
+
 static char *
 statsjson(const Fn *fn, int measure, const uint *ins, const uint *ord, uint n)
 {
-	struct buf b = BUF_INIT;
-	buf_printf(&b, "{\"measure\":\"%s\",\"ops\":[", measure == TIME ? "time" : "error");
+	struct statw w;
+	statw_begin(&w, &statroot);
+	statw_str(&w, ST_MEASURE, measure == TIME ? "time" : "error");
+	statw_open(&w, ST_OPS);
 	for (uint k = 0; k < n; k++) {
 		const Ins *i = &fn->ins[ins[k]];
 		char *name = xstrndup(i->name.s, i->name.n);
-		buf_printf(&b, "%s{\"ins\":%u,\"op\":", k ? "," : "", ord[k]);
-		buf_json(&b, name);
-		buf_printf(&b, ",\"line\":%u}", insline(fn, ins[k], NULL));
+		statw_item(&w);
+		statw_int(&w, OP_INS, ord[k]);
+		statw_str(&w, OP_OP, name);
+		statw_int(&w, OP_LINE, insline(fn, ins[k], NULL));
+		statw_close(&w);
 		free(name);
 	}
-	buf_puts(&b, "]}");
-	return buf_take(&b);
+	statw_close(&w);
+	return statw_end(&w);
 }
 
 static int
@@ -588,10 +610,15 @@ static const struct param params[] = {
 	             "summed per instruction; time: each launch's span by %globaltimer"},
 };
 
+static const char *const sweep[] = {"", NULL};   /* the defaults: measure=error */
+
 const struct pass shadow_pass = {
 	.schema = {"shadow", "instrumented build for mpcc-tune: f64 errors against f32 twins, or kernel times",
 	           params, countof(params), describe},
+	.stats = &statroot,
 	.apply = apply,
 	.explain = explain,
 	.dump = dump,
+	.tune = &(const struct tuning){TUNE_PROBE, .timing = "measure=time", .shadow = "measure=error"},
+	.sweep = sweep,
 };

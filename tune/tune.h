@@ -143,9 +143,6 @@ void progress(const struct tuner *tu, const struct trial *t, const char *left);
  * many seconds (then returns -1) */
 int shell(const char *cmd, const char *const *env, const char *out, const char *err,
           double limit, double *wall);
-/* the value of key in the JSON object text line: a string unquoted,
- * anything else as written; NULL if absent (malloc'd) */
-char *jget(const char *line, const char *key);
 
 /* output.c */
 /* the numbers of text (every decimal, nan and inf), or of raw f32/f64 */
