@@ -1648,7 +1648,7 @@ static const struct field setkey[] = {
 	               "f64 in float code: the line of the promotion (else null)"},
 	[SET_PREDICTED] = {"predicted", FTARGETS, RPREDICTED, 3, NULL, 0,
 	                   "the kernel's predicted speed-up with this set alone lowered, per target"},
-	[SET_LOWERED] = {"lowered", FBOOL, 0, 0, NULL, 0, "lowered in this build"},
+	[SET_LOWERED] = {"lowered", FBOOL, RCHOSEN, 0, NULL, 0, "lowered in this build"},
 	[SET_WHY] = {"why", FSTR, 0, 0, NULL, 0, "why not lowered (else null)"},
 	[SET_BECAUSE] = {"because", FSTR, 0, 0, NULL, 0,
 	                 "lowered by auto although the model sees the kernel bound by DRAM: why"},

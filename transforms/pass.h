@@ -127,6 +127,7 @@ enum {          /* field.role: what mpcc-tune reads a key as */
 	RUNITS,     /* FLIST: the parts of a kernel that the pass's PSETS knob lists by id */
 	RID,        /* FINT in a unit: its id */
 	RRATIO,     /* FNUM in a unit: arithmetic over casts, GPUMixer's r_ac (mode 3's order) */
+	RCHOSEN,    /* FBOOL in a unit: applied in this build */
 	RINS,       /* FINTS in a unit, FINT in an op: instruction ordinals, as the
 	             * instrumentation numbers them */
 	ROPS,       /* FLIST: the operations an instrumented build reports on */
