@@ -12,7 +12,10 @@
  * Running the two builds in turn needs both programs at hand: when --build
  * and --run name $MPCC_TUNE_DIR each trial has its own files, and with
  * --binary each trial kept a copy of the program, put back before its run;
- * otherwise each run is preceded by that trial's build. */
+ * otherwise the program is rebuilt whenever the other one is to run. The
+ * rounds alternate which runs first (baseline, candidate; candidate,
+ * baseline; ...), which cancels a steady drift within a round and halves
+ * those rebuilds. */
 #include "tune/tune.h"
 
 #include <math.h>
@@ -30,12 +33,15 @@ howrun(const struct tuner *tu)
 	return tu->binary ? BINARY : REBUILD;
 }
 
-/* make t's program the one --run runs; 0, or -1 with *why */
+/* make t's program the one --run runs (*cur: the one it runs now); 0,
+ * or -1 with *why */
 static int
-ready(struct tuner *tu, const struct trial *t, const char *dir, int how, char **why)
+ready(struct tuner *tu, const struct trial *t, const char *dir, int how, const struct trial **cur,
+      char **why)
 {
-	if (how == APART)
+	if (how == APART || *cur == t)
 		return 0;
+	*cur = t;
 	if (how == BINARY) {
 		char *cp = fmt("cp '%s/binary' '%s'", t->dir, tu->binary);
 		int st = system(cp);
@@ -52,13 +58,13 @@ ready(struct tuner *tu, const struct trial *t, const char *dir, int how, char **
 
 /* one run of t in round r: its time, or NAN after a message */
 static double
-runit(struct tuner *tu, const struct trial *t, int r, int how)
+runit(struct tuner *tu, const struct trial *t, int r, int how, const struct trial **cur)
 {
 	char *dir = fmt("%s/confirm/r%d-t%d", tu->workdir, r, t->id), *why = NULL;
 	char *out = fmt("%s/run.out", dir), *err = fmt("%s/run.err", dir);
 	double v = NAN;
 	mkdir(dir, 0777);
-	if (ready(tu, t, dir, how, &why) == 0 && run_once(tu, t->dir, out, err, &v, &why) < 0)
+	if (ready(tu, t, dir, how, cur, &why) == 0 && run_once(tu, t->dir, out, err, &v, &why) < 0)
 		v = NAN;
 	if (why)
 		fprintf(stderr, "mpcc-tune: confirm: round %d, %s: %s\n", r + 1, t->what, why), v = NAN;
@@ -70,8 +76,9 @@ void
 confirm(struct tuner *tu, struct trial *t, struct confirmation *c)
 {
 	static const char *const hows[] = {"each in its own directory", "their --binary put back in turn",
-	                                   "each rebuilt before its run"};
+	                                   "each rebuilt when the other ran last"};
 	int n = tu->confirm, how = howrun(tu), m = 0;
+	const struct trial *cur = NULL;   /* not known: the last build may be either */
 	double *ratio = xmalloc(n * sizeof *ratio), *base = xmalloc(n * sizeof *base);
 	char *d = fmt("%s/confirm", tu->workdir);
 	mkdir(d, 0777);
@@ -79,7 +86,11 @@ confirm(struct tuner *tu, struct trial *t, struct confirmation *c)
 	fprintf(stderr, "mpcc-tune: confirm: %s (%.3fx in its search) against the baseline, %d "
 	        "interleaved rounds (%s)\n", t->what, speedup(tu, t), n, hows[how]);
 	for (int r = 0; r < n; r++) {
-		double b = runit(tu, tu->base, r, how), x = runit(tu, t, r, how);
+		double b, x;
+		if (r % 2)
+			x = runit(tu, t, r, how, &cur), b = runit(tu, tu->base, r, how, &cur);
+		else
+			b = runit(tu, tu->base, r, how, &cur), x = runit(tu, t, r, how, &cur);
 		if (isnan(b) || isnan(x))
 			continue;
 		base[m] = b;

@@ -28,6 +28,11 @@
 #include <unistd.h>
 #include <fcntl.h>
 
+/* seconds a run may take over --slow times the baseline's wall time:
+ * a short program's time on a loaded machine (parallel tests, a launcher
+ * that queues) varies by more than a few times its own */
+#define SLACK 1.0
+
 static double
 now(void)
 {
@@ -470,7 +475,7 @@ run_once(struct tuner *tu, const char *dir, const char *out, const char *err, do
 {
 	char *e_dir = fmt("MPCC_TUNE_DIR=%s", dir), *cmd = runcmd(tu);
 	const char *env[] = {e_dir, tu->jobs > 1 && !tu->launcher ? "CUDA_VISIBLE_DEVICES=0" : NULL, NULL};
-	double wall, limit = tu->slow * tu->base->wall + 0.2;
+	double wall, limit = tu->slow * tu->base->wall + SLACK;
 	int st = shell(cmd, env, out, err, limit, &wall);
 	size_t n;
 	char *text = readfile(out, &n), *etext = readfile(err, &n);
@@ -506,7 +511,7 @@ runall(struct tuner *tu, struct trial **t, int n)
 {
 	int jobs = tu->jobs > 0 ? tu->jobs : 1, next = 0, busy = 0;
 	struct slot *slot = xcalloc(jobs, sizeof *slot);
-	double limit = tu->base && tu->base->verdict == V_OK ? tu->slow * tu->base->wall + 0.2 : 0;
+	double limit = tu->base && tu->base->verdict == V_OK ? tu->slow * tu->base->wall + SLACK : 0;
 	int done = 0;
 	char left[64];
 	while (next < n || busy) {

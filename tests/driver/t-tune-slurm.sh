@@ -105,7 +105,7 @@ mkdir -p "$d" && cp "$FAKE/k.cu" "$FAKE/fake.sh" "$d/"
 (cd "$d" && FAKE_LOG=$d/runs.log "$MPCC_TUNE" \
 	--build "mkdir -p \$MPCC_TUNE_DIR && $MPCC -arch=sm_90 -ptx k.cu -o \$MPCC_TUNE_DIR/k.ptx" \
 	--run "sh fake.sh \$MPCC_TUNE_DIR/k.ptx" --time 'time_ms=([0-9.]+)' --qos 2.55e-4 --runs 1 \
-	--min-share 1 --search exhaustive --step 16 --jobs 2 --build-jobs 2 --dry-run \
+	--min-share 1 --search exhaustive --step 16 --jobs 2 --build-jobs 2 --dry-run --slow 20 \
 	--launcher "srun -N1 -n1 --job-name=mpcc-tune" >out 2>err)
 runs=$(wc -l <"$d/runs.log" 2>/dev/null)
 jobs=$(grep -c 'slurm_job=[0-9]' "$d/runs.log" 2>/dev/null)
