@@ -4,9 +4,13 @@
  * A pass is one file with one entry in the table of passes.c (STYLE.md,
  * Example 4; DESIGN.md, "Adding a pass"): its schema (the parameters, which
  * the policy layer reads from .mpcc.yaml rules and mpcc-opt from -p
- * NAME:key=value,...), what it does to one kernel, and optionally what it
- * says for --mpcc-explain and dumps for mpcc-opt -d NAME. The pipeline, the
- * report, explain and mpcc-opt all walk the table; nothing else names a pass.
+ * NAME:key=value,...), the keys of its statistics (struct field: the
+ * report's "stats" object is written through them, stats.c), what it does
+ * to one kernel, optionally what it says for --mpcc-explain and dumps for
+ * mpcc-opt -d NAME, what mpcc-tune does with it (struct tuning), and the
+ * settings scripts/sweep.sh runs. The pipeline, the report, explain,
+ * mpcc-opt, mpcc-tune and the sweep all walk the table; nothing else names
+ * a pass.
  *
  * Layers: driver -> transforms -> policies -> ptx -> common. This header may
  * include policies/ and ptx/; nothing below includes it. */

@@ -105,12 +105,13 @@ fixed(struct tuner *tu, const struct setting *base, const struct kern *k, int pa
       struct trial **own)
 {
 	const struct param *knob = pass_knob(pass);
-	char *p = fmt("%s=%s", knob->name, knob->def);
+	char *p = knob->def ? fmt("%s=%s", knob->name, knob->def) : NULL;
 	struct trial *t[2] = {withknob(tu, base, pass, k->mangled, passes[pass]->tune->strongest, -1),
-	                      withknob(tu, base, pass, k->mangled, p, -1)};
+	                      p ? withknob(tu, base, pass, k->mangled, p, -1) : NULL};
+	int n = p ? 2 : 1;   /* a knob with no default has no own choice */
 	free(p);
-	tuner_eval(tu, t, 2);
-	for (int i = 0; i < 2; i++) {
+	tuner_eval(tu, t, n);
+	for (int i = 0; i < n; i++) {
 		int applied, chosen = 0;
 		char *st = report_stats(t[i]->report, pass, k->mangled, &applied);
 		struct unit *u;
@@ -122,7 +123,7 @@ fixed(struct tuner *tu, const struct setting *base, const struct kern *k, int pa
 		free(st);
 		curve_add(c, t[i]);
 	}
-	*own = t[1];
+	*own = t[n - 1];
 	return t[0];
 }
 
