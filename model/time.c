@@ -119,12 +119,11 @@ alone(struct kmodel *a, const struct variant *v)
 	const uchar *gone = a->gone;
 	double *rdy = a->rdy, total = 0;
 	uint *stamp = a->stamp;
-	int *next = a->next, *first = a->first;
 	double cvt = f2flat();
 	memset(rdy, 0, (fn->nreg + 1) * sizeof *rdy);
 	memset(stamp, 0, (fn->nreg + 1) * sizeof *stamp);
 	castsat(a, v);
-	next = a->next;
+	const int *next = a->next, *first = a->first;
 #define READY(r) (stamp[r] == b + 1 ? rdy[r] : 0)
 	for (uint b = 0; b < fn->nblk; b++) {
 		const Blk *bk = &fn->blk[b];

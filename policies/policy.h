@@ -111,36 +111,6 @@ int policy_check(const char *path);
  * ccache's compiler_check (mpcc --mpcc-policy-hash[=DIR]), see mpcc.yaml(5). */
 char *policy_hash(const char *cu, const char *policy_opt, const char *profile_opt);
 
-/* report.c */
-struct report {
-	const char *src, *arch, *mangled, *demangled;
-	const char *transform;  /* the pass: schemas[t]->name */
-	const char *params;     /* JSON object text, e.g. {"lambda":32,"approx":[...]} */
-	int applied;
-	const char *reason;     /* why it was not applied, or NULL */
-	const char *stats;      /* JSON object text of the transform's statistics, or NULL */
-	const char *profile;    /* optional: the profile name */
-	const char *rule;       /* optional: "path:line:col" of the rule (struct rule's where) */
-	const char *ptxas;      /* optional: JSON object of ptxas -v's figures per sm_NN */
-};
-/* append one JSON line to path; one write(2) on an O_APPEND descriptor under
- * flock, so concurrent compiles (make -j) never interleave. NULL strings are
- * written as null, NULL params/stats as {}. 0, or -1 after a warning. */
-int report_append(const char *path, const struct report *r);
-/* the JSON object report_append writes, without the newline; malloc'd */
-char *report_line(const struct report *r);
-
-/* reports kept until the PTX they describe has reached the output (the
- * driver writes them after ptxas accepted it) */
-struct reports {
-	struct report *r;
-	int n, cap;
-};
-void reports_add(struct reports *l, const struct report *r);   /* copies r's strings */
-/* append each to path; restored: nvcc's PTX replaced the transformed one,
- * so nothing was applied and this is why. Empties l. */
-void reports_flush(struct reports *l, const char *path, const char *restored);
-
 /* explain.c */
 /* print, for one kernel of cu, which policy file, profile and rule apply and
  * what each pass would do with which parameters (--mpcc-explain), each

@@ -3,7 +3,10 @@
 # CUDA itself (nvcc 13 in /usr/local/cuda) is not a Debian package: it must be
 # on the machine already; the driver and PTX tests skip without it.
 set -e
-pkgs="cmake make gcc g++ clang libyaml-dev llvm-14-tools python3 ccache sccache libclang-rt-14-dev"
+# librsvg2-bin: rsvg-convert renders mpcc-tune's plots in a test; slurm-wlm
+# and munge: a one-node Slurm that t-tune-slurm.sh starts for --launcher
+pkgs="cmake make gcc g++ clang libyaml-dev llvm-14-tools python3 ccache sccache libclang-rt-14-dev
+      librsvg2-bin slurm-wlm munge"
 missing=
 for p in $pkgs; do
 	dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"

@@ -2,7 +2,9 @@
 # Every pass over PTX of real code, as users will meet the passes.
 # Usage: scripts/sweep.sh MPCC_OPT DIR [JOBS]
 # For each .ptx under DIR (nvcc -ptx output of any CUDA code: samples,
-# benchmark suites, your own) and each pass setting below, runs
+# benchmark suites, your own) and each pass setting that `mpcc-opt
+# --settings` lists (every pass's own from its table entry, then the
+# transforms chained), runs
 # "MPCC_OPT --verify FILE -p SETTING", then ptxas (for the PTX's own
 # .target) on every output that differs from its input. A line a run:
 #   OK SETTING FILE          changed, verified, assembled
@@ -40,9 +42,10 @@ command -v ptxas >/dev/null || PATH=$PATH:/usr/local/cuda/bin
 out=${OUT:-$(mktemp -d)}
 mkdir -p "$out"
 self=$(cd "$(dirname "$0")" && pwd)/sweep.sh
+settings=$("$opt" --settings) && [ -n "$settings" ] ||
+	{ echo "sweep.sh: '$opt --settings' lists no setting" >&2; exit 2; }
 find "$dir" -name '*.ptx' | sort | while read -r f; do
-	for p in "sfu:lambda=32" "fiset:sets=all" "fiset:sets=auto" "half2:type=f16,force=true" \
-		"half2:type=bf16,pairing=blocks,force=true" "shadow" "sfu:lambda=32;fiset:sets=all"; do
+	for p in $settings; do
 		printf '%s\n%s\n' "$f" "$p"
 	done
 done | tr '\n' '\0' | xargs -0 -n 2 -P "$jobs" sh "$self" --one "$opt" "$out" >"$out/sweep.txt"

@@ -11,6 +11,7 @@
  *
  * needs: nothing; breaks: cfg defuse loops of fn */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "transforms/fiset.h"
@@ -155,15 +156,6 @@ pick(struct fs *a, const struct params *p, uchar *ch)
 
 /* ---- report, explain, dump ---- */
 
-static void
-jsonnum(struct buf *b, double x)
-{
-	if (isinf(x) || isnan(x))
-		buf_puts(b, "null");
-	else
-		buf_printf(b, "%.3f", x);
-}
-
 /* the distinct .loc lines of set s, in order, at most 8: "12,14" */
 static const char *
 setlines(const struct fs *a, int s)
@@ -190,58 +182,110 @@ setlines(const struct fs *a, int s)
 	return arena_strdup(a->a, text);
 }
 
+/* the statistics: the sets, what became of each, and the predictions */
+enum { ST_F64OPS, ST_SETS, ST_LOWERED, ST_AFTER, ST_REFUSED, ST_PREDICTED, ST_SET };
+enum { SET_ID, SET_OPS, SET_CASTS, SET_FOLDED, SET_RAC, SET_DEPTH, SET_FLOAT, SET_LINES, SET_INS,
+       SET_PROMO, SET_PREDICTED, SET_LOWERED, SET_WHY, SET_BECAUSE };
+
+static const struct field setkey[] = {
+	[SET_ID] = {"id", FINT, RID, 0, NULL, 0, "the set's id, stable for the same PTX (sets: [ids])"},
+	[SET_OPS] = {"ops", FINT, 0, 0, NULL, 0, "f64 operations in the set"},
+	[SET_CASTS] = {"casts", FINT, 0, 0, NULL, 0, "conversions lowering it adds"},
+	[SET_FOLDED] = {"folded", FINT, 0, 0, NULL, 0, "conversions it folds away"},
+	[SET_RAC] = {"r_ac", FNUM, RRATIO, 3, NULL, 0, "ops / casts (null: no cast)"},
+	[SET_DEPTH] = {"depth", FINT, 0, 0, NULL, 0, "loop depth"},
+	[SET_FLOAT] = {"f64_in_float_code", FBOOL, 0, 0, NULL, 0,
+	               "f64 promoted from f32 values and constants: lowering removes every conversion"},
+	[SET_LINES] = {"lines", FINTS, 0, 0, NULL, 0, "its distinct .loc lines, at most 8"},
+	[SET_INS] = {"ins", FINTS, RINS, 0, NULL, 0,
+	             "its instructions' ordinals, as the shadow pass numbers them"},
+	[SET_PROMO] = {"promotion_line", FINT, 0, 0, NULL, 0,
+	               "f64 in float code: the line of the promotion (else null)"},
+	[SET_PREDICTED] = {"predicted", FTARGETS, RPREDICTED, 3, NULL, 0,
+	                   "the kernel's predicted speed-up with this set alone lowered, per target"},
+	[SET_LOWERED] = {"lowered", FBOOL, RCHOSEN, 0, NULL, 0, "lowered in this build"},
+	[SET_WHY] = {"why", FSTR, 0, 0, NULL, 0, "why not lowered (else null)"},
+	[SET_BECAUSE] = {"because", FSTR, 0, 0, NULL, 0,
+	                 "lowered by auto although the model sees the kernel bound by DRAM: why"},
+};
+static const struct field statkey[] = {
+	[ST_F64OPS] = {"f64_ops", FINT, 0, 0, NULL, 0, "f64 arithmetic instructions in the kernel"},
+	[ST_SETS] = {"sets", FINT, 0, 0, NULL, 0, "sets found"},
+	[ST_LOWERED] = {"lowered", FINT, 0, 0, NULL, 0, "sets lowered"},
+	[ST_AFTER] = {"f64_ops_after", FINT, 0, 0, NULL, 0, "f64 arithmetic instructions left"},
+	[ST_REFUSED] = {"refused_constants", FINT, 0, 0, NULL, 0,
+	                "f64 constants not folded: they would leave f32's range"},
+	[ST_PREDICTED] = {"predicted", FTARGETS, RPREDICTED, 3, NULL, 0,
+	                  "the kernel's predicted speed-up with the sets lowered, per target"},
+	[ST_SET] = {"set", FLIST, RUNITS, 0, setkey, countof(setkey), "every set, lowered or not"},
+};
+static const struct field statroot = {"fiset", FOBJ, 0, 0, statkey, countof(statkey),
+                                      "the sets and what became of them"};
+
+/* key k, a list of the integers in text ("12,14") */
 static void
-setjson(struct buf *b, const struct fs *a, int s)
+elems(struct statw *w, int k, const char *text)
+{
+	statw_open(w, k);
+	for (char *p = (char *)text; p && *p; p += *p == ',')
+		statw_elem(w, strtol(p, &p, 10));
+	statw_close(w);
+}
+
+static void
+setjson(struct statw *w, const struct fs *a, int s)
 {
 	const struct set *st = &a->s[s];
-	buf_printf(b, "{\"id\":%d,\"ops\":%d,\"casts\":%d,\"folded\":%d,\"r_ac\":", st->id, st->ops,
-	           st->casts, st->folded);
-	jsonnum(b, st->rac);
-	buf_printf(b, ",\"depth\":%d,\"f64_in_float_code\":%s,\"lines\":[", st->depth,
-	           st->accidental ? "true" : "false");
-	buf_puts(b, setlines(a, s));
-	buf_puts(b, "],\"ins\":[");   /* ordinals, as the shadow pass numbers them */
-	for (uint k = 0, n = 0; k < a->n; k++)
+	const int v[] = {[SET_ID] = st->id, [SET_OPS] = st->ops, [SET_CASTS] = st->casts,
+	                 [SET_FOLDED] = st->folded};
+	statw_item(w);
+	for (int k = SET_ID; k <= SET_FOLDED; k++)
+		statw_int(w, k, v[k]);
+	statw_num(w, SET_RAC, st->rac);
+	statw_int(w, SET_DEPTH, st->depth);
+	statw_bool(w, SET_FLOAT, st->accidental);
+	elems(w, SET_LINES, setlines(a, s));
+	statw_open(w, SET_INS);
+	for (uint k = 0; k < a->n; k++)
 		if (a->set[k] == s)
-			buf_printf(b, "%s%u", n++ ? "," : "", a->ord[k]);
-	buf_puts(b, "],\"promotion_line\":");
+			statw_elem(w, a->ord[k]);
+	statw_close(w);
 	if (st->promo)
-		buf_printf(b, "%u", st->promo);
+		statw_int(w, SET_PROMO, st->promo);
 	else
-		buf_puts(b, "null");
-	buf_puts(b, ",\"predicted\":{");
-	for (int j = 0; j < a->nt; j++) {
-		buf_printf(b, "%s\"sm_%d\":", j ? "," : "", a->tsm[j]);
-		jsonnum(b, st->pred[j]);
-	}
-	buf_printf(b, "},\"lowered\":%s,\"why\":", st->lower ? "true" : "false");
-	buf_json(b, st->lower ? NULL : st->why);
-	buf_puts(b, ",\"because\":");
-	buf_json(b, st->lower ? st->whyown : NULL);
-	buf_puts(b, "}");
+		statw_null(w, SET_PROMO);
+	statw_open(w, SET_PREDICTED);
+	for (int j = 0; j < a->nt; j++)
+		statw_target(w, a->tsm[j], st->pred[j]);
+	statw_close(w);
+	statw_bool(w, SET_LOWERED, st->lower);
+	statw_str(w, SET_WHY, st->lower ? NULL : st->why);
+	statw_str(w, SET_BECAUSE, st->lower ? st->whyown : NULL);
+	statw_close(w);
 }
 
 static char *
 stats(struct fs *a, const uchar *ch, int nlow, int after)
 {
-	struct buf b = BUF_INIT;
-	buf_printf(&b, "{\"f64_ops\":%d,\"sets\":%d,\"lowered\":%d,\"f64_ops_after\":%d,"
-	           "\"refused_constants\":%d,\"predicted\":{", a->nf64, a->ns, nlow, after, a->refused);
+	const int v[] = {[ST_F64OPS] = a->nf64, [ST_SETS] = a->ns, [ST_LOWERED] = nlow,
+	                 [ST_AFTER] = after, [ST_REFUSED] = a->refused};
+	struct statw w;
+	statw_begin(&w, &statroot);
+	for (int k = ST_F64OPS; k <= ST_REFUSED; k++)
+		statw_int(&w, k, v[k]);
+	statw_open(&w, ST_PREDICTED);
 	for (int j = 0; j < a->nt; j++) {
-		buf_printf(&b, "%s\"sm_%d\":", j ? "," : "", a->tsm[j]);
 		double x[2] = {1, 1};
 		if (nlow)
 			fs_predict(a, j, ch, x);
-		jsonnum(&b, x[0]);
+		statw_target(&w, a->tsm[j], x[0]);
 	}
-	buf_puts(&b, "},\"set\":[");
-	for (int s = 0; s < a->ns; s++) {
-		if (s)
-			buf_puts(&b, ",");
-		setjson(&b, a, s);
-	}
-	buf_puts(&b, "]}");
-	return buf_take(&b);
+	statw_close(&w);
+	statw_open(&w, ST_SET);
+	for (int s = 0; s < a->ns; s++)
+		setjson(&w, a, s);
+	statw_close(&w);
+	return statw_end(&w);
 }
 
 static void
@@ -442,10 +486,16 @@ static const struct param params[] = {
 	              "at most this many sets are lowered in one kernel"},
 };
 
+static const char *const sweep[] = {"sets=all", "sets=auto", NULL};
+
 const struct pass fiset_pass = {
 	.schema = {"fiset", "FP64 -> FP32 lowering of the groups of f64 operations that pay",
 	           params, countof(params), describe},
+	.stats = &statroot,
 	.apply = apply,
 	.explain = explain,
 	.dump = dump,
+	.tune = &(const struct tuning){TUNE_TRANSFORM, .knob = "sets", .strongest = "sets=all",
+	                               .guess = 1.2, .axis = "sets lowered"},
+	.sweep = sweep,
 };

@@ -294,32 +294,73 @@ h2_notpaying(const struct h2 *h)
 	return NULL;
 }
 
+/* the statistics: what pairing made of the kernel, and the prediction */
+enum { ST_TYPE, ST_PAIRING, ST_X2, ST_LANE, ST_UNIFORM, ST_PACKS, ST_UNPACKS, ST_VARYBR, ST_MASKED,
+       ST_PREDICTED, ST_BOUND, ST_REGS, ST_PREGS, ST_RANGE };
+enum { RG_OVER, RG_UNDER };
+
+static const struct field rangekey[] = {
+	[RG_OVER] = {"overflow", FINT, 0, 0, NULL, 0, "f32 constants over the type's largest value"},
+	[RG_UNDER] = {"underflow", FINT, 0, 0, NULL, 0, "f32 constants below its normal range"},
+};
+static const struct field statkey[] = {
+	[ST_TYPE] = {"type", FSTR, 0, 0, NULL, 0, "f16, bf16 or f32 lanes"},
+	[ST_PAIRING] = {"pairing", FSTR, 0, 0, NULL, 0, "threads or blocks"},
+	[ST_X2] = {"x2", FINT, 0, 0, NULL, 0, "f32 instructions that became one x2 instruction"},
+	[ST_LANE] = {"per_lane", FINT, 0, 0, NULL, 0, "instructions run once per lane"},
+	[ST_UNIFORM] = {"uniform", FINT, 0, 0, NULL, 0, "instructions run once for both lanes"},
+	[ST_PACKS] = {"packs", FINT, 0, 0, NULL, 0, "two f32 values packed into one register"},
+	[ST_UNPACKS] = {"unpacks", FINT, 0, 0, NULL, 0, "a lane taken out of a packed register"},
+	[ST_VARYBR] = {"varying_branches", FINT, 0, 0, NULL, 0, "branches whose condition differs between the lanes"},
+	[ST_MASKED] = {"masked_blocks", FINT, 0, 0, NULL, 0, "blocks run under a lane mask"},
+	[ST_PREDICTED] = {"predicted", FTARGETS, RPREDICTED, 2, NULL, 0,
+	                  "the kernel's predicted speed-up, per target"},
+	[ST_BOUND] = {"bound", FSTR, 0, 0, NULL, 0, "what bounds the kernel on the first target"},
+	[ST_REGS] = {"registers", FTARGETS, 0, 0, NULL, 0,
+	             "targets bound by memory: ptxas's registers a thread, as nvcc made it"},
+	[ST_PREGS] = {"registers_paired", FTARGETS, 0, 0, NULL, 0, "and paired"},
+	[ST_RANGE] = {"range", FOBJ, 0, 0, rangekey, countof(rangekey),
+	              "f16 and bf16: constants the type cannot hold"},
+};
+const struct field h2_statroot = {"half2", FOBJ, 0, 0, statkey, countof(statkey),
+                                  "what pairing made of the kernel"};
+
 char *
 h2_stats(const struct h2 *h)
 {
 	static const char *const ty[] = {"f16", "bf16", "f32"};
-	struct buf b = BUF_INIT;
-	buf_printf(&b, "{\"type\":\"%s\",\"pairing\":\"%s\",\"x2\":%d,\"per_lane\":%d,"
-	           "\"uniform\":%d,\"packs\":%d,\"unpacks\":%d,\"varying_branches\":%d,"
-	           "\"masked_blocks\":%d,\"predicted\":{", ty[h->type],
-	           h->pairing == BLOCKS ? "blocks" : "threads", h->nx2, h->nlane, h->nuniform,
-	           h->npack, h->nunpack, h->nvarybr, h->ndiv);
+	const int v[] = {[ST_X2] = h->nx2, [ST_LANE] = h->nlane, [ST_UNIFORM] = h->nuniform,
+	                 [ST_PACKS] = h->npack, [ST_UNPACKS] = h->nunpack, [ST_VARYBR] = h->nvarybr,
+	                 [ST_MASKED] = h->ndiv};
+	struct statw w;
+	statw_begin(&w, &h2_statroot);
+	statw_str(&w, ST_TYPE, ty[h->type]);
+	statw_str(&w, ST_PAIRING, h->pairing == BLOCKS ? "blocks" : "threads");
+	for (int k = ST_X2; k <= ST_MASKED; k++)
+		statw_int(&w, k, v[k]);
+	statw_open(&w, ST_PREDICTED);
 	for (int k = 0; k < h->nsm; k++)
-		buf_printf(&b, "%s\"sm_%d\":%.2f", k ? "," : "", h->sm[k], h->speedup[k]);
-	buf_printf(&b, "},\"bound\":\"%s\"", h->nsm && h->bound[0] ? h->bound[0] : "unknown");
-	for (int k = 0, n = 0; k < h->nsm; k++)
-		if (membound(h, k) && h->regs[k][0] >= 0 && h->regs[k][1] >= 0)
-			buf_printf(&b, "%s\"sm_%d\":[%d,%d]", n++ ? "," : ",\"registers\":{", h->sm[k],
-			           h->regs[k][0], h->regs[k][1]);
-	for (int k = 0; k < h->nsm; k++)
-		if (membound(h, k) && h->regs[k][0] >= 0 && h->regs[k][1] >= 0) {
-			buf_puts(&b, "}");
-			break;
-		}
-	if (h->type != F32)
-		buf_printf(&b, ",\"range\":{\"overflow\":%d,\"underflow\":%d}", h->rangeover, h->rangeunder);
-	buf_puts(&b, "}");
-	return buf_take(&b);
+		statw_target(&w, h->sm[k], h->speedup[k]);
+	statw_close(&w);
+	statw_str(&w, ST_BOUND, h->nsm && h->bound[0] ? h->bound[0] : "unknown");
+	for (int r = 0; r < 2; r++) {
+		int n = 0;
+		for (int k = 0; k < h->nsm; k++)
+			if (membound(h, k) && h->regs[k][0] >= 0 && h->regs[k][1] >= 0) {
+				if (!n++)
+					statw_open(&w, ST_REGS + r);
+				statw_target(&w, h->sm[k], h->regs[k][r]);
+			}
+		if (n)
+			statw_close(&w);
+	}
+	if (h->type != F32) {
+		statw_open(&w, ST_RANGE);
+		statw_int(&w, RG_OVER, h->rangeover);
+		statw_int(&w, RG_UNDER, h->rangeunder);
+		statw_close(&w);
+	}
+	return statw_end(&w);
 }
 
 void

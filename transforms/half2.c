@@ -185,9 +185,16 @@ static const struct param params[] = {
 	           "pair even where the cost model predicts no gain on a target of the build"},
 };
 
+extern const struct field h2_statroot;   /* its stats' keys, beside h2_stats() */
+static const char *const sweep[] = {"type=f16,force=true", "type=bf16,pairing=blocks,force=true", NULL};
+
 const struct pass half2_pass = {
 	.schema = {"half2", "thread pairing: one thread computes two logical threads in x2 lanes",
 	           params, countof(params), describe},
+	.stats = &h2_statroot,
 	.apply = apply,
 	.explain = explain,
+	.tune = &(const struct tuning){TUNE_TRANSFORM, .knob = "type", .strongest = "type=f16",
+	                               .guess = 1.2, .axis = "lane type"},
+	.sweep = sweep,
 };

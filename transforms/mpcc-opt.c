@@ -1,6 +1,7 @@
 /* mpcc-opt: run passes on one PTX file (like LLVM's opt).
  *   mpcc-opt IN.ptx [-o OUT.ptx] [-p NAME[:key=value,...]]... [--arch sm_NN]...
  *                   [--report FILE] [-d NAME] [--verify]
+ *   mpcc-opt --params | --stats | --settings
  * With no pass it is the round trip print(parse(IN)). The passes are the
  * table of passes.c, with the parameters of their schemas (as a policy
  * gives them, plus their tool-only ones and kernels=GLOB); the analyses
@@ -69,7 +70,8 @@ static _Noreturn void
 usage(void)
 {
 	fprintf(stderr, "usage: mpcc-opt IN.ptx [-o OUT.ptx] [-p NAME[:key=value,...]]... "
-	        "[--arch sm_NN]... [--report FILE] [-d NAME] [--verify]\nanalyses:\n");
+	        "[--arch sm_NN]... [--report FILE] [-d NAME] [--verify]\n"
+	        "       mpcc-opt --params | --stats | --settings   (the passes' tables)\nanalyses:\n");
 	for (size_t k = 0; k < countof(analyses); k++)
 		fprintf(stderr, "  %-10s %s\n", analyses[k].name, analyses[k].help);
 	fprintf(stderr, "passes (every one also takes kernels=GLOB):\n");
@@ -106,6 +108,65 @@ printparams(void)
 			       q->flags & PTOOL ? "tool" : "policy", q->help);
 		}
 	}
+}
+
+/* --stats: every key of every pass's statistics, one tab-separated line
+ * each (pass, key, kind, role, help); a list's keys are NAME[].KEY */
+static void
+printfields(const char *pass, const char *prefix, const struct field *obj)
+{
+	static const char *const kind[] = {"int", "number", "bool", "string", "ints", "per-target",
+	                                   "object", "list"};
+	static const char *const role[] = {"-", "predicted", "units", "id", "ratio", "chosen", "ins",
+	                                   "ops", "name"};
+	for (int i = 0; i < obj->nsub; i++) {
+		const struct field *f = &obj->sub[i];
+		char *path = fmt("%s%s", prefix, f->name);
+		printf("%s\t%s\t%s\t%s\t%s\n", pass, path, kind[f->kind], role[f->role], f->help);
+		if (f->sub) {
+			char *in = fmt("%s%s.", path, f->kind == FLIST ? "[]" : "");
+			printfields(pass, in, f);
+			free(in);
+		}
+		free(path);
+	}
+}
+
+/* --settings: the pass settings scripts/sweep.sh runs on real code, one a
+ * line: each pass's own, then the first of every transform chained */
+static void
+printsettings(void)
+{
+	struct buf chain = BUF_INIT;
+	for (int k = 0; k < npass; k++) {
+		const struct pass *p = passes[k];
+		for (int i = 0; p->sweep && p->sweep[i]; i++)
+			printf("%s%s%s\n", p->schema.name, *p->sweep[i] ? ":" : "", p->sweep[i]);
+		if (p->sweep && p->tune && p->tune->role == TUNE_TRANSFORM)
+			buf_printf(&chain, "%s%s%s%s", chain.n ? ";" : "", p->schema.name,
+			           *p->sweep[0] ? ":" : "", p->sweep[0]);
+	}
+	if (chain.n)
+		printf("%s\n", chain.s);
+	buf_release(&chain);
+}
+
+/* --params, --stats, --settings: print that table; 0 if s is none of them */
+static int
+listing(const char *s)
+{
+	if (!strcmp(s, "--params"))
+		printparams();
+	else if (!strcmp(s, "--stats"))
+		for (int i = 0; i < npass; i++) {
+			if (passes[i]->stats)
+				printfields(passes[i]->schema.name, "", passes[i]->stats);
+		}
+	else if (!strcmp(s, "--settings"))
+		printsettings();
+	else
+		return 0;
+	return 1;
 }
 
 /* one -p NAME[:ARGS] or -d NAME, resolved */
@@ -292,8 +353,8 @@ main(int argc, char **argv)
 				die("--arch: expected sm_NN or compute_NN, not '%s'", argv[k]);
 		} else if (!strcmp(s, "-h") || !strcmp(s, "--help"))
 			usage();
-		else if (!strcmp(s, "--params"))
-			return printparams(), 0;
+		else if (listing(s))
+			return 0;
 		else if (s[0] == '-' && s[1])
 			die("unknown option '%s'", s);
 		else if (in)

@@ -11,9 +11,13 @@
  * A pass is one file with one entry in the table of passes.c (STYLE.md,
  * Example 4; DESIGN.md, "Adding a pass"): its schema (the parameters, which
  * the policy layer reads from .mpcc.yaml rules and mpcc-opt from -p
- * NAME:key=value,...), what it does to one kernel, and optionally what it
- * says for --mpcc-explain and dumps for mpcc-opt -d NAME. The pipeline, the
- * report, explain and mpcc-opt all walk the table; nothing else names a pass.
+ * NAME:key=value,...), the keys of its statistics (struct field: the
+ * report's "stats" object is written through them, stats.c), what it does
+ * to one kernel, optionally what it says for --mpcc-explain and dumps for
+ * mpcc-opt -d NAME, what mpcc-tune does with it (struct tuning), and the
+ * settings scripts/sweep.sh runs. The pipeline, the report, explain,
+ * mpcc-opt, mpcc-tune and the sweep all walk the table; nothing else names
+ * a pass.
  *
  * Layers: driver -> transforms -> policies -> model -> ptx -> common. This
  * header may include policies/, model/ and ptx/; nothing below includes it. */
@@ -89,11 +93,76 @@ void passctx_release(struct passctx *cx);   /* frees what was parsed, not m */
 /* what became of one kernel: why NULL means applied (both malloc'd) */
 struct outcome {
 	char *why;              /* why the kernel was left as it was */
-	char *stats;            /* a JSON object of the pass's statistics, or NULL */
+	char *stats;            /* the pass's statistics (statw_end()), or NULL */
+};
+
+/* A key of a pass's statistics (stats.c). A pass declares them in a table,
+ * as it declares its parameters: the report's "stats" object is written
+ * through that table, mpcc-opt --stats lists it, and mpcc-tune reads the
+ * keys by their role, never by their name. */
+enum {          /* field.kind */
+	FINT,       /* an integer (or null) */
+	FNUM,       /* a number with digits decimals (or null; inf and nan are null) */
+	FBOOL,
+	FSTR,       /* a string (or null) */
+	FINTS,      /* a list of integers */
+	FTARGETS,   /* an object of numbers (digits decimals), one per target: {"sm_90":1.25} */
+	FOBJ,       /* an object of the keys sub */
+	FLIST,      /* a list of objects of the keys sub */
+};
+enum {          /* field.role: what mpcc-tune reads a key as */
+	RNONE,
+	RPREDICTED, /* FNUM or FTARGETS: the speed-up the pass predicts (the worst target) */
+	RUNITS,     /* FLIST: the parts of a kernel that the pass's PSETS knob lists by id */
+	RID,        /* FINT in a unit: its id */
+	RRATIO,     /* FNUM in a unit: arithmetic over casts, GPUMixer's r_ac (mode 3's order) */
+	RCHOSEN,    /* FBOOL in a unit: applied in this build */
+	RINS,       /* FINTS in a unit, FINT in an op: instruction ordinals, as the
+	             * instrumentation numbers them */
+	ROPS,       /* FLIST: the operations an instrumented build reports on */
+	RNAME,      /* FSTR in an op: its opcode */
+};
+struct field {
+	const char *name;
+	int kind, role;
+	int digits;                 /* FNUM, FTARGETS */
+	const struct field *sub;    /* FOBJ, FLIST (a pass's root is an FOBJ) */
+	int nsub;
+	const char *help;           /* one line */
+};
+/* writes one stats object: keys by their index in the open object's sub */
+struct statlevel {
+	const struct field *f;
+	int kind;                   /* FOBJ (an object or a list's item), FLIST, FINTS, FTARGETS */
+	int next, count;            /* FOBJ: the next key allowed; what was written */
+};
+struct statw {
+	struct buf b;
+	struct statlevel lv[8];
+	int depth;
+};
+
+/* What mpcc-tune may do with a pass (DESIGN.md, "Tuning"); NULL: nothing. */
+enum { TUNE_TRANSFORM = 1, TUNE_PROBE };   /* tuning.role */
+struct tuning {
+	int role;
+	/* TUNE_TRANSFORM: the parameter searched, whose kind says how: PINT a
+	 * grid from lo (the kernel as nvcc made it: no run) to hi, by HEU,
+	 * linear or exhaustive; PENUM each of its words; PSETS the units its
+	 * stats list (RUNITS), in GPUMixer's modes, besides its words */
+	const char *knob;
+	const char *strongest;  /* the setting of --transform auto's probe build */
+	double guess;           /* the speed-up auto assumes where the stats predict none */
+	const char *axis;       /* the x axis of its plots */
+	/* TUNE_PROBE: the settings of the timing build (the run prints
+	 * "mpcc-time KERNEL LAUNCHES NS" as launches end) and of the shadow
+	 * build ("mpcc-shadow KERNEL INS LAUNCHES ERROR") */
+	const char *timing, *shadow;
 };
 
 struct pass {
 	struct schema schema;   /* name, parameters, explain's words */
+	const struct field *stats;  /* the keys of its statistics (an FOBJ); NULL: none */
 	/* Rewrite kernel fn of cx->m (a .entry with a body) as p says. 0:
 	 * applied; -1: fn is left exactly as it was, o->why says why. */
 	int (*apply)(struct passctx *cx, Fn *fn, const struct params *p, struct outcome *o);
@@ -101,10 +170,16 @@ struct pass {
 	 * starting with 11 spaces) */
 	void (*explain)(FILE *out, struct passctx *cx, Fn *fn, const struct params *p);
 	/* optional: mpcc-opt -d NAME after the pass ran on fn */
-	void (*dump)(FILE *out, struct passctx *cx, Fn *fn, const struct params *p);	/* optional: the fast-math cicc runs (bit M: approximation mask M) that
+	void (*dump)(FILE *out, struct passctx *cx, Fn *fn, const struct params *p);
+	/* optional: the fast-math cicc runs (bit M: approximation mask M) that
 	 * a rule with p will ask for whatever its kernels are, so that the
 	 * driver starts them beside the accurate cicc */
 	uint (*fastmasks)(const struct params *p);
+	const struct tuning *tune;  /* optional: what mpcc-tune does with it */
+	/* the settings scripts/sweep.sh runs on real code (mpcc-opt
+	 * --settings), NULL-terminated; the first also goes into the chain of
+	 * every transform */
+	const char *const *sweep;
 };
 
 /* passes.c */
@@ -114,41 +189,55 @@ extern const int npass;
 void passes_init(void);     /* hand the schemas to the policy layer; call once first */
 const struct pass *findpass(const char *name, size_t n);   /* NULL if none */
 
-/* sfu.c (its struct pass, like every pass's, is named only in passes.c) */
-/* the fast body's approximations, by kind: the f32 approx instructions it
- * holds and the FP64 operations the pass rewrote */
-struct sfu_stats {
-	int trans, div, sqrt, rcp;              /* ex2/lg2/sin/cos/tanh, div, (r)sqrt, rcp .approx */
-	int f64div, f64rcp, f64sqrt, f64rsqrt;  /* FP64 rewrites */
-	const char *kept;  /* "both" bodies, or the one every warp takes: "accurate", "fast" */
+/* report.c */
+struct report {
+	const char *src, *arch, *mangled, *demangled;
+	const char *transform;  /* the pass: schemas[t]->name */
+	const char *params;     /* JSON object text, e.g. {"lambda":32,"approx":[...]} */
+	int applied;
+	const char *reason;     /* why it was not applied, or NULL */
+	const char *stats;      /* JSON object text of the transform's statistics, or NULL */
+	const char *profile;    /* optional: the profile name */
+	const char *rule;       /* optional: "path:line:col" of the rule (struct rule's where) */
+	const char *ptxas;      /* optional: JSON object of ptxas -v's figures per sm_NN */
 };
-struct sfu_params {
-	int lambda;       /* 0..64: warps with %warpid < lambda take the fast path */
-	uint approx;      /* AX_* */
-	int newton;       /* 1: one Newton step refines the f64 approximations */
-	int allfast;      /* lambda from which every warp of every GPU that runs
-	                   * the PTX takes the fast body (64 if unknown) */
+/* append one JSON line to path; one write(2) on an O_APPEND descriptor under
+ * flock, so concurrent compiles (make -j) never interleave. NULL strings are
+ * written as null, NULL params/stats as {}. 0, or -1 after a warning. */
+int report_append(const char *path, const struct report *r);
+/* the JSON object report_append writes, without the newline; malloc'd */
+char *report_line(const struct report *r);
+
+/* reports kept until the PTX they describe has reached the output (the
+ * driver writes them after ptxas accepted it) */
+struct reports {
+	struct report *r;
+	int n, cap;
 };
-/* keep only the body every warp takes: SFU_COLLAPSE0 at lambda 0 (the
- * module is left as it was: on an H100 the unused fast body cost
- * Black-Scholes 1.4-2% at lambda 0, over the 1% the issue allows), and
- * SFU_COLLAPSEFAST at lambda >= allfast (the kernel is then the fast-math
- * one: on an H100 the two-body kernel at lambda 64 took 1.17x the
- * fast-math time on the MRI-Q bench, bilateral 0.98x). Both by default. */
-enum { SFU_COLLAPSE0 = 1, SFU_COLLAPSEFAST = 2 };
-/* Merge kernel fn of m with its twin in fast (NULL: a copy of fn, FP64
- * rewrites only) into one warp-partitioned entry; the rest of m is left as
- * it was. 0: done (at lambda 0 with SFU_COLLAPSE0: m unchanged); -1: left
- * alone, *why says why.
- * needs: m and fast from the same source and cicc; breaks: cfg defuse of fn */
-int sfu(Module *m, Fn *fn, Module *fast, const struct sfu_params *p, int flags,
-        struct sfu_stats *st, const char **why);
-/* Does the fast body of kernel fn (of the accurate module) need the
- * fast-math cicc run for mask, or are the FP64 rewrites all it can get?
- * Transcendentals and ftz need it; div and sqrt only where fn or a .func it
- * calls holds an f32 div, rcp or sqrt that those flags change; rcp never
- * (no cicc flag). */
-int sfu_needs_fast(const Fn *fn, uint mask);
+void reports_add(struct reports *l, const struct report *r);   /* copies r's strings */
+/* append each to path; restored: nvcc's PTX replaced the transformed one,
+ * so nothing was applied and this is why. Empties l. */
+void reports_flush(struct reports *l, const char *path, const char *restored);
+/* the value of key in the JSON object text line (a report line, or an
+ * object in one): a string unquoted, anything else as written; NULL if
+ * absent (malloc'd) */
+char *jget(const char *line, const char *key);
+
+/* stats.c */
+void statw_begin(struct statw *w, const struct field *root);   /* root: the pass's stats */
+void statw_int(struct statw *w, int k, long v);
+void statw_num(struct statw *w, int k, double v);
+void statw_bool(struct statw *w, int k, int v);
+void statw_str(struct statw *w, int k, const char *s);          /* NULL: null */
+void statw_null(struct statw *w, int k);
+void statw_open(struct statw *w, int k);   /* an FINTS, FTARGETS, FOBJ or FLIST key */
+void statw_item(struct statw *w);          /* the next object of the open FLIST */
+void statw_elem(struct statw *w, long v);  /* the next integer of the open FINTS */
+void statw_target(struct statw *w, int sm, double v);   /* "sm_NN": v in the open FTARGETS */
+void statw_close(struct statw *w);         /* the open list, object or item */
+char *statw_end(struct statw *w);          /* the JSON object (malloc'd) */
+/* the first key of obj (an FOBJ or FLIST) with role, NULL if none */
+const struct field *field_role(const struct field *obj, int role);
 
 /* pipeline.c */
 /* Rewrite the PTX file at path in place with the passes that h->prof
@@ -160,8 +249,8 @@ int pipeline(const char *path, const struct hook *h);
  * whose files globs match src and one of whose kernels globs may name a
  * kernel of text (n bytes; cicc's preprocessed input; NULL: any may). The
  * driver starts them beside the accurate cicc and stops those nobody asked
- * for; other masks run on demand (sfu: only when sfu_needs_fast() says the
- * kernel has something they change). */
+ * for; other masks run on demand (sfu: only when the kernel has something
+ * they change). */
 uint pipeline_fastmasks(const struct profile *p, const char *src, const char *text, size_t n);
 
 #endif

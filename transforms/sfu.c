@@ -31,6 +31,43 @@
 #include "ptx/ptx.h"
 #include "transforms/pass.h"
 
+/* the pass's own API (its struct pass, like every pass's, is named only
+ * in passes.c) */
+/* the fast body's approximations, by kind: the f32 approx instructions it
+ * holds and the FP64 operations the pass rewrote */
+struct sfu_stats {
+	int trans, div, sqrt, rcp;              /* ex2/lg2/sin/cos/tanh, div, (r)sqrt, rcp .approx */
+	int f64div, f64rcp, f64sqrt, f64rsqrt;  /* FP64 rewrites */
+	const char *kept;  /* "both" bodies, or the one every warp takes: "accurate", "fast" */
+};
+struct sfu_params {
+	int lambda;       /* 0..64: warps with %warpid < lambda take the fast path */
+	uint approx;      /* AX_* */
+	int newton;       /* 1: one Newton step refines the f64 approximations */
+	int allfast;      /* lambda from which every warp of every GPU that runs
+	                   * the PTX takes the fast body (64 if unknown) */
+};
+/* keep only the body every warp takes: SFU_COLLAPSE0 at lambda 0 (the
+ * module is left as it was: on an H100 the unused fast body cost
+ * Black-Scholes 1.4-2% at lambda 0, over the 1% the issue allows), and
+ * SFU_COLLAPSEFAST at lambda >= allfast (the kernel is then the fast-math
+ * one: on an H100 the two-body kernel at lambda 64 took 1.17x the
+ * fast-math time on the MRI-Q bench, bilateral 0.98x). Both by default. */
+enum { SFU_COLLAPSE0 = 1, SFU_COLLAPSEFAST = 2 };
+/* Merge kernel fn of m with its twin in fast (NULL: a copy of fn, FP64
+ * rewrites only) into one warp-partitioned entry; the rest of m is left as
+ * it was. 0: done (at lambda 0 with SFU_COLLAPSE0: m unchanged); -1: left
+ * alone, *why says why.
+ * needs: m and fast from the same source and cicc; breaks: cfg defuse of fn */
+static int sfu(Module *m, Fn *fn, Module *fast, const struct sfu_params *p, int flags,
+               struct sfu_stats *st, const char **why);
+/* Does the fast body of kernel fn (of the accurate module) need the
+ * fast-math cicc run for mask, or are the FP64 rewrites all it can get?
+ * Transcendentals and ftz need it; div and sqrt only where fn or a .func it
+ * calls holds an f32 div, rcp or sqrt that those flags change; rcp never
+ * (no cicc flag). */
+static int sfu_needs_fast(const Fn *fn, uint mask);
+
 /* ---- pointing references at other symbols ---- */
 
 /* map[s] != ~0u: symbol s becomes map[s] in every operand of ins[from, to) */
@@ -685,14 +722,40 @@ sfu(Module *m, Fn *fn, Module *fast, const struct sfu_params *p, int flags,
 	return rc;
 }
 
+/* the statistics: what the fast body approximates */
+enum { ST_TRANS, ST_DIV, ST_SQRT, ST_RCP, ST_F64DIV, ST_F64RCP, ST_F64SQRT, ST_F64RSQRT, ST_KEPT,
+       ST_ALLFAST };
+
+static const struct field statkey[] = {
+	[ST_TRANS] = {"transcendental", FINT, 0, 0, NULL, 0,
+	              "f32 ex2, lg2, sin, cos and tanh .approx instructions in the fast body"},
+	[ST_DIV] = {"div", FINT, 0, 0, NULL, 0, "f32 approximate divisions in the fast body"},
+	[ST_SQRT] = {"sqrt", FINT, 0, 0, NULL, 0, "f32 sqrt.approx and rsqrt.approx in the fast body"},
+	[ST_RCP] = {"rcp", FINT, 0, 0, NULL, 0, "f32 rcp.approx in the fast body"},
+	[ST_F64DIV] = {"f64_div", FINT, 0, 0, NULL, 0, "f64 divisions rewritten through rcp.approx.ftz.f64"},
+	[ST_F64RCP] = {"f64_rcp", FINT, 0, 0, NULL, 0, "f64 reciprocals rewritten to rcp.approx.ftz.f64"},
+	[ST_F64SQRT] = {"f64_sqrt", FINT, 0, 0, NULL, 0, "f64 square roots rewritten through rsqrt.approx.f64"},
+	[ST_F64RSQRT] = {"f64_rsqrt", FINT, 0, 0, NULL, 0, "f64 reciprocal square roots rewritten to rsqrt.approx.f64"},
+	[ST_KEPT] = {"kept", FSTR, 0, 0, NULL, 0,
+	             "both bodies, or the one every warp takes: accurate (lambda 0) or fast"},
+	[ST_ALLFAST] = {"all_fast_from", FINT, 0, 0, NULL, 0,
+	                "the lambda from which every warp of every GPU that runs the PTX takes the fast body"},
+};
+static const struct field statroot = {"sfu", FOBJ, 0, 0, statkey, countof(statkey),
+                                      "the fast body's approximations"};
+
 static void
 statsjson(const struct sfu_stats *st, int allfast, struct outcome *o)
 {
-	o->stats = fmt("{\"transcendental\":%d,\"div\":%d,\"sqrt\":%d,\"rcp\":%d,"
-	               "\"f64_div\":%d,\"f64_rcp\":%d,\"f64_sqrt\":%d,\"f64_rsqrt\":%d,"
-	               "\"kept\":\"%s\",\"all_fast_from\":%d}",
-	               st->trans, st->div, st->sqrt, st->rcp, st->f64div, st->f64rcp,
-	               st->f64sqrt, st->f64rsqrt, st->kept ? st->kept : "both", allfast);
+	const int v[] = {st->trans, st->div, st->sqrt, st->rcp, st->f64div, st->f64rcp, st->f64sqrt,
+	                 st->f64rsqrt};
+	struct statw w;
+	statw_begin(&w, &statroot);
+	for (int k = ST_TRANS; k <= ST_F64RSQRT; k++)
+		statw_int(&w, k, v[k]);
+	statw_str(&w, ST_KEPT, st->kept ? st->kept : "both");
+	statw_int(&w, ST_ALLFAST, allfast);
+	o->stats = statw_end(&w);
 }
 
 enum { LAMBDA, APPROX, NEWTON, FAST, COLLAPSE };
@@ -786,9 +849,15 @@ fastmasks(const struct params *p)
 	return mask & (AX_TRANS | AX_FTZ) ? 1u << mask : 0;
 }
 
+static const char *const sweep[] = {"lambda=32", NULL};
+
 const struct pass sfu_pass = {
 	.schema = {"sfu", "warp-partitioned approximation: warps below lambda run fast-math code",
 	           params, countof(params), describe},
+	.stats = &statroot,
 	.apply = apply,
 	.fastmasks = fastmasks,
+	.tune = &(const struct tuning){TUNE_TRANSFORM, .knob = "lambda", .strongest = "lambda=64",
+	                               .guess = 2.0, .axis = "lambda (warps on the fast path)"},
+	.sweep = sweep,
 };

@@ -482,22 +482,48 @@ errors(Fn *fn, const char *p, uint max, uint n)
 	oneexit(fn, flush(&x, p, n));
 }
 
+/* the statistics: what the instrumented build will report on */
+enum { ST_MEASURE, ST_F64OPS, ST_SAMPLED, ST_OPS };
+enum { OP_INS, OP_OP, OP_LINE };
+
+static const struct field opkey[] = {
+	[OP_INS] = {"ins", FINT, RINS, 0, NULL, 0,
+	            "its ordinal among the kernel's instructions as nvcc wrote them"},
+	[OP_OP] = {"op", FSTR, RNAME, 0, NULL, 0, "the instruction's opcode with its modifiers"},
+	[OP_LINE] = {"line", FINT, 0, 0, NULL, 0, "its .loc line (0: none)"},
+};
+static const struct field statkey[] = {
+	[ST_MEASURE] = {"measure", FSTR, 0, 0, NULL, 0, "time or error"},
+	[ST_F64OPS] = {"f64_ops", FINT, 0, 0, NULL, 0, "measure=error: the kernel's f64 operations"},
+	[ST_SAMPLED] = {"sampled", FBOOL, 0, 0, NULL, 0,
+	                "measure=error: more than max_ops: only max_ops of them shadowed"},
+	[ST_OPS] = {"ops", FLIST, ROPS, 0, opkey, countof(opkey),
+	            "measure=error: the f64 operations shadowed, as the run's lines number them"},
+};
+static const struct field statroot = {"shadow", FOBJ, 0, 0, statkey, countof(statkey),
+                                      "the instrumented operations"};
+
 static char *
 statsjson(const Fn *fn, int measure, const uint *ins, const uint *ord, uint n, uint all)
 {
-	struct buf b = BUF_INIT;
-	buf_printf(&b, "{\"measure\":\"%s\",", measure == TIME ? "time" : "error");
-	if (measure == ERROR)
-		buf_printf(&b, "\"f64_ops\":%u,\"sampled\":%s,", all, n < all ? "true" : "false");
-	buf_puts(&b, "\"ops\":[");
+	struct statw w;
+	statw_begin(&w, &statroot);
+	statw_str(&w, ST_MEASURE, measure == TIME ? "time" : "error");
+	if (measure == ERROR) {
+		statw_int(&w, ST_F64OPS, all);
+		statw_bool(&w, ST_SAMPLED, n < all);
+	}
+	statw_open(&w, ST_OPS);
 	for (uint k = 0; k < n; k++) {
 		const Ins *i = &fn->ins[ins[k]];
-		buf_printf(&b, "%s{\"ins\":%u,\"op\":", k ? "," : "", ord[k]);
-		buf_json(&b, arena_strndup(fn->mod->arena, i->name.s, i->name.n));
-		buf_printf(&b, ",\"line\":%u}", insline(fn, ins[k], NULL));
+		statw_item(&w);
+		statw_int(&w, OP_INS, ord[k]);
+		statw_str(&w, OP_OP, arena_strndup(fn->mod->arena, i->name.s, i->name.n));
+		statw_int(&w, OP_LINE, insline(fn, ins[k], NULL));
+		statw_close(&w);
 	}
-	buf_puts(&b, "]}");
-	return buf_take(&b);
+	statw_close(&w);
+	return statw_end(&w);
 }
 
 static int
@@ -576,10 +602,15 @@ static const struct param params[] = {
 	             "spread over it (about 20 instructions each: more makes ptxas slower)"},
 };
 
+static const char *const sweep[] = {"", NULL};   /* the defaults: measure=error */
+
 const struct pass shadow_pass = {
 	.schema = {"shadow", "instrumented build for mpcc-tune: f64 errors against f32 twins, or kernel times",
 	           params, countof(params), describe},
+	.stats = &statroot,
 	.apply = apply,
 	.explain = explain,
 	.dump = dump,
+	.tune = &(const struct tuning){TUNE_PROBE, .timing = "measure=time", .shadow = "measure=error"},
+	.sweep = sweep,
 };

@@ -1,26 +1,37 @@
 /* kernels.c: which kernels take the time, and what the shadow build says
  * about each f64 operation of one.
  *
- * Both are builds with the shadow pass (transforms/shadow.c) on the program
- * as it is: measure=time on every kernel gives one line per launch
- * "mpcc-time KERNEL LAUNCHES NS" on the run's stdout, where NS is the total
- * span of its launches so far, first block's start to last warp's end by
- * %globaltimer; measure=error gives "mpcc-shadow KERNEL INS LAUNCHES
+ * Both are builds with the instrumentation pass of the table (struct
+ * tuning TUNE_PROBE: transforms/shadow.c) on the program as it is: its
+ * timing setting on every kernel gives one line per launch "mpcc-time
+ * KERNEL LAUNCHES NS" on the run's stdout, where NS is the total span of
+ * its launches so far, first block's start to last warp's end by
+ * %globaltimer; its shadow setting gives "mpcc-shadow KERNEL INS LAUNCHES
  * TOTAL". The last line of a kernel holds its totals. The timing build's
- * report lists every kernel the program has, with its names. */
+ * report lists every kernel the program has, with its names.
+ *
+ * Kernels are ranked and chosen by their share of the time of every kernel,
+ * not of the run's wall time: a program that spends most of its run reading
+ * input still has the kernels its own timer measures (issue 27). */
 #include "tune/tune.h"
 
 #include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int
-passindex(const char *name)
+/* the instrumentation pass with setting probe (its timing or shadow
+ * setting) on kernel */
+static struct trial *
+probebuild(struct tuner *tu, const char *kernel, int shadow)
 {
-	for (int i = 0; i < npass; i++)
-		if (!strcmp(passes[i]->schema.name, name))
-			return i;
-	return -1;
+	int p = pass_probe();
+	if (p < 0)
+		die("no pass of the table instruments builds for mpcc-tune (struct tuning TUNE_PROBE)");
+	struct setting s = {0};
+	setting_add(&s, p, kernel, shadow ? passes[p]->tune->shadow : passes[p]->tune->timing);
+	struct trial *t = trial_for(tu, &s, -1);
+	setting_release(&s);
+	return t;
 }
 
 static struct kern *
@@ -40,7 +51,7 @@ fromreport(struct tuner *tu, const char *rep)
 		char *m = jget(l, "mangled"), *d = jget(l, "demangled");
 		if (m && !kernel(tu, m)) {
 			tu->k = xrealloc(tu->k, (tu->nk + 1) * sizeof *tu->k);
-			tu->k[tu->nk++] = (struct kern){xstrdup(m), xstrdup(d ? d : m), 0, 0, 0, 0};
+			tu->k[tu->nk++] = (struct kern){xstrdup(m), xstrdup(d ? d : m), 0, 0, 0, 0, 0};
 		}
 		free(m), free(d);
 	}
@@ -76,78 +87,68 @@ wanted(const struct tuner *tu, const struct kern *k)
 	return ok;
 }
 
+/* the mpcc-time lines of the timing run: each kernel's time; the total */
+static double
+kerneltimes(struct tuner *tu, const char *out, double wall)
+{
+	double total = 0;
+	for (const char *l = out; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l)) {
+		char name[4096];
+		long launches;
+		double ns;
+		struct kern *k;
+		if (sscanf(l, "mpcc-time %4095s %ld %lf", name, &launches, &ns) != 3 || !(k = kernel(tu, name)))
+			continue;
+		total += ns - k->ns;   /* the last line of a kernel holds its total */
+		k->launches = launches;
+		k->ns = ns;
+		k->wallshare = wall > 0 ? ns * 1e-9 / wall : 0;
+	}
+	for (int i = 0; i < tu->nk; i++)
+		tu->k[i].share = total > 0 ? tu->k[i].ns / total : 0;
+	return total;
+}
+
+static void
+kernlist(const struct tuner *tu, double total, double wall)
+{
+	fprintf(stderr, "mpcc-tune: kernels (timing build: %%globaltimer around each launch; run %.3g s, "
+	        "%.2fx the baseline's %.3g s; kernels %.3g ms, %.1f%% of the run):\n", wall,
+	        tu->base->wall > 0 ? wall / tu->base->wall : 0, tu->base->wall, total * 1e-6,
+	        wall > 0 ? 100 * total * 1e-9 / wall : 0);
+	if (total <= 0)
+		fprintf(stderr, "mpcc-tune: warning: no 'mpcc-time' line in the run's stdout (does it "
+		        "reach mpcc-tune?): every kernel%s is tuned\n", tu->kernels ? " --kernels names" : "");
+	fprintf(stderr, "  %% of kernel time  %% of run        ms   launches  kernel\n");
+	for (int i = 0; i < tu->nk; i++)
+		fprintf(stderr, "  %15.1f%%  %7.1f%%  %8.3f  %9ld  %s%s\n", 100 * tu->k[i].share,
+		        100 * tu->k[i].wallshare, tu->k[i].ns * 1e-6, tu->k[i].launches, tu->k[i].demangled,
+		        tu->k[i].hot ? "  (tuned)" : "");
+}
+
 void
 find_kernels(struct tuner *tu)
 {
-	struct setting s = {0};
-	setting_add(&s, passindex("shadow"), "*", "measure=time");
-	struct trial *t = trial_for(tu, &s, -1);
-	setting_release(&s);
+	struct trial *t = probebuild(tu, "*", 0);
 	free(t->what);
-	t->what = xstrdup("timing build (shadow:measure=time on every kernel)");
+	t->what = xstrdup("timing build (every kernel timed)");
 	tuner_eval(tu, &t, 1);
 	if (t->verdict == V_BUILD || t->verdict == V_NOAPPLY)
 		die("the timing build failed: %s", t->why);
 	fromreport(tu, t->report);
 	char *out = runout(t);
-	int timed = 0;
-	double wall = t->ntimes ? t->walls[t->ntimes - 1] : 0;
-	for (char *l = out; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l)) {
-		char name[4096];
-		long launches;
-		double ns;
-		if (sscanf(l, "mpcc-time %4095s %ld %lf", name, &launches, &ns) != 3)
-			continue;
-		struct kern *k = kernel(tu, name);
-		if (!k)
-			continue;
-		k->launches = launches;
-		k->ns = ns;
-		k->share = wall > 0 ? ns * 1e-9 / wall : 0;
-		timed = 1;
-	}
+	double wall = t->ntimes ? t->walls[t->ntimes - 1] : 0, total = kerneltimes(tu, out, wall);
 	free(out);
 	qsort(tu->k, tu->nk, sizeof *tu->k, byshare);
 	for (int i = 0; i < tu->nk; i++)
-		tu->k[i].hot = wanted(tu, &tu->k[i]) && (!timed || tu->k[i].share * 100 >= tu->minshare);
-	fprintf(stderr, "mpcc-tune: kernels (timing build: %%globaltimer around each launch; "
-	        "run %.3g s, %.2fx the baseline's %.3g s):\n", wall,
-	        tu->base->wall > 0 ? wall / tu->base->wall : 0, tu->base->wall);
-	if (!timed)
-		fprintf(stderr, "mpcc-tune: warning: no 'mpcc-time' line in the run's stdout (does it "
-		        "reach mpcc-tune?): every kernel%s is tuned\n", tu->kernels ? " --kernels names" : "");
-	for (int i = 0; i < tu->nk; i++)
-		fprintf(stderr, "  %5.1f%%  %8.3f ms  %6ld launches  %s%s\n", 100 * tu->k[i].share,
-		        tu->k[i].ns * 1e-6, tu->k[i].launches, tu->k[i].demangled,
-		        tu->k[i].hot ? "  (tuned)" : "");
-}
-
-/* the op names the shadow build's report gives for kernel */
-static char *
-opname(const char *report, const char *kernel, long ins)
-{
-	char *r = NULL;
-	for (const char *l = report ? report : ""; *l && !r; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : "") {
-		char *m = jget(l, "mangled"), *st = m && !strcmp(m, kernel) ? jget(l, "stats") : NULL;
-		char *ops = st ? jget(st, "ops") : NULL;
-		for (const char *o = ops ? strchr(ops, '{') : NULL; o && !r; o = strchr(o + 1, '{')) {
-			char *obj = xstrndup(o, strcspn(o, "}") + 1), *i = jget(obj, "ins");
-			if (i && atol(i) == ins)
-				r = jget(obj, "op");
-			free(obj), free(i);
-		}
-		free(m), free(st), free(ops);
-	}
-	return r ? r : xstrdup("?");
+		tu->k[i].hot = wanted(tu, &tu->k[i]) && (total <= 0 || tu->k[i].share * 100 >= tu->minshare);
+	kernlist(tu, total, wall);
 }
 
 int
 shadow_totals(struct tuner *tu, const char *kernel, struct optotal **out)
 {
-	struct setting s = {0};
-	setting_add(&s, passindex("shadow"), kernel, "measure=error");
-	struct trial *t = trial_for(tu, &s, -1);
-	setting_release(&s);
+	struct trial *t = probebuild(tu, kernel, 1);
 	tuner_eval(tu, &t, 1);
 	*out = NULL;
 	if (t->verdict == V_BUILD || t->verdict == V_NOAPPLY) {
@@ -156,7 +157,8 @@ shadow_totals(struct tuner *tu, const char *kernel, struct optotal **out)
 	}
 	fprintf(stderr, "mpcc-tune: shadow run of '%s': %.3g s, %.2fx the baseline\n", kernel, t->wall,
 	        t->wall / tu->base->wall);
-	char *text = runout(t);
+	int applied;
+	char *text = runout(t), *st = report_stats(t->report, pass_probe(), kernel, &applied);
 	int n = 0;
 	for (char *l = text; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l)) {
 		char name[4096];
@@ -170,11 +172,11 @@ shadow_totals(struct tuner *tu, const char *kernel, struct optotal **out)
 			k++;
 		if (k == n) {
 			*out = xrealloc(*out, (n + 1) * sizeof **out);
-			(*out)[n++] = (struct optotal){ins, 0, 0, opname(t->report, kernel, ins)};
+			(*out)[n++] = (struct optotal){ins, 0, 0, stats_opname(st, pass_probe(), ins)};
 		}
 		(*out)[k].err = err;
 		(*out)[k].count = launches;
 	}
-	free(text);
+	free(text), free(st);
 	return n;
 }

@@ -17,6 +17,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+const char *const verdictname[] = {
+	[V_OK] = "ok", [V_BUILD] = "build failed", [V_NOAPPLY] = "not applied",
+	[V_CRASH] = "crashed", [V_TIMEOUT] = "timed out", [V_SLOW] = "too slow",
+	[V_NAN] = "NaN/Inf in the output", [V_COUNT] = "another count of numbers",
+	[V_NOTIME] = "no figure of merit",
+};
+
 static int
 wordchar(int c)
 {

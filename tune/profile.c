@@ -11,8 +11,10 @@
 #include "tune/tune.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <yaml.h>
 
@@ -27,18 +29,18 @@ kname(const char *mangled, const struct kern *k, int nk)
 
 char *
 profile_yaml(const struct setting *s, const struct kern *k, int nk, const char *name,
-             const char *indent)
+             const char *indent, const char *note)
 {
 	struct buf b = BUF_INIT;
 	size_t u = strlen(indent) ? strlen(indent) : 2;
 	char *i1 = fmt("%s%*s", indent, (int)u, ""), *i2 = fmt("%s%*s", i1, (int)u, "");
 	buf_printf(&b, "%s%s:\n", indent, name);
 	if (!s->n)
-		buf_printf(&b, "%s# written by mpcc-tune: no setting met the QoS and ran faster than "
-		           "nvcc's build\n%srules: []\n", i1, i1);
+		buf_printf(&b, "%s# written by mpcc-tune: no rule (%s): nvcc's build\n%srules: []\n", i1,
+		           note ? note : "no setting met the QoS and ran faster", i1);
 	else
-		buf_printf(&b, "%s# written by mpcc-tune: the setting that met the QoS fastest\n"
-		           "%srules:\n", i1, i1);
+		buf_printf(&b, "%s# written by mpcc-tune: the fastest setting within the QoS, confirmed "
+		           "against nvcc's build\n%srules:\n", i1, i1);
 	for (int i = 0; i < s->n; i++) {
 		const struct knob *kn = &s->k[i];
 		const struct schema *sc = &passes[kn->pass]->schema;
@@ -122,7 +124,7 @@ isscalar(yaml_node_t *n, const char *s)
 /* the edit, once the document is loaded */
 static char *
 edit(yaml_document_t *d, const char *text, size_t len, const char *name,
-     const struct setting *s, const struct kern *k, int nk, char **why)
+     const struct setting *s, const struct kern *k, int nk, const char *note, char **why)
 {
 	yaml_node_t *root = yaml_document_get_root_node(d), *prof = NULL, *key = NULL;
 	if (!root || root->type != YAML_MAPPING_NODE)
@@ -131,7 +133,7 @@ edit(yaml_document_t *d, const char *text, size_t len, const char *name,
 		if (isscalar(node(d, p->key), "profiles"))
 			key = node(d, p->key), prof = node(d, p->value);
 	if (!prof) {
-		char *y = profile_yaml(s, k, nk, name, "  "), *add = fmt("profiles:\n%s", y);
+		char *y = profile_yaml(s, k, nk, name, "  ", note), *add = fmt("profiles:\n%s", y);
 		char *r = splice(text, len, len, len, add);
 		free(y), free(add);
 		return r;
@@ -139,7 +141,7 @@ edit(yaml_document_t *d, const char *text, size_t len, const char *name,
 	if (prof->type == YAML_SCALAR_NODE && !*prof->data.scalar.value &&
 	    prof->data.scalar.style == YAML_PLAIN_SCALAR_STYLE) {
 		size_t at = lineend(text, len, key->end_mark.index);
-		char *y = profile_yaml(s, k, nk, name, "  ");
+		char *y = profile_yaml(s, k, nk, name, "  ", note);
 		char *r = splice(text, len, at, at, y);
 		free(y);
 		return r;
@@ -149,7 +151,7 @@ edit(yaml_document_t *d, const char *text, size_t len, const char *name,
 	yaml_node_pair_t *first = prof->data.mapping.pairs.start;
 	size_t col = node(d, first->key)->start_mark.column;
 	char *indent = fmt("%*s", (int)col, "");
-	char *y = profile_yaml(s, k, nk, name, indent), *r;
+	char *y = profile_yaml(s, k, nk, name, indent, note), *r;
 	free(indent);
 	for (yaml_node_pair_t *p = first; p < prof->data.mapping.pairs.top; p++) {
 		yaml_node_t *pk = node(d, p->key);
@@ -170,7 +172,7 @@ edit(yaml_document_t *d, const char *text, size_t len, const char *name,
 
 char *
 profile_edit(const char *text, size_t len, const char *name, const struct setting *s,
-             const struct kern *k, int nk, char **why)
+             const struct kern *k, int nk, const char *note, char **why)
 {
 	yaml_parser_t p;
 	yaml_document_t d;
@@ -184,11 +186,11 @@ profile_edit(const char *text, size_t len, const char *name, const struct settin
 	}
 	char *r;
 	if (!yaml_document_get_root_node(&d)) {
-		char *y = profile_yaml(s, k, nk, name, "  ");
+		char *y = profile_yaml(s, k, nk, name, "  ", note);
 		r = fmt("%.*sversion: 1\nprofiles:\n%s", (int)len, text, y);
 		free(y);
 	} else
-		r = edit(&d, text, len, name, s, k, nk, why);
+		r = edit(&d, text, len, name, s, k, nk, note, why);
 	yaml_document_delete(&d);
 	yaml_parser_delete(&p);
 	return r;
@@ -215,7 +217,7 @@ loads(const char *path, const char *text, const char *name, int nrules)
 
 int
 profile_write(const char *path, const char *name, const struct setting *s,
-              const struct kern *k, int nk)
+              const struct kern *k, int nk, const char *note)
 {
 	size_t len = 0;
 	char *text = readfile(path, &len), *why;
@@ -223,10 +225,10 @@ profile_write(const char *path, const char *name, const struct setting *s,
 		error("cannot read '%s': %s", path, strerror(errno));
 		return -1;
 	}
-	char *out = profile_edit(text ? text : "", text ? len : 0, name, s, k, nk, &why);
+	char *out = profile_edit(text ? text : "", text ? len : 0, name, s, k, nk, note, &why);
 	free(text);
 	if (!out) {
-		char *y = profile_yaml(s, k, nk, name, "  ");
+		char *y = profile_yaml(s, k, nk, name, "  ", note);
 		error("%s: cannot add profile '%s': %s; add it yourself:\n%s", path, name, why, y);
 		free(y), free(why);
 		return -1;
@@ -241,4 +243,117 @@ profile_write(const char *path, const char *name, const struct setting *s,
 		error("cannot write '%s': %s", path, strerror(errno));
 	free(out);
 	return r;
+}
+
+/* the policy file to write: --policy, the nearest .mpcc.yaml, ./.mpcc.yaml */
+char *
+profile_path(const struct tuner *tu)
+{
+	if (tu->policy)
+		return xstrdup(tu->policy);
+	char cwd[PATH_MAX];
+	if (!getcwd(cwd, sizeof cwd))
+		return xstrdup(".mpcc.yaml");
+	for (;;) {
+		char *p = fmt("%s/.mpcc.yaml", cwd);
+		if (access(p, F_OK) == 0)
+			return p;
+		free(p);
+		char *slash = strrchr(cwd, '/');
+		if (!slash || slash == cwd)
+			return xstrdup(".mpcc.yaml");
+		*slash = 0;
+	}
+}
+
+/* the report's lines as a sorted list of what was done, without where the
+ * rule came from: a profile and MPCC_SET must give the same */
+static char *
+doneset(const char *report)
+{
+	static const char *const keys[] = {"src", "arch", "mangled", "transform", "params",
+	                                   "applied", "stats"};
+	char **v = NULL;
+	int n = 0, cap = 0;
+	for (const char *l = report ? report : ""; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : "") {
+		if (*l == '\n')
+			continue;
+		struct buf b = BUF_INIT;
+		for (size_t k = 0; k < countof(keys); k++) {
+			char *x = jget(l, keys[k]);
+			buf_printf(&b, "%s\t", x ? x : "");
+			free(x);
+		}
+		vgrow(v, n, cap);
+		v[n++] = buf_take(&b);
+	}
+	for (int i = 1; i < n; i++)
+		for (int j = i; j > 0 && strcmp(v[j - 1], v[j]) > 0; j--) {
+			char *x = v[j];
+			v[j] = v[j - 1], v[j - 1] = x;
+		}
+	struct buf b = BUF_INIT;
+	for (int i = 0; i < n; i++)
+		buf_printf(&b, "%s\n", v[i]), free(v[i]);
+	free(v);
+	return buf_take(&b);
+}
+
+/* tmpxft_<8 hex>_<8 hex>: nvcc's temporary names, different every build */
+static void
+masknames(char *s, size_t n)
+{
+	for (size_t i = 0; i + 24 <= n; i++)
+		if (!memcmp(s + i, "tmpxft_", 7) && s[i + 15] == '_')
+			memset(s + i + 7, 'X', 8), memset(s + i + 16, 'X', 8);
+}
+
+static int
+samebinary(const char *a, const char *b)
+{
+	size_t na, nb;
+	char *x = readfile(a, &na), *y = readfile(b, &nb);
+	int same = x && y && na == nb;
+	if (same) {
+		masknames(x, na), masknames(y, nb);
+		same = !memcmp(x, y, na);
+	}
+	free(x), free(y);
+	return same;
+}
+
+int
+profile_check(struct tuner *tu, const struct trial *win, const char *policy)
+{
+	char *dir = fmt("%s/check", tu->workdir), *rep = fmt("%s/report.jsonl", dir),
+	     *log = fmt("%s/build.log", dir);
+	mkdir(dir, 0777);
+	unlink(rep);
+	char *e_rep = fmt("MPCC_REPORT=%s", rep), *e_prof = fmt("MPCC_PROFILE=%s", tu->profile),
+	     *e_pol = tu->policy ? fmt("MPCC_POLICY=%s", policy) : xstrdup("MPCC_POLICY="),
+	     *e_dir = fmt("MPCC_TUNE_DIR=%s", dir);
+	const char *env[] = {"MPCC_SET=", e_rep, e_prof, e_pol, e_dir, NULL};
+	double wall;
+	int st = shell(tu->build, env, log, log, 0, &wall), ok = 0;
+	size_t n;
+	char *text = readfile(rep, &n), *a = doneset(text), *b = doneset(win->report);
+	if (st)
+		error("the build with profile '%s' failed (see %s)", tu->profile, log);
+	else if (strcmp(a, b))
+		error("the build with profile '%s' is not the winner's:\n--- profile\n%s--- winner\n%s",
+		      tu->profile, a, b);
+	else
+		ok = 1;
+	if (ok && tu->binary) {
+		char *w = fmt("%s/binary", win->dir);
+		if (!(ok = samebinary(w, tu->binary)))
+			error("'%s' built from profile '%s' differs from the winner's", tu->binary, tu->profile);
+		free(w);
+	}
+	if (ok)
+		fprintf(stderr, "mpcc-tune: checked: MPCC_PROFILE=%s builds what the winner built "
+		        "(%s)\n", tu->profile, tu->binary ? "same report lines, same binary" : "same report lines");
+	free(text), free(a), free(b), free(dir), free(rep), free(log);
+	free(e_rep), free(e_prof), free(e_pol), free(e_dir);
+	return ok ? 0 : -1;
 }

@@ -81,6 +81,8 @@ trial_for(struct tuner *tu, const struct setting *s, double x)
 	for (int i = 0; i < tu->nt; i++)
 		if (!strcmp(tu->t[i]->env, env)) {
 			free(env);
+			if (tu->t[i]->x < 0 && x >= 0)   /* a probe that a search meets again */
+				tu->t[i]->x = x;
 			return tu->t[i];
 		}
 	struct trial *t = xcalloc(1, sizeof *t);
@@ -113,8 +115,19 @@ tuner_eval(struct tuner *tu, struct trial **t, int n)
 	free(todo);
 }
 
+struct trial *
+withknob(struct tuner *tu, const struct setting *base, int pass, const char *kernel,
+         const char *params, double x)
+{
+	struct setting s = setting_copy(base);
+	setting_add(&s, pass, kernel, params);
+	struct trial *t = trial_for(tu, &s, x);
+	setting_release(&s);
+	return t;
+}
+
 struct curve *
-curve_new(struct tuner *tu, const char *kernel, const char *pass, const char *how)
+curve_new(struct tuner *tu, const char *kernel, int pass, const char *how)
 {
 	struct curve *c = xcalloc(1, sizeof *c);
 	c->kernel = xstrdup(kernel);
@@ -133,4 +146,13 @@ curve_add(struct curve *c, struct trial *t)
 			return;
 	c->t = xrealloc(c->t, (c->n + 1) * sizeof *c->t);
 	c->t[c->n++] = t;
+}
+
+void
+curve_stop(struct curve *c, char *why)
+{
+	free(c->stop);
+	c->stop = why;
+	fprintf(stderr, "mpcc-tune: %s on '%s' (%s): stopped: %s\n", pass_name(c->pass), c->kernel,
+	        c->how, why);
 }

@@ -28,12 +28,10 @@
 #include <unistd.h>
 #include <fcntl.h>
 
-const char *const verdictname[] = {
-	[V_OK] = "ok", [V_BUILD] = "build failed", [V_NOAPPLY] = "not applied",
-	[V_CRASH] = "crashed", [V_TIMEOUT] = "timed out", [V_SLOW] = "too slow",
-	[V_NAN] = "NaN/Inf in the output", [V_COUNT] = "another count of numbers",
-	[V_NOTIME] = "no figure of merit",
-};
+/* seconds a run may take over --slow times the baseline's wall time:
+ * a short program's time on a loaded machine (parallel tests, a launcher
+ * that queues) varies by more than a few times its own */
+#define SLACK 1.0
 
 static double
 now(void)
@@ -117,65 +115,6 @@ shell(const char *cmd, const char *const *env, const char *out, const char *err,
 	return status(st);
 }
 
-/* skip a JSON value at s: its end */
-static const char *
-skipvalue(const char *s)
-{
-	int depth = 0;
-	do {
-		if (*s == '"') {
-			for (s++; *s && *s != '"'; s++)
-				if (*s == '\\' && s[1])
-					s++;
-		} else if (*s == '{' || *s == '[') {
-			depth++;
-		} else if (*s == '}' || *s == ']') {
-			depth--;
-		}
-		if (*s)
-			s++;
-	} while (*s && (depth > 0 || (*s != ',' && *s != '}' && *s != ']')));
-	return s;
-}
-
-char *
-jget(const char *line, const char *key)
-{
-	const char *s = strchr(line, '{');
-	if (!s)
-		return NULL;
-	for (s++; *s && *s != '}';) {
-		while (*s == ' ' || *s == ',')
-			s++;
-		if (*s != '"')
-			return NULL;
-		const char *k = ++s;
-		while (*s && *s != '"')
-			s += *s == '\\' && s[1] ? 2 : 1;
-		int match = (size_t)(s - k) == strlen(key) && !strncmp(k, key, s - k);
-		s = *s ? s + 1 : s;
-		while (*s == ' ' || *s == ':')
-			s++;
-		const char *v = s;
-		s = skipvalue(s);
-		if (!match)
-			continue;
-		if (*v != '"')
-			return xstrndup(v, s - v);
-		struct buf b = BUF_INIT;
-		for (const char *p = v + 1; p < s - 1; p++) {
-			if (*p == '\\' && p + 1 < s - 1) {
-				p++;
-				buf_put(&b, *p == 'n' ? "\n" : *p == 't' ? "\t" : p, 1);
-			} else {
-				buf_put(&b, p, 1);
-			}
-		}
-		return buf_take(&b);
-	}
-	return NULL;
-}
-
 static int
 fail(struct trial *t, int verdict, char *why)
 {
@@ -193,7 +132,7 @@ wantparams(const struct knob *k)
 	char *err;
 	Arena *a = arena_new();
 	if (params_parse(&passes[k->pass]->schema, k->params, 0, a, &p, &err) < 0)
-		die("bad setting '%s:%s': %s", passes[k->pass]->schema.name, k->params, err);
+		die("bad setting '%s:%s': %s", pass_name(k->pass), k->params, err);
 	char *s = params_str(&p, W_JSON);
 	arena_free(a);
 	return s;
@@ -207,7 +146,7 @@ checkreport(struct trial *t)
 	const char *rep = t->report ? t->report : "";
 	for (int i = 0; i < t->set.n; i++) {
 		const struct knob *k = &t->set.k[i];
-		const char *pass = passes[k->pass]->schema.name;
+		const char *pass = pass_name(k->pass);
 		char *want = wantparams(k);
 		int lines = 0, bad = 0;
 		for (const char *l = rep; *l && !bad; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : "") {
@@ -347,6 +286,9 @@ static int
 output(struct tuner *tu, struct trial *t, const char *stdouttext, size_t n)
 {
 	if (!strcmp(tu->output, "stdout")) {
+		char *keep = path(t, "output");
+		writefile(keep, stdouttext, n);
+		free(keep);
 		t->num = outnumbers(stdouttext, n, tu->timepat ? &tu->re : NULL, &t->nnum);
 		return 0;
 	}
@@ -394,6 +336,52 @@ ran(struct tuner *tu, struct trial *t, int run, int st, double wall)
 	return r;
 }
 
+char *
+lastlines(const char *file, int n)
+{
+	size_t len;
+	char *text = readfile(file, &len);
+	if (!text || !len) {
+		free(text);
+		return fmt("    (%s is empty)\n", file);
+	}
+	const char *s = text + len;
+	for (int k = 0; s > text && k <= n; )
+		if (*--s == '\n' && s + 1 < text + len)
+			k++;
+	s += *s == '\n';
+	struct buf b = BUF_INIT;
+	buf_printf(&b, "  the last lines of %s:\n", file);
+	for (const char *l = s; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l))
+		buf_printf(&b, "    %.*s\n", (int)strcspn(l, "\n"), l);
+	free(text);
+	return buf_take(&b);
+}
+
+/* an output that cannot be compared ends the session: what the program
+ * printed, and the work directory, kept */
+static _Noreturn void
+badoutput(const struct tuner *tu, const struct trial *t, const char *what)
+{
+	char *o = path(t, "output"), *e = path(t, "run.err");
+	char *lo = lastlines(o, 10), *le = lastlines(e, 10);
+	die("%s\n%s%s  the work directory is kept: %s\n  no profile written", what, lo, le, tu->workdir);
+}
+
+/* the baseline's output must hold numbers, and finite ones */
+static void
+checkbase(const struct tuner *tu, const struct trial *t)
+{
+	if (!t->nnum)
+		badoutput(tu, t, fmt("the baseline's output holds no number (did the program run? "
+		                     "without a GPU it prints none): nothing to compare candidates with"));
+	for (long i = 0; i < t->nnum && !tu->nonfinite; i++)
+		if (!isfinite(t->num[i]))
+			badoutput(tu, t, fmt("the baseline's output holds %g (its number %ld of %ld), where "
+			                     "finite numbers are expected (--allow-nonfinite accepts it)",
+			                     t->num[i], i + 1, t->nnum));
+}
+
 /* the verdict of a trial whose runs all finished */
 static void
 judge(struct tuner *tu, struct trial *t)
@@ -403,13 +391,20 @@ judge(struct tuner *tu, struct trial *t)
 	t->time = median(t->times, t->ntimes);
 	t->wall = median(t->walls, t->ntimes);
 	t->verdict = V_OK;
-	if (t == tu->base)
+	if (t == tu->base) {
+		checkbase(tu, t);
 		return;
+	}
 	int c = compare(tu->base->num, tu->base->nnum, t->num, t->nnum, &t->e);
+	if (c == V_COUNT) {
+		fail(t, c, fmt("%ld numbers in the output, the baseline has %ld", t->nnum, tu->base->nnum));
+		progress(tu, t, NULL);
+		badoutput(tu, t, fmt("[t%d] %s printed %ld numbers where the baseline printed %ld: "
+		                     "the outputs cannot be compared", t->id, t->what, t->nnum,
+		                     tu->base->nnum));
+	}
 	if (c != V_OK) {
-		fail(t, c, c == V_COUNT ? fmt("%ld numbers in the output, the baseline has %ld",
-		                              t->nnum, tu->base->nnum)
-		                        : xstrdup("NaN or Inf where the baseline has a number"));
+		fail(t, c, xstrdup("NaN or Inf where the baseline has a number"));
 		return;
 	}
 	t->err = metric(&t->e, tu->metric);
@@ -433,6 +428,14 @@ leftwords(const struct tuner *tu, char *buf, size_t n, int batch)
 		snprintf(buf, n, "%s", "");
 	else
 		snprintf(buf, n, "at most %d trial%s left", left, left == 1 ? "" : "s");
+}
+
+/* runs of t: --runs, and at least 5 of the baseline, whose spread is the
+ * session's noise */
+static int
+runs(const struct tuner *tu, const struct trial *t)
+{
+	return t == tu->base && tu->runs < 5 ? 5 : tu->runs;
 }
 
 struct slot {
@@ -467,6 +470,40 @@ launch(struct tuner *tu, struct slot *s, int gpu)
 	free(cmd), free(out), free(err), free(e_dir), free(e_gpu);
 }
 
+int
+run_once(struct tuner *tu, const char *dir, const char *out, const char *err, double *v, char **why)
+{
+	char *e_dir = fmt("MPCC_TUNE_DIR=%s", dir), *cmd = runcmd(tu);
+	const char *env[] = {e_dir, tu->jobs > 1 && !tu->launcher ? "CUDA_VISIBLE_DEVICES=0" : NULL, NULL};
+	double wall, limit = tu->slow * tu->base->wall + SLACK;
+	int st = shell(cmd, env, out, err, limit, &wall);
+	size_t n;
+	char *text = readfile(out, &n), *etext = readfile(err, &n);
+	*v = wall;
+	*why = NULL;
+	if (st < 0)
+		*why = fmt("killed after %.3g s", wall);
+	else if (st)
+		*why = fmt("exited with %d (see %s)", st, err);
+	else if (tu->timepat && fom(tu, text ? text : "", v) < 0 && fom(tu, etext ? etext : "", v) < 0)
+		*why = fmt("no match of --time '%s' (see %s)", tu->timepat, out);
+	free(text), free(etext), free(e_dir), free(cmd);
+	return *why ? -1 : 0;
+}
+
+int
+build_once(struct tuner *tu, const struct trial *t, const char *rep, const char *log)
+{
+	char *e_set = fmt("MPCC_SET=%s", t->env), *e_rep = fmt("MPCC_REPORT=%s", rep),
+	     *e_dir = fmt("MPCC_TUNE_DIR=%s", t->dir);
+	const char *env[] = {e_set, e_rep, e_dir, NULL};
+	double wall;
+	unlink(rep);
+	int st = shell(tu->build, env, log, log, 0, &wall);
+	free(e_set), free(e_rep), free(e_dir);
+	return st;
+}
+
 /* the runs of t[0..n) on tu->jobs slots: each slot runs one trial's runs
  * one after the other */
 static void
@@ -474,7 +511,7 @@ runall(struct tuner *tu, struct trial **t, int n)
 {
 	int jobs = tu->jobs > 0 ? tu->jobs : 1, next = 0, busy = 0;
 	struct slot *slot = xcalloc(jobs, sizeof *slot);
-	double limit = tu->base && tu->base->verdict == V_OK ? tu->slow * tu->base->wall + 0.2 : 0;
+	double limit = tu->base && tu->base->verdict == V_OK ? tu->slow * tu->base->wall + SLACK : 0;
 	int done = 0;
 	char left[64];
 	while (next < n || busy) {
@@ -500,7 +537,7 @@ runall(struct tuner *tu, struct trial **t, int n)
 				code = -1;
 			} else
 				continue;
-			if (ran(tu, s->t, s->run, code, wall) < 0 || ++s->run == tu->runs) {
+			if (ran(tu, s->t, s->run, code, wall) < 0 || ++s->run == runs(tu, s->t)) {
 				judge(tu, s->t);
 				leftwords(tu, left, sizeof left, n - ++done);
 				progress(tu, s->t, *left ? left : NULL);
@@ -524,15 +561,15 @@ progress(const struct tuner *tu, const struct trial *t, const char *left)
 	if (t->verdict != V_OK)
 		fprintf(stderr, "%s: %s", verdictname[t->verdict], t->why ? t->why : "");
 	else if (t == tu->base)
-		fprintf(stderr, "time %.4g%s (median of %d), %ld numbers", t->time, unit, t->ntimes,
-		        t->nnum);
+		fprintf(stderr, "time %.4g%s (median of %d; they spread over %.1f%%), %ld numbers",
+		        t->time, unit, t->ntimes, 100 * spread(t->times, t->ntimes), t->nnum);
 	else {
-		fprintf(stderr, "time %.4g%s (%.3fx), %s %.3g", t->time, unit,
-		        tu->higher ? t->time / tu->base->time : tu->base->time / t->time,
+		int probe = instrumented(t);
+		fprintf(stderr, "time %.4g%s (%.3fx), %s %.3g", t->time, unit, speedup(tu, t),
 		        tu->metric == M_DIGITS ? "digits" : "error", t->err);
 		if (tu->idealt && tu->idealt->verdict == V_OK && t != tu->idealt)
 			fprintf(stderr, ", %.0f%% of the ideal", ofideal(tu, t));
-		fprintf(stderr, "%s", t->x < 0 ? "" : t->meets ? ": meets the QoS" : ": over the QoS");
+		fprintf(stderr, "%s", probe || t == tu->idealt ? "" : t->meets ? ": meets the QoS" : ": over the QoS");
 	}
 	if (left)
 		fprintf(stderr, " (%s)", left);

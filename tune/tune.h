@@ -1,13 +1,24 @@
 /* tune.h: mpcc-tune, laid out in the order it works.
  *
  * A tuning session builds the user's program with no transform (the
- * baseline), finds the kernels that take a share of the run (kernels.c),
- * then tries settings: each is a list of knobs (a pass, a kernel, the pass's
- * parameters), given to the build through MPCC_SET (policies/override.c),
- * built, checked in the build's report, run several times, and compared with
- * the baseline's output (trial.c, output.c). The searches (search.c) choose
- * which settings to try; the results go to a table, an SVG (svg.c) and a
- * profile of .mpcc.yaml (profile.c).
+ * baseline) and runs it several times, which tells how much its time
+ * varies (the noise); finds the kernels that take a share of the kernel
+ * time (kernels.c); then tries settings: each is a list of knobs (a pass, a
+ * kernel, the pass's parameters), given to the build through MPCC_SET
+ * (policies/override.c), built, checked in the build's report, run several
+ * times, and compared with the baseline's output (trial.c, output.c). The
+ * searches choose which settings to try: search.c turns one pass's knob on
+ * one kernel (a grid, its words, or the units its stats list, in GPUMixer's
+ * modes: units.c), auto.c composes them over kernels and passes. The
+ * answer is the fastest trial of the session within the QoS whose gain is
+ * beyond the noise (measure.c), confirmed against the baseline in
+ * interleaved runs (confirm.c); then a table, an SVG (svg.c) and a profile
+ * of .mpcc.yaml (profile.c). What tune knows of a pass, it reads in the
+ * pass table (table.c): no pass is named in tune/.
+ *
+ * Files call only files later in this list (tests/driver/t-tune-contract.sh):
+ *   main.c  confirm.c  auto.c  search.c  units.c  kernels.c  setting.c
+ *   profile.c  trial.c  svg.c  measure.c  table.c  output.c
  *
  * Layers: tune -> driver -> transforms -> policies -> ptx -> common. */
 #ifndef MPCC_TUNE_H
@@ -39,7 +50,7 @@ enum {            /* trial.verdict */
 	V_TIMEOUT,    /* a run took over slow x the baseline's wall time */
 	V_SLOW,       /* the figure of merit is over slow x the baseline's */
 	V_NAN,        /* NaN or Inf where the baseline has a finite number */
-	V_COUNT,      /* another count of numbers than the baseline's */
+	V_COUNT,      /* another count of numbers than the baseline's (ends the session) */
 	V_NOTIME,     /* --time's pattern is not in the output */
 };
 extern const char *const verdictname[];
@@ -57,8 +68,9 @@ struct trial {
 	struct setting set;
 	char *env;              /* MPCC_SET */
 	char *what;             /* the setting in words, for progress and tables */
-	double x;               /* the searched value (lambda, a count of sets), for plots */
-	int verdict;
+	double x;               /* the searched value (lambda, a count of sets), for plots;
+	                         * < 0: a probe, not on a search's curve */
+	int verdict;            /* V_*; -1: not run yet */
 	char *why;              /* what failed, for a verdict other than V_OK */
 	double time;            /* median of the runs: seconds of wall time or the figure of merit */
 	double wall;            /* median wall time, seconds */
@@ -79,19 +91,29 @@ struct kern {
 	char *mangled, *demangled;
 	double ns;              /* time in the kernel over the run, ns (0: unknown) */
 	long launches;
-	double share;           /* ns / the run's wall time */
+	double share;           /* ns / the time of every kernel: what ranks and filters */
+	double wallshare;       /* ns / the run's wall time, shown beside it */
 	int hot;
 };
 
 /* one search over one knob, for the table, the SVG and the summary */
 struct curve {
 	char *kernel;           /* demangled */
-	const char *pass;
+	int pass;
 	const char *how;        /* "heu", "linear", "exhaustive", "mode 1" ... */
 	struct trial **t;       /* the trials of this search, in the order run */
 	int n;
 	struct trial *best;     /* NULL: nothing met the QoS */
 	int runs;               /* trials it built and ran (the cache's not counted) */
+	char *stop;             /* why it stopped, in words */
+};
+
+/* the winner's interleaved runs against the baseline (confirm.c) */
+struct confirmation {
+	int rounds;             /* rounds run */
+	double median, lo, hi;  /* the rounds' speed-ups: median and range */
+	double basespread;      /* the spread of the baseline's runs in the rounds */
+	int ok;                 /* the median beats the noise */
 };
 
 enum { S_HEU, S_LINEAR, S_EXHAUSTIVE };   /* --search */
@@ -100,12 +122,15 @@ enum { O_TEXT, O_F32, O_F64 };            /* --output-type */
 struct tuner {
 	/* options */
 	const char *build, *run, *output, *timepat, *launcher, *kernels;
-	const char *policy, *profile, *svg, *workdir, *ideal, *binary, *transform;
+	const char *policy, *profile, *svg, *workdir, *ideal, *binary;
+	int transform;          /* a passes[] index, or -1: auto */
 	int otype, metric, higher, runs, jobs, bjobs, search, step, lmax, mode, dryrun, keep, shadow;
+	int confirm, nonfinite;
 	double qos, perf, minshare, mingain, slow;   /* minshare, mingain, perf: % */
 	regex_t re;
 	/* state */
 	struct trial *base, *idealt;
+	double noise;           /* the baseline's runs: (max - min) / median */
 	struct trial **t;       /* every trial, the cache of settings */
 	int nt, cap;
 	struct kern *k;
@@ -121,6 +146,45 @@ struct tuner {
 	void *arg;              /* for eval */
 };
 
+/* confirm.c */
+/* run the baseline and t in turn, --confirm rounds, and say whether t's
+ * gain holds; prints the rounds and the verdict */
+void confirm(struct tuner *tu, struct trial *t, struct confirmation *c);
+
+/* auto.c */
+/* one pass (tu->transform) on every hot kernel in turn, each on what the
+ * earlier kept; or, with auto, each pass's advice from a probe build, then
+ * the (kernel, pass) pairs greedily. Every trial stays a candidate. */
+void search_all(struct tuner *tu);
+
+/* search.c */
+/* add a knob of pass on kernel k to base and search its values (by the
+ * knob's kind: a grid, each word, or the units, units.c); the fastest
+ * trial that meets the QoS, or NULL */
+struct trial *search_knob(struct tuner *tu, const struct setting *base, const struct kern *k,
+                          int pass);
+struct trial *search_grid(struct tuner *tu, const struct setting *base, const struct kern *k, int pass);
+struct trial *search_words(struct tuner *tu, const struct setting *base, const struct kern *k, int pass);
+
+/* units.c */
+/* the units of a PSETS knob (GPUMixer's FISets, 003 4.5): all, the pass's
+ * own choice (the knob's default), then units added one at a time in the
+ * mode's order while the QoS holds */
+struct trial *search_units(struct tuner *tu, const struct setting *base, const struct kern *k, int pass);
+
+/* kernels.c */
+/* every kernel and its share of the kernel time, from a build with the
+ * instrumentation pass's timers; marks the hot ones; prints the list */
+void find_kernels(struct tuner *tu);
+/* the shadow build: each f64 op's error total, by statement index, for kernel */
+struct optotal {
+	long ins;               /* statement index in the kernel as nvcc wrote it */
+	double err;             /* sum of |v64 - v32| / |v64| over every thread */
+	double count;           /* executions */
+	char *op;
+};
+int shadow_totals(struct tuner *tu, const char *kernel, struct optotal **out);
+
 /* setting.c */
 void setting_add(struct setting *s, int pass, const char *kernel, const char *params);
 struct setting setting_copy(const struct setting *s);
@@ -129,23 +193,105 @@ char *setting_env(const struct setting *s);       /* "off;sfu:lambda=32,kernels=
 char *setting_words(const struct setting *s, const struct kern *k, int nk);
 /* the trial of s: from the cache, or new (not yet run) */
 struct trial *trial_for(struct tuner *tu, const struct setting *s, double x);
+/* the trial of base with one more knob */
+struct trial *withknob(struct tuner *tu, const struct setting *base, int pass, const char *kernel,
+                       const char *params, double x);
 /* build and run those of t[] that have not run yet; with --jobs, in parallel */
 void tuner_eval(struct tuner *tu, struct trial **t, int n);
-struct curve *curve_new(struct tuner *tu, const char *kernel, const char *pass, const char *how);
+struct curve *curve_new(struct tuner *tu, const char *kernel, int pass, const char *how);
 void curve_add(struct curve *c, struct trial *t);
+void curve_stop(struct curve *c, char *why);     /* takes why (malloc'd); prints it */
 
 /* trial.c */
 /* build, run and compare: the real evaluator */
 void trials_run(struct tuner *tu, struct trial **t, int n);
 void progress(const struct tuner *tu, const struct trial *t, const char *left);
-/* run cmd under sh with MPCC_SET=set (NULL: unset) and env pairs; 0 or the
+/* run cmd under sh with env pairs (NAME=VALUE; NAME= unsets); 0 or the
  * exit status / 128+signal; *wall in seconds; limit > 0 kills it after that
  * many seconds (then returns -1) */
 int shell(const char *cmd, const char *const *env, const char *out, const char *err,
           double limit, double *wall);
-/* the value of key in the JSON object text line: a string unquoted,
- * anything else as written; NULL if absent (malloc'd) */
-char *jget(const char *line, const char *key);
+/* the program once, as a trial's run is (launcher, MPCC_TUNE_DIR=dir),
+ * stdout and stderr to out and err: its exit status, *v its time (figure
+ * of merit or wall); -1 if it failed, with *why */
+int run_once(struct tuner *tu, const char *dir, const char *out, const char *err, double *v,
+             char **why);
+/* build t's setting again (with its environment, the report to rep) */
+int build_once(struct tuner *tu, const struct trial *t, const char *rep, const char *log);
+/* the last lines of a file, indented, for messages (malloc'd) */
+char *lastlines(const char *path, int n);
+
+/* measure.c */
+double speedup(const struct tuner *tu, const struct trial *t);   /* over the baseline */
+/* the relative spread of v: (max - min) / median */
+double spread(const double *v, int n);
+/* the gain a trial must reach to count as faster: the baseline's noise,
+ * or --min-gain when larger (a fraction: 0.05) */
+double threshold(const struct tuner *tu);
+/* is a faster than b by more than threshold()? */
+int beats(const struct tuner *tu, const struct trial *a, const struct trial *b);
+/* does t's setting hold a pass that is not a transform (the timing or shadow build)? */
+int instrumented(const struct trial *t);
+/* may t be the answer: ran, met the QoS, no instrumentation, not a baseline? */
+int eligible(const struct tuner *tu, const struct trial *t);
+/* the fastest eligible trial among t[] (NULL if none) */
+struct trial *fastest(const struct tuner *tu, struct trial **t, int n);
+/* every eligible trial of the session that beats the baseline, fastest
+ * first; their count */
+int winners(const struct tuner *tu, struct trial ***out);
+/* the percentage of the ideal speed-up (003, Eq. 3) that t reaches */
+double ofideal(const struct tuner *tu, const struct trial *t);
+
+/* svg.c */
+int svg_write(const struct tuner *tu, const struct trial *win, const char *path);
+/* round axis ticks in 1-2-5 steps covering [lo, hi]: their count (at most max) */
+int ticks(double lo, double hi, int max, double *t);
+
+/* profile.c */
+/* the policy file to write: --policy, the nearest .mpcc.yaml, ./.mpcc.yaml (malloc'd) */
+char *profile_path(const struct tuner *tu);
+/* rebuild from the profile (in policy) and compare with the winner's
+ * build: the same report lines (and --binary's bytes); 0, or -1 after a
+ * message */
+int profile_check(struct tuner *tu, const struct trial *win, const char *policy);
+/* the YAML of profile name for setting s (rules with the kernels' names);
+ * an empty s says why in a comment (note) */
+char *profile_yaml(const struct setting *s, const struct kern *k, int nk, const char *name,
+                   const char *indent, const char *note);
+/* put profile name into the policy file path (created if missing): its
+ * other bytes unchanged. 0, or -1 after a message. */
+int profile_write(const char *path, const char *name, const struct setting *s,
+                  const struct kern *k, int nk, const char *note);
+/* the text of a policy with profile name (for s) replaced or added, every
+ * other byte as it was (malloc'd); NULL with *why (malloc'd) if the file
+ * cannot be edited that way */
+char *profile_edit(const char *text, size_t len, const char *name, const struct setting *s,
+                   const struct kern *k, int nk, const char *note, char **why);
+
+/* table.c */
+/* one unit of a kernel as a pass's stats list it (RUNITS: a FISet) */
+struct unit {
+	long id;                /* RID */
+	double ratio;           /* RRATIO (inf: no cast) */
+	double pred;            /* RPREDICTED, the worst target; 0: none */
+	int chosen;             /* RCHOSEN */
+	long *ins;              /* RINS */
+	int nins;
+	double err;             /* the shadow build's error total of its instructions */
+};
+int pass_find(const char *name);       /* passes[] index, -1 if none */
+int pass_probe(void);                  /* the instrumentation (TUNE_PROBE), -1 if none */
+int pass_tuned(int pass);              /* TUNE_TRANSFORM: searched */
+const struct param *pass_knob(int pass);   /* the parameter its search turns */
+const char *pass_name(int pass);
+/* the stats of pass on kernel (mangled) in a build's report (malloc'd),
+ * NULL if no line; *applied */
+char *report_stats(const char *report, int pass, const char *kernel, int *applied);
+double stats_predicted(const char *stats, int pass);   /* the worst target's; 0: none */
+int stats_units(const char *stats, int pass, struct unit **out);
+void units_release(struct unit *u, int n);
+/* the opcode of instruction ordinal ins in an instrumented build's stats */
+char *stats_opname(const char *stats, int pass, long ins);
 
 /* output.c */
 /* the numbers of text (every decimal, nan and inf), or of raw f32/f64 */
@@ -158,45 +304,5 @@ int compare(const double *b, long nb, const double *x, long nx, struct errors *e
 double metric(const struct errors *e, int m);
 int qos_met(const struct tuner *tu, const struct errors *e);   /* within --qos? */
 double median(double *v, int n);
-
-/* kernels.c */
-/* every kernel and its share of the run, from a build with the shadow
- * pass's timers; marks the hot ones; prints the list */
-void find_kernels(struct tuner *tu);
-/* the shadow build: each f64 op's error total, by statement index, for kernel */
-struct optotal {
-	long ins;               /* statement index in the kernel as nvcc wrote it */
-	double err;             /* sum of |v64 - v32| / |v64| over every thread */
-	double count;           /* executions */
-	char *op;
-};
-int shadow_totals(struct tuner *tu, const char *kernel, struct optotal **out);
-
-/* search.c */
-/* the percentage of the ideal speed-up (003, Eq. 3) that t reaches */
-double ofideal(const struct tuner *tu, const struct trial *t);
-struct trial *search_sfu(struct tuner *tu, const struct setting *base, const struct kern *k);
-struct trial *search_fiset(struct tuner *tu, const struct setting *base, const struct kern *k);
-struct trial *search_half2(struct tuner *tu, const struct setting *base, const struct kern *k);
-struct trial *search_auto(struct tuner *tu);
-/* the fastest trial meeting the QoS among t[] (NULL if none) */
-struct trial *fastest(const struct tuner *tu, struct trial **t, int n);
-
-/* profile.c */
-/* the YAML of profile name for setting s (rules with the kernels' names) */
-char *profile_yaml(const struct setting *s, const struct kern *k, int nk, const char *name,
-                   const char *indent);
-/* put profile name into the policy file path (created if missing): its
- * other bytes unchanged. 0, or -1 after a message. */
-int profile_write(const char *path, const char *name, const struct setting *s,
-                  const struct kern *k, int nk);
-/* the text of a policy with profile name (for s) replaced or added, every
- * other byte as it was (malloc'd); NULL with *why (malloc'd) if the file
- * cannot be edited that way */
-char *profile_edit(const char *text, size_t len, const char *name, const struct setting *s,
-                   const struct kern *k, int nk, char **why);
-
-/* svg.c */
-int svg_write(const struct tuner *tu, const char *path);
 
 #endif

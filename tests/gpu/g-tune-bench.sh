@@ -55,7 +55,7 @@ for spec in boxmuller:f32:4194304 blackscholes:f32:4194304 coulomb:f32:262144 \
 		END { print best "\t" sp }' "$O/$k.curve.tsv")
 	tune "$k" "$ty" "$n" heu --search heu --qos "$qos"
 	[ -n "$LINEAR" ] && tune "$k" "$ty" "$n" linear --search linear --qos "$qos"
-	heu=$(sed -n "s/^| $k | sfu | heu | \([0-9]*\) | $k sfu lambda=\([0-9]*\) |$/\2\t\1/p" "$O/$k.heu.out")
+	heu=$(sed -n "s/^| $k | sfu | heu | \([0-9]*\) | $k sfu lambda=\([0-9]*\) | .* |$/\2\t\1/p" "$O/$k.heu.out")
 	lin=$([ -n "$LINEAR" ] && sed -n "s/^| $k | sfu | linear | \([0-9]*\) | .*/\1/p" "$O/$k.linear.out")
 	hl=${heu%%	*} ht=${heu#*	}
 	hs=$(awk -F'\t' -v l="$hl" '$1 == l { print $3 }' "$O/$k.curve.tsv")

@@ -1,24 +1,39 @@
 #!/bin/sh
 # fake.sh PTX: the fake program of the mpcc-tune tests. It "runs" the
 # kernels that the build put into PTX: lambda is read from the sfu
-# partition of kernel 'hot' (64 for the fast body alone, 0 for none), and the program prints a figure of
-# merit and eight numbers that are known functions of lambda:
-#   time_ms = 10 * (1 - lambda / 128)             (faster with lambda)
-#   every number off by E = 1e-3 * (lambda/64)^2 (relative, alternating sign)
+# partition of kernel 'hot' (64 for the fast body alone, 0 for none), the
+# sets fiset lowered from the f64-to-f32 conversions of kernel 'multi'
+# (sets.cu: one a set), and the program prints a figure of merit and eight
+# numbers that are known functions of them:
+#   time_ms = 10 * (1 - lambda / 128) * (1 - 0.12 sets)     (faster with both)
+#   every number off by E = 1e-3 * (lambda/64)^2 + 1e-6 sets (relative,
+#   alternating sign)
 # so that mean-rel = max-rel = E. With the shadow pass's timers in the PTX it
-# prints the lines a timed build would ("mpcc-time KERNEL LAUNCHES NS").
+# prints the lines a timed build would ("mpcc-time KERNEL LAUNCHES NS") for
+# each kernel of the PTX: hot and multi 20 ms, cold 100 ns.
 # FAKE_FAIL=nan|crash|count|sleep makes every lambda >= 48 fail that way.
-# FAKE_LOG=FILE appends "CUDA_VISIBLE_DEVICES=..." per run.
+# FAKE_LOG=FILE appends "CUDA_VISIBLE_DEVICES=... lambda=... slurm_job=..." per run.
+# FAKE_NOGPU=1: prints what a CUDA program prints without a GPU, no number.
+# FAKE_BASENAN=1: the fourth number is nan whatever the setting.
+# FAKE_NOISE=P: time_ms is 10 +- P% at random, whatever the setting.
+# FAKE_SLEEP=S: sleeps S seconds first (a run its kernels are a small part of).
 ptx=$1
+if [ -n "$FAKE_NOGPU" ]; then
+	echo "CUDA error: no CUDA-capable device is detected"
+	exit 0
+fi
+[ -n "$FAKE_SLEEP" ] && sleep "$FAKE_SLEEP"
 lambda=$(grep -A1 'mov.u32.*%warpid' "$ptx" | sed -n 's/.*setp\.lt\.u32.*, \([0-9][0-9]*\);.*/\1/p' | head -1)
 # at lambda 64 every warp of an sm_90 takes the fast body, and sfu keeps it
 # alone: approximations and no partition
 [ -z "$lambda" ] && grep -q 'rcp\.approx\.ftz\.f64' "$ptx" && lambda=64
 : "${lambda:=0}"
-[ -n "$FAKE_LOG" ] && echo "CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES-unset} lambda=$lambda" >>"$FAKE_LOG"
+sets=$(sed -n '/\.entry _Z5multi/,/^}/p' "$ptx" | grep -c 'cvt\.rn\.f32\.f64')
+[ -n "$FAKE_LOG" ] && echo "CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES-unset} lambda=$lambda slurm_job=${SLURM_JOB_ID-none}" >>"$FAKE_LOG"
 if grep -q '__mpcc_sh[0-9]*_enter' "$ptx"; then
-	echo "mpcc-time _Z3hotiPKdPd 3 20000000"
-	echo "mpcc-time _Z4coldiPd 1 100"
+	grep -q '\.entry _Z3hotiPKdPd' "$ptx" && echo "mpcc-time _Z3hotiPKdPd 3 20000000"
+	grep -q '\.entry _Z4coldiPd' "$ptx" && echo "mpcc-time _Z4coldiPd 1 100"
+	grep -q '\.entry _Z5multi' "$ptx" && echo "mpcc-time _Z5multiiPKdS0_S0_Pd 1 20000000"
 fi
 if [ "$lambda" -ge 48 ]; then
 	case $FAKE_FAIL in
@@ -26,13 +41,17 @@ if [ "$lambda" -ge 48 ]; then
 	sleep) sleep 2 ;;
 	esac
 fi
-awk -v l="$lambda" -v f="${FAKE_FAIL:-}" 'BEGIN {
-	e = 1e-3 * (l / 64) ^ 2
-	printf "time_ms=%.6f\n", 10 * (1 - l / 128)
+seed=$(od -An -N4 -tu4 /dev/urandom)
+awk -v l="$lambda" -v s="$sets" -v f="${FAKE_FAIL:-}" -v noise="${FAKE_NOISE:-}" \
+    -v bn="${FAKE_BASENAN:-}" -v seed="$seed" 'BEGIN {
+	e = 1e-3 * (l / 64) ^ 2 + 1e-6 * s
+	srand(seed)
+	t = noise != "" ? 10 * (1 + noise / 100 * (2 * rand() - 1)) : 10 * (1 - l / 128) * (1 - 0.12 * s)
+	printf "time_ms=%.6f\n", t
 	n = (f == "count" && l >= 48) ? 9 : 8
 	for (i = 0; i < n; i++) {
 		v = (i + 1) * 1.5 * (1 + (i % 2 ? -e : e))
-		if (f == "nan" && l >= 48 && i == 3)
+		if ((f == "nan" && l >= 48 && i == 3) || (bn != "" && i == 3))
 			printf "nan\n"
 		else
 			printf "%.17g\n", v

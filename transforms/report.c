@@ -5,8 +5,11 @@
  * built in memory and written with one write(2) on an O_APPEND descriptor
  * while holding flock(LOCK_EX): O_APPEND alone makes the seek and the write
  * one step, and the lock covers file systems where it does not (NFS) and a
- * short write that would have to be finished by a second call. */
-#include "policies/policy.h"
+ * short write that would have to be finished by a second call.
+ *
+ * jget() reads a line back (mpcc-tune checks each build's report with it,
+ * and finds a pass's statistics by the keys its table declares). */
+#include "transforms/pass.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -109,4 +112,63 @@ reports_flush(struct reports *l, const char *path, const char *restored)
 	}
 	free(l->r);
 	*l = (struct reports){0};
+}
+
+/* skip a JSON value at s: its end */
+static const char *
+skipvalue(const char *s)
+{
+	int depth = 0;
+	do {
+		if (*s == '"') {
+			for (s++; *s && *s != '"'; s++)
+				if (*s == '\\' && s[1])
+					s++;
+		} else if (*s == '{' || *s == '[') {
+			depth++;
+		} else if (*s == '}' || *s == ']') {
+			depth--;
+		}
+		if (*s)
+			s++;
+	} while (*s && (depth > 0 || (*s != ',' && *s != '}' && *s != ']')));
+	return s;
+}
+
+char *
+jget(const char *line, const char *key)
+{
+	const char *s = strchr(line, '{');
+	if (!s)
+		return NULL;
+	for (s++; *s && *s != '}';) {
+		while (*s == ' ' || *s == ',')
+			s++;
+		if (*s != '"')
+			return NULL;
+		const char *k = ++s;
+		while (*s && *s != '"')
+			s += *s == '\\' && s[1] ? 2 : 1;
+		int match = (size_t)(s - k) == strlen(key) && !strncmp(k, key, s - k);
+		s = *s ? s + 1 : s;
+		while (*s == ' ' || *s == ':')
+			s++;
+		const char *v = s;
+		s = skipvalue(s);
+		if (!match)
+			continue;
+		if (*v != '"')
+			return xstrndup(v, s - v);
+		struct buf b = BUF_INIT;
+		for (const char *p = v + 1; p < s - 1; p++) {
+			if (*p == '\\' && p + 1 < s - 1) {
+				p++;
+				buf_put(&b, *p == 'n' ? "\n" : *p == 't' ? "\t" : p, 1);
+			} else {
+				buf_put(&b, p, 1);
+			}
+		}
+		return buf_take(&b);
+	}
+	return NULL;
 }

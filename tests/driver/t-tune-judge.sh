@@ -1,0 +1,95 @@
+#!/bin/sh
+# mpcc-tune's judgement (issue 27): outputs that cannot be compared end the
+# session loudly; a gain within the noise is no gain; the answer is the
+# fastest setting measured within the QoS, whatever search measured it;
+# kernels are chosen by their share of the kernel time, not of the run.
+# Against the fake program of t-tune-fake.sh (tune-fake/fake.sh), built by
+# the real driver.
+. "$(dirname "$0")/lib.sh"
+: "${MPCC_TUNE:?set MPCC_TUNE to the mpcc-tune executable}"
+FAKE="$MPCC_SRC/tests/driver/tune-fake"
+
+# tune DIR SRC ARGS...: mpcc-tune in a fresh copy of the fake program in
+# $T/DIR, built from SRC (k.cu or sets.cu); stdout in DIR/out, stderr in
+# DIR/err, status in DIR/rc, the work directory DIR/work
+tune() {
+	d=$T/$1 src=$2
+	shift 2
+	rm -rf "$d"
+	mkdir -p "$d"
+	cp "$FAKE/$src" "$FAKE/fake.sh" "$d/"
+	(cd "$d" && "$MPCC_TUNE" --build "$MPCC -arch=sm_90 -ptx $src -o k.ptx" \
+		--run "sh fake.sh k.ptx" --runs 1 --workdir "$d/work" "$@" >out 2>err)
+	echo $? >"$d/rc"
+}
+
+testing "a program that prints no number (no GPU) fails, shows its output, writes no profile"
+FAKE_NOGPU=1 tune nogpu k.cu --qos 2.55e-4 --min-share 1
+if [ "$(cat "$T/nogpu/rc")" = 0 ]; then
+	fail "mpcc-tune exited 0: $(tail -3 "$T/nogpu/err")"
+elif [ -e "$T/nogpu/.mpcc.yaml" ]; then
+	fail "a profile was written: $(cat "$T/nogpu/.mpcc.yaml")"
+elif ! grep -q 'holds no number' "$T/nogpu/err" ||
+     ! grep -q 'CUDA error: no CUDA-capable device is detected' "$T/nogpu/err" ||
+     ! grep -q "work directory is kept: $T/nogpu/work" "$T/nogpu/err" || [ ! -d "$T/nogpu/work/t0" ]; then
+	fail "$(cat "$T/nogpu/err")"
+else
+	passed
+fi
+
+testing "a baseline that prints nan where numbers are expected fails loudly"
+FAKE_BASENAN=1 tune basenan k.cu --qos 2.55e-4 --min-share 1 --time 'time_ms=([0-9.]+)'
+if [ "$(cat "$T/basenan/rc")" != 0 ] && [ ! -e "$T/basenan/.mpcc.yaml" ] &&
+   grep -q 'holds nan (its number 4 of 8)' "$T/basenan/err" && grep -q '^    nan$' "$T/basenan/err"; then
+	passed
+else
+	fail "rc $(cat "$T/basenan/rc"): $(tail -8 "$T/basenan/err")"
+fi
+
+testing "a candidate with another count of numbers ends the session, its output shown"
+FAKE_FAIL=count tune count k.cu --qos 2.55e-4 --min-share 1 --time 'time_ms=([0-9.]+)'
+if [ "$(cat "$T/count/rc")" != 0 ] && [ ! -e "$T/count/.mpcc.yaml" ] &&
+   grep -q 'lambda=64 printed 9 numbers where the baseline printed 8' "$T/count/err" &&
+   grep -q "the last lines of $T/count/work/t[0-9]*/output" "$T/count/err"; then
+	passed
+else
+	fail "rc $(cat "$T/count/rc"): $(tail -8 "$T/count/err")"
+fi
+
+testing "a time that varies +-5% at random whatever the setting gets no rule"
+FAKE_NOISE=5 tune noise k.cu --qos 2.55e-4 --min-share 1 --time 'time_ms=([0-9.]+)' --runs 3 \
+	--search exhaustive
+if [ "$(cat "$T/noise/rc")" != 0 ]; then
+	fail "mpcc-tune failed: $(tail -5 "$T/noise/err")"
+elif ! grep -q 'rules: \[\]' "$T/noise/.mpcc.yaml" || ! grep -q 'mpcc-tune: no rule: ' "$T/noise/err"; then
+	fail "$(cat "$T/noise/.mpcc.yaml"; grep -e winner -e 'no rule' -e noise "$T/noise/err")"
+else
+	passed
+fi
+
+testing "the fastest setting measured within the QoS is written (all sets, not one)"
+tune sets sets.cu --qos 1e-4 --transform fiset --time 'time_ms=([0-9.]+)'
+if [ "$(cat "$T/sets/rc")" != 0 ]; then
+	fail "mpcc-tune failed: $(tail -5 "$T/sets/err")"
+elif ! grep -q 'fiset: {sets: all' "$T/sets/.mpcc.yaml" ||
+     ! grep -q '^confirmation: 7 interleaved rounds against the baseline: median 1.56.x.*: confirmed$' "$T/sets/out"; then
+	fail "$(grep -A3 'kernels:' "$T/sets/.mpcc.yaml"; grep -e '^confirmation' -e 'sets=all' "$T/sets/out")"
+else
+	passed
+fi
+
+testing "kernels are chosen by their share of the kernel time, not of the run's"
+# the run sleeps 0.4 s: hot's 20 ms are under 5% of it, and all but all of
+# the kernel time
+d=$T/share
+rm -rf "$d" && mkdir -p "$d" && cp "$FAKE/k.cu" "$FAKE/fake.sh" "$d/"
+(cd "$d" && FAKE_SLEEP=0.4 "$MPCC_TUNE" --build "$MPCC -arch=sm_90 -ptx k.cu -o k.ptx" \
+	--run "sh fake.sh k.ptx" --time 'time_ms=([0-9.]+)' --qos 2.55e-4 --runs 1 >out 2>err)
+if ! grep -q 'lambda: 32' "$d/.mpcc.yaml" 2>/dev/null ||
+   ! grep -q '^ *100.0%  *[0-9.]*%.*hot(int, double const\*, double\*)  (tuned)$' "$d/err" ||
+   ! grep -q '% of kernel time' "$d/err"; then
+	fail "$(grep -A4 'kernels (timing' "$d/err"; cat "$d/.mpcc.yaml" 2>/dev/null)"
+else
+	passed
+fi
+finish

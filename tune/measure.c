@@ -1,0 +1,106 @@
+/* measure.c: how a trial compares with the baseline, and when a gain is
+ * real.
+ *
+ * Times vary from run to run. The baseline runs several times first, and
+ * the spread of its runs, (max - min) / median, is the session's noise: a
+ * trial counts as faster only where its gain over the baseline (or over
+ * what a search already kept) exceeds that spread and --min-gain. The
+ * answer is the fastest eligible trial of the whole session, whatever
+ * search ran it: the searches only choose what to try. */
+#include "tune/tune.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+double
+speedup(const struct tuner *tu, const struct trial *t)
+{
+	return tu->higher ? t->time / tu->base->time : tu->base->time / t->time;
+}
+
+double
+spread(const double *v, int n)
+{
+	if (n < 2)
+		return 0;
+	double lo = v[0], hi = v[0];
+	for (int i = 1; i < n; i++)
+		lo = fmin(lo, v[i]), hi = fmax(hi, v[i]);
+	double m = median((double *)v, n);
+	return m > 0 ? (hi - lo) / m : 0;
+}
+
+double
+threshold(const struct tuner *tu)
+{
+	return fmax(tu->noise, tu->mingain / 100);
+}
+
+int
+beats(const struct tuner *tu, const struct trial *a, const struct trial *b)
+{
+	if (a->verdict != V_OK || b->verdict != V_OK)
+		return a->verdict == V_OK;
+	double gain = tu->higher ? a->time / b->time : b->time / a->time;
+	return gain > 1 + threshold(tu);
+}
+
+int
+instrumented(const struct trial *t)
+{
+	for (int i = 0; i < t->set.n; i++)
+		if (!pass_tuned(t->set.k[i].pass))
+			return 1;
+	return 0;
+}
+
+int
+eligible(const struct tuner *tu, const struct trial *t)
+{
+	return t != tu->base && t != tu->idealt && t->verdict == V_OK && t->meets && t->set.n &&
+	       !instrumented(t);
+}
+
+struct trial *
+fastest(const struct tuner *tu, struct trial **t, int n)
+{
+	struct trial *best = NULL;
+	for (int i = 0; i < n; i++)
+		if (eligible(tu, t[i]) && (!best || speedup(tu, t[i]) > speedup(tu, best)))
+			best = t[i];
+	return best;
+}
+
+static const struct tuner *sorting;
+
+static int
+byspeed(const void *a, const void *b)
+{
+	double x = speedup(sorting, *(struct trial *const *)a), y = speedup(sorting, *(struct trial *const *)b);
+	return (x < y) - (x > y);
+}
+
+int
+winners(const struct tuner *tu, struct trial ***out)
+{
+	int n = 0;
+	*out = xmalloc((tu->nt + 1) * sizeof **out);
+	for (int i = 0; i < tu->nt; i++)
+		if (eligible(tu, tu->t[i]) && beats(tu, tu->t[i], tu->base))
+			(*out)[n++] = tu->t[i];
+	sorting = tu;
+	qsort(*out, n, sizeof **out, byspeed);
+	return n;
+}
+
+/* the percentage of the ideal speed-up (003, Eq. 3) of t; without an ideal
+ * build, the percentage of speed-up over the baseline */
+double
+ofideal(const struct tuner *tu, const struct trial *t)
+{
+	double p = tu->higher ? t->time : 1 / t->time, p64 = tu->higher ? tu->base->time : 1 / tu->base->time;
+	if (!tu->idealt || tu->idealt->verdict != V_OK)
+		return (p / p64 - 1) * 100;
+	double p32 = tu->higher ? tu->idealt->time : 1 / tu->idealt->time;
+	return (p - p64) / (p32 - p64) * 100;
+}

@@ -1,0 +1,189 @@
+/* units.c: a PSETS knob, whose values are lists of units the pass's stats
+ * name by id: fiset's sets, searched in GPUMixer's modes (003, 4.5).
+ *
+ * The knob's strongest setting (every unit: sets=all) is built and run
+ * first; its report lists the units with their ids, r_ac, predicted speed-up
+ * and instruction ordinals (the keys of roles RUNITS, RID, RRATIO,
+ * RPREDICTED, RINS). The pass's own choice (the knob's default: sets=auto,
+ * what the cost model picks) is always run too. Then the units are ranked:
+ *   mode 1, 2  by the shadow build's error total of their instructions,
+ *              smallest first (--shadow), else by the model's predicted
+ *              speed-up, largest first;
+ *   mode 3     by r_ac, largest first;
+ * and lowered cumulatively: each unit is added to those kept and run; it
+ * stays if the QoS still holds, else it is left out and the next is tried.
+ * Modes 2 and 3 stop once a setting within the QoS reaches
+ * --perf-threshold (percent of the ideal speed-up of Eq. 3 with
+ * --ideal-build, else percent over the baseline). Every trial is a
+ * candidate: the answer is the fastest of them all that meets the QoS. */
+#include "tune/tune.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int
+byerr(const void *a, const void *b)
+{
+	const struct unit *x = a, *y = b;
+	return (x->err > y->err) - (x->err < y->err);
+}
+
+static int
+bypred(const void *a, const void *b)
+{
+	const struct unit *x = a, *y = b;
+	return (x->pred < y->pred) - (x->pred > y->pred);
+}
+
+static int
+byratio(const void *a, const void *b)
+{
+	const struct unit *x = a, *y = b;
+	return (x->ratio < y->ratio) - (x->ratio > y->ratio);
+}
+
+/* each unit's error: the shadow totals of its instructions */
+static void
+shadowerr(struct tuner *tu, const struct kern *k, struct unit *u, int n)
+{
+	struct optotal *tot = NULL;
+	int ntot = shadow_totals(tu, k->mangled, &tot);
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < u[i].nins; j++)
+			for (int q = 0; q < ntot; q++)
+				if (tot[q].ins == u[i].ins[j])
+					u[i].err += tot[q].err;
+	for (int i = 0; i < ntot; i++)
+		free(tot[i].op);
+	free(tot);
+}
+
+/* rank the units for the mode; what the order is, in words */
+static const char *
+rank(struct tuner *tu, const struct kern *k, struct unit *u, int n)
+{
+	if (tu->mode == 3) {
+		qsort(u, n, sizeof *u, byratio);
+		return "r_ac, largest first";
+	}
+	if (tu->shadow) {
+		shadowerr(tu, k, u, n);
+		qsort(u, n, sizeof *u, byerr);
+		return "shadow error, smallest first";
+	}
+	qsort(u, n, sizeof *u, bypred);
+	return "the model's predicted speed-up, largest first";
+}
+
+static int
+bylong(const void *a, const void *b)
+{
+	long x = *(const long *)a, y = *(const long *)b;
+	return (x > y) - (x < y);
+}
+
+/* "sets=[1,4,7]": ids sorted, so that one list is one trial */
+static char *
+idlist(const char *knob, const long *ids, int n)
+{
+	long *s = xmalloc((n + 1) * sizeof *s);
+	memcpy(s, ids, n * sizeof *s);
+	qsort(s, n, sizeof *s, bylong);
+	struct buf b = BUF_INIT;
+	buf_printf(&b, "%s=[", knob);
+	for (int i = 0; i < n; i++)
+		buf_printf(&b, "%s%ld", i ? "," : "", s[i]);
+	buf_puts(&b, "]");
+	free(s);
+	return buf_take(&b);
+}
+
+/* the two settings always run: every unit, and the pass's own choice */
+static struct trial *
+fixed(struct tuner *tu, const struct setting *base, const struct kern *k, int pass, struct curve *c,
+      struct trial **own)
+{
+	const struct param *knob = pass_knob(pass);
+	char *p = knob->def ? fmt("%s=%s", knob->name, knob->def) : NULL;
+	struct trial *t[2] = {withknob(tu, base, pass, k->mangled, passes[pass]->tune->strongest, -1),
+	                      p ? withknob(tu, base, pass, k->mangled, p, -1) : NULL};
+	int n = p ? 2 : 1;   /* a knob with no default has no own choice */
+	free(p);
+	tuner_eval(tu, t, n);
+	for (int i = 0; i < n; i++) {
+		int applied, chosen = 0;
+		char *st = report_stats(t[i]->report, pass, k->mangled, &applied);
+		struct unit *u;
+		int n = stats_units(st, pass, &u);
+		for (int j = 0; j < n; j++)
+			chosen += i == 0 || u[j].chosen;
+		t[i]->x = chosen;
+		units_release(u, n);
+		free(st);
+		curve_add(c, t[i]);
+	}
+	*own = t[n - 1];
+	return t[0];
+}
+
+/* units added one at a time to those kept, while the QoS holds */
+static void
+cumulative(struct tuner *tu, const struct setting *base, const struct kern *k, int pass,
+           struct curve *c, const struct unit *u, int n, struct trial *all)
+{
+	long *ids = xmalloc((n + 1) * sizeof *ids);
+	int m = 0, left = tu->left;
+	struct buf out = BUF_INIT;
+	const char *stop = NULL;
+	for (int i = 0; i < n && !stop; i++) {
+		ids[m] = u[i].id;
+		char *p = idlist(pass_knob(pass)->name, ids, m + 1);
+		struct trial *t = m + 1 == n ? all : withknob(tu, base, pass, k->mangled, p, m + 1);
+		free(p);
+		tu->left = n - i - 1;
+		tuner_eval(tu, &t, 1);
+		curve_add(c, t);
+		if (!t->meets) {
+			buf_printf(&out, "%s%ld", out.n ? ", " : "", u[i].id);
+			continue;
+		}
+		m++;
+		if (tu->mode > 1 && ofideal(tu, t) >= tu->perf)
+			stop = "it reached --perf-threshold within the QoS";
+	}
+	tu->left = left;
+	curve_stop(c, fmt("%s: %d of %d units kept%s%s%s", stop ? stop : "every unit tried", m, n,
+	                  out.n ? " (" : "", out.n ? out.s : "", out.n ? " broke the QoS)" : ""));
+	buf_release(&out);
+	free(ids);
+}
+
+struct trial *
+search_units(struct tuner *tu, const struct setting *base, const struct kern *k, int pass)
+{
+	static const char *const how[] = {"", "mode 1", "mode 2", "mode 3"};
+	struct curve *c = curve_new(tu, k->demangled, pass, how[tu->mode]);
+	int before = tu->ntrials, applied;
+	struct trial *own, *all = fixed(tu, base, k, pass, c, &own);
+	char *st = report_stats(all->report, pass, k->mangled, &applied);
+	struct unit *u;
+	int n = stats_units(st, pass, &u);
+	free(st);
+	if (!n) {
+		curve_stop(c, fmt("no units to try (%s)", all->why ? all->why : "the report lists none"));
+	} else {
+		const char *order = rank(tu, k, u, n);
+		fprintf(stderr, "mpcc-tune: %s on '%s': %d units, by %s:", pass_name(pass), k->demangled, n,
+		        order);
+		for (int i = 0; i < n; i++)
+			fprintf(stderr, " %ld (error %.3g, r_ac %.3g, predicted %.3gx)", u[i].id, u[i].err,
+			        u[i].ratio, u[i].pred);
+		fputc('\n', stderr);
+		cumulative(tu, base, k, pass, c, u, n, all);
+	}
+	units_release(u, n);
+	c->runs = tu->ntrials - before;
+	c->best = fastest(tu, c->t, c->n);
+	return c->best;
+}
