@@ -329,13 +329,25 @@ ciccinput(const struct args *a)
 	return NULL;
 }
 
+/* the PTX that the cicc step a writes, or NULL. cicc's -o is its PTX
+ * whatever its name (-ptx -o k.x writes it straight to the user's file),
+ * except under -lto, where it is NVVM IR (-dlto names the PTX -o and the
+ * IR -olto) */
+static const char *
+ciccptx(const struct args *a)
+{
+	if (strcmp(progname_of(a), "cicc") || count(a, "-lto"))
+		return NULL;
+	return optval(a, "-o");
+}
+
 /* the cicc step a writes PTX: set up its fast-math runs, and start those
  * that the policy will likely ask for */
 static struct fast *
 fastbegin(struct run *r, const struct args *a)
 {
-	const char *path = optval(a, "-o");
-	if (!path || !endswith(path, ".ptx"))
+	const char *path = ciccptx(a);
+	if (!path)
 		return NULL;
 	struct fast *f = xcalloc(1, sizeof *f);
 	f->r = r;
@@ -421,8 +433,8 @@ embeds(struct run *r, const char *path)
 static void
 hook(struct run *r, const struct args *cicc)
 {
-	const char *path = optval(cicc, "-o");
-	if (!path || !endswith(path, ".ptx") || !r->fast)
+	const char *path = ciccptx(cicc);
+	if (!path || !r->fast)
 		return;
 	int k = whichcu(r, cicc);
 	vgrow(r->ptx, r->nptx, r->cap);
@@ -704,7 +716,7 @@ command(struct run *r, const struct step *s)
 	struct ptx *p = !strcmp(prog, "ptxas") ? changedinput(r, &a) : NULL;
 	while (p && (st = ptxas(r, line, p)) < 0)
 		p = changedinput(r, &a);
-	r->fast = !strcmp(prog, "cicc") ? fastbegin(r, &a) : NULL;
+	r->fast = fastbegin(r, &a);
 	if (!p)
 		st = sh(line, NULL);
 	if (!strcmp(prog, "ptxas")) {
@@ -779,9 +791,7 @@ static int
 iscicc(const struct step *s)
 {
 	struct args a = ARGS_INIT;
-	int yes = s->kind == S_CMD && shsplit(&a, s->line, env) == 0 &&
-	          !strcmp(progname_of(&a), "cicc") && optval(&a, "-o") &&
-	          endswith(optval(&a, "-o"), ".ptx");
+	int yes = s->kind == S_CMD && shsplit(&a, s->line, env) == 0 && ciccptx(&a);
 	args_release(&a);
 	return yes;
 }

@@ -45,6 +45,16 @@ $MPCC $A -ptx k.cu -o m.ptx 2>m.err && nvcc $A -ptx k.cu -o n.ptx &&
 	grep -q '%warpid' m.ptx && grep -q 'sin\.approx' m.ptx && ! grep -q '%warpid' n.ptx &&
 	quiet m.err && passed || fail "no merged kernel in the -ptx output"
 
+# nvcc takes any output name for -ptx: the driver finds cicc's PTX by its
+# step, not by a .ptx suffix (issue 26, item 1)
+for out in k.x k; do
+	testing "ptx -o $out carries the merged kernel and its report"
+	rm -f "$out" r.json
+	$MPCC $A -ptx k.cu -o $out --mpcc-report=r.json 2>x.err && cmp -s "$out" m.ptx &&
+		grep -q '"applied":true' r.json && quiet x.err && passed ||
+		fail "no merged kernel or report line in -ptx -o $out"
+done
+
 # cicc names module variables after the module id: both runs must agree,
 # so the two bodies share one copy of each
 testing "ptx -rdc shares the module's variables"
