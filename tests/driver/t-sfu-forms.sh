@@ -92,6 +92,14 @@ carries dc mr.ref nr.ref '$NV $A -dc -Xfatbin=-compress=false k.cu -o out' out
 carries lib m.ref n.ref '$NV $A -lib k.cu -o out' out
 carries link m.ref n.ref '$NV $A k.cu main.cu -o out' out
 
+# -dlto: cicc writes the PTX (-o) and NVVM IR (-olto) the device link
+# compiles from; the fast-math run must not write over nvcc's IR
+testing "dlto keeps nvcc's NVVM IR"
+rm -rf kn km && mkdir kn km &&
+	nvcc $A -dlto -c k.cu -o dn.o --keep --keep-dir kn &&
+	$MPCC $A -dlto -c k.cu -o dm.o --keep --keep-dir km 2>dl.err &&
+	cmp -s kn/k.ltoir km/k.ltoir && quiet dl.err && passed || fail "the .ltoir is not nvcc's"
+
 # a PTX-only embedding: with compression off, the PTX text is in the fatbin
 testing "fatbin of compute_90 PTX carries the transform"
 $MPCC -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=compute_90 \
