@@ -157,7 +157,9 @@ option(struct cmd *c, struct scan *s, const char *arg, const struct opt *o, cons
 	if ((f & OPTF) && val)
 		optfile(c, s, val);
 	if (f & DEPSONLY)
-		c->depsonly = 1;
+		c->depsonly = c->deps = 1;
+	if (f & DEPS)
+		c->deps = 1;
 	if (f & NONSYS)
 		c->nonsys = 1;
 	if (f & PHONY)

@@ -232,6 +232,7 @@ struct run {
 	int warned;
 	char *ppout;              /* -o of the first preprocessing (-E) step of the
 	                           * current input: nvcc's deps filter reads it */
+	int ppcu;                 /* that input's index in c->cu, or -1 */
 	struct fast *fast;        /* of the cicc step running now */
 };
 
@@ -437,6 +438,11 @@ hook(struct run *r, const struct args *cicc)
 	if (!path || !r->fast)
 		return;
 	int k = whichcu(r, cicc);
+	/* a compile that takes the pipeline only for its dependency output
+	 * (or for another input) leaves this PTX as cicc wrote it */
+	if (!r->c->force && !r->c->explain &&
+	    !(k >= 0 && r->prof[k] && profile_may_apply(r->prof[k], r->c->cu.v[k])))
+		return;
 	vgrow(r->ptx, r->nptx, r->cap);
 	struct ptx *p = &r->ptx[r->nptx++];
 	*p = (struct ptx){0};
@@ -732,8 +738,13 @@ command(struct run *r, const struct step *s)
 	if (count(&a, "-E") == 0) {
 		free(r->ppout);
 		r->ppout = NULL;
-	} else if (!r->ppout && optval(&a, "-o"))
+	} else if (!r->ppout && optval(&a, "-o")) {
 		r->ppout = xstrdup(optval(&a, "-o"));
+		r->ppcu = -1;
+		for (int i = 0; i < r->c->cu.n; i++)
+			if (count(&a, r->c->cu.v[i]))
+				r->ppcu = i;
+	}
 	args_release(&a);
 	return st;
 }
@@ -750,7 +761,13 @@ deps(struct run *r, const struct step *s)
 		error("cannot open '%s': %s", s->depsout, strerror(errno));
 		return 1;
 	}
-	int bad = !r->ppout || filterdeps(f, r->ppout, target, c->nonsys, c->phony) < 0;
+	/* the policy files read for the input: editing one must rebuild it */
+	const struct profile *p = r->ppout && r->ppcu >= 0 ? r->prof[r->ppcu] : NULL;
+	struct args pol = ARGS_INIT;
+	for (int i = 0; p && i < p->nchain; i++)
+		args_push(&pol, p->chain[i]);
+	int bad = !r->ppout || filterdeps(f, r->ppout, target, c->nonsys, c->phony, &pol) < 0;
+	args_release(&pol);
 	bad |= s->depsout ? fclose(f) != 0 : fflush(f) != 0;
 	if (bad)
 		error("cannot write the dependencies of '%s'", r->ppout ? r->ppout : "?");
