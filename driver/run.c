@@ -678,18 +678,18 @@ explainline(struct run *r, struct args *a, const char *line)
 	return args_join(a);
 }
 
-/* --mpcc-explain needs only the steps that lead to cicc's PTX: none that
- * assembles, links, or writes outside the private directory (with several
- * inputs, the first one's host compile comes before the last cicc) */
+/* --mpcc-explain needs only the steps that lead to cicc's PTX: the
+ * preprocessing (-E) that cicc reads, cudafe++ (the module id file) and
+ * cicc itself. Nothing that assembles, compiles host code or links: with
+ * several inputs, the first one's host compile comes before the last
+ * cicc, and would include the fatbinary that was never made */
 static int
 explain_skips(const struct args *a, const char *prog)
 {
-	if (!strcmp(prog, "cicc"))
+	if (!strcmp(prog, "cicc") || !strcmp(prog, "cudafe++"))
 		return 0;
-	if (!strcmp(prog, "ptxas") || !strcmp(prog, "fatbinary") || !strcmp(prog, "nvlink"))
-		return 1;
 	const char *o = optval(a, "-o");
-	return o && !startswith(o, tmpdir);
+	return !count(a, "-E") || (o && !startswith(o, tmpdir));
 }
 
 static int
