@@ -219,6 +219,7 @@ struct ptx {                  /* a PTX file cicc wrote and the hook saw */
 	struct reports reports;   /* the hook's report lines, written at the end */
 	struct figures figs;      /* ptxas -v on it, for those lines */
 	struct figures before;    /* ptxas -v on nvcc's PTX, when the hook changed it */
+	struct args kernels;      /* the mangled names of its kernels */
 };
 
 struct run {
@@ -469,6 +470,7 @@ hook(struct run *r, const struct args *cicc)
 		.drv = r->fast,
 		.reports = r->c->report ? &p->reports : NULL,
 		.explain = r->c->explain ? stdout : NULL,
+		.kernels = &p->kernels,
 	};
 	if (pipeline(path, &h) != 0 && !samefile(path, p->orig)) {
 		copyfile(p->orig, path);
@@ -869,6 +871,23 @@ dryrun(struct cmd *c, const char *nvcc, int *n)
 	return s;
 }
 
+/* kernels globs that nearly name a kernel of a source: once per rule and
+ * source, from the kernels of all its chains */
+static void
+unmatched(struct run *r)
+{
+	for (int k = 0; k < r->c->cu.n; k++) {
+		struct args all = ARGS_INIT;
+		for (int i = 0; i < r->nptx; i++)
+			if (r->ptx[i].prof == r->prof[k] && !strcmp(r->ptx[i].src, r->c->cu.v[k]))
+				args_pushv(&all, r->ptx[i].kernels.v, r->ptx[i].kernels.n);
+		profile_unmatched(r->prof[k], r->c->cu.v[k], all.v, all.n);
+		args_release(&all);
+	}
+	for (int i = 0; i < r->nptx; i++)
+		args_release(&r->ptx[i].kernels);
+}
+
 int
 run_pipeline(struct cmd *c, const char *nvcc, struct profile **prof)
 {
@@ -897,6 +916,7 @@ run_pipeline(struct cmd *c, const char *nvcc, struct profile **prof)
 		addfigures(&r.ptx[i]);
 		reports_flush(&r.ptx[i].reports, c->report, r.ptx[i].restored);
 	}
+	unmatched(&r);
 	steps_release(s, n);
 	return st;
 }

@@ -233,7 +233,7 @@ tostring(struct ctx *c, yaml_node_t *n, const char *key)
 
 /* globs = "[" glob ("," glob)* "]" */
 static char **
-globs(struct ctx *c, yaml_node_t *n, const char *key, int *count)
+globs(struct ctx *c, yaml_node_t *n, const char *key, int *count, const char ***wh)
 {
 	if (n->type != YAML_SEQUENCE_NODE) {
 		err(c, n, "'%s' must be a list of globs, not %s", key, describe(n));
@@ -246,8 +246,12 @@ globs(struct ctx *c, yaml_node_t *n, const char *key, int *count)
 		return NULL;
 	}
 	char **v = arena_alloc(c->a, m * sizeof *v);
+	if (wh)
+		*wh = arena_alloc(c->a, m * sizeof **wh);
 	for (int i = 0; i < m; i++) {
 		yaml_node_t *g = node(c, it[i]);
+		if (wh)
+			(*wh)[i] = where(c, g);
 		if (g->type != YAML_SCALAR_NODE)
 			err(c, g, "a glob in '%s' must be a string, not %s", key, describe(g));
 		else if (!*str(g) || isnull(g))
@@ -358,9 +362,9 @@ rule(struct ctx *c, yaml_node_t *n, struct rule *r, const char *dir)
 	if (!v[0] && !bad)
 		err(c, n, "rule has no 'kernels'");
 	else if (v[0])
-		r->kernels = globs(c, v[0], "kernels", &r->nkernels);
+		r->kernels = globs(c, v[0], "kernels", &r->nkernels, &r->kwhere);
 	if (v[1])
-		r->files = globs(c, v[1], "files", &r->nfiles);
+		r->files = globs(c, v[1], "files", &r->nfiles, NULL);
 	for (int t = 0; t < nschema; t++) {
 		yaml_node_t *b = v[2 + t];
 		if (!b)

@@ -45,6 +45,7 @@ struct hook {
 	struct reports *reports; /* report lines go here; the driver writes them once
 	                        * the PTX reached the output (NULL: none wanted) */
 	int dryrun;            /* --mpcc-dryrun: say what would run, change nothing */
+	struct args *kernels;  /* the mangled names of the module's kernels go here (may be NULL) */
 	FILE *explain;         /* --mpcc-explain: print explain_kernel() per entry here, change nothing */
 };
 

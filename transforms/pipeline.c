@@ -200,6 +200,9 @@ pipeline(const char *path, const struct hook *h)
 	}
 	struct passctx cx = {.m = m, .src = h->src, .arch = h->arch, .sm = h->sm,
 	                     .nsm = h->nsm, .jit = h->jit, .h = h};
+	for (uint k = 0; h->kernels && k < m->nfn; k++)
+		if ((m->fn[k]->flags & FENTRY) && !(m->fn[k]->flags & FDECL))
+			args_push(h->kernels, symstr(m, m->fn[k]->sym));
 	if (h->explain) {
 		explain(&cx, h);
 		passctx_release(&cx);
