@@ -483,10 +483,31 @@ policy(struct ctx *c, yaml_node_t *n, struct policy *pol)
 		profiles(c, v[5], pol);
 }
 
+/* the character at line:column (0-based, in characters) of text */
+static int
+charat(const char *text, size_t len, size_t line, size_t col)
+{
+	const char *p = text, *end = text + len;
+	for (; line && p < end; p++)
+		line -= *p == '\n';
+	for (; p < end && *p != '\n'; p++)
+		if (((uchar)*p & 0xc0) != 0x80 && !col--)
+			return (uchar)*p;
+	return -1;
+}
+
+/* libyaml's error; a tab where it wanted indentation or a token gets a
+ * message that says so ("found character that cannot start any token") */
 static void
-yamlerr(const char *path, yaml_parser_t *p)
+yamlerr(const char *path, yaml_parser_t *p, const char *text, size_t len)
 {
 	yaml_mark_t m = p->problem_mark;
+	if (p->problem && charat(text, len, m.line, m.column) == '\t') {
+		fprintf(stderr, "%s:%lu:%lu: error: a tab character, which YAML does not allow in "
+		        "indentation; indent with spaces\n", path, (ulong)m.line + 1,
+		        (ulong)m.column + 1);
+		return;
+	}
 	fprintf(stderr, "%s:%lu:%lu: error: %s", path, (ulong)m.line + 1, (ulong)m.column + 1,
 	        p->problem ? p->problem : "cannot read the file");
 	if (p->context)
@@ -521,7 +542,7 @@ parse(const char *path, const char *text, size_t len)
 	yaml_parser_initialize(&p);
 	yaml_parser_set_input_string(&p, (const uchar *)text, len);
 	if (!yaml_parser_load(&p, &doc)) {
-		yamlerr(path, &p);
+		yamlerr(path, &p, text, len);
 		yaml_parser_delete(&p);
 		return NULL;
 	}
@@ -533,7 +554,7 @@ parse(const char *path, const char *text, size_t len)
 	yaml_document_delete(&doc);
 	if (!c.nerr && top) {
 		if (!yaml_parser_load(&p, &doc))
-			yamlerr(path, &p), c.nerr++;
+			yamlerr(path, &p, text, len), c.nerr++;
 		else {
 			yaml_node_t *more = yaml_document_get_root_node(&doc);
 			if (more)
