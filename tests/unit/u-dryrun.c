@@ -222,7 +222,7 @@ TEST(figures_read_ptxas_v_per_entry)
 
 TEST(deps_follow_line_markers)
 {
-	char ii[] = "/tmp/u-dryrun-XXXXXX";
+	char *ii = test_tmp("u-dryrun-XXXXXX");
 	int fd = mkstemp(ii);
 	const char *text = "# 1 \"src/k.cu\"\n# 1 \"<built-in>\"\n# 1 \"<command-line>\"\n"
 	                   "# 1 \"/usr/include/stdc-predef.h\" 1 3 4\nint x;\n"
@@ -247,6 +247,7 @@ TEST(deps_follow_line_markers)
 	               "q.o : src/k.cu \\\n    inc/a.h \\\n    /p/.mpcc.yaml\n\ninc/a.h:\n\n/p/.mpcc.yaml:\n");
 	free(buf);
 	unlink(ii);
+	free(ii);
 }
 
 int
