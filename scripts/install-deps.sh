@@ -3,7 +3,7 @@
 # CUDA itself (nvcc 13 in /usr/local/cuda) is not a Debian package: it must be
 # on the machine already; the driver and PTX tests skip without it.
 set -e
-pkgs="cmake make ninja-build gcc g++ clang libyaml-dev llvm-14-tools python3 ccache sccache libclang-rt-14-dev"
+pkgs="cmake make ninja-build gcc g++ clang libyaml-dev llvm-14-tools python3 ccache sccache libclang-rt-14-dev lintian"
 missing=
 for p in $pkgs; do
 	dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"
