@@ -64,7 +64,7 @@ struct cmd {
 	const char *policy, *profile, *report;
 	const char *hashdir;  /* --mpcc-policy-hash=DIR */
 	const char *check;    /* --mpcc-check-policy=FILE */
-	int force, explain, dryrun, version, hash, help;
+	int force, explain, dryrun, version, hash, help, summary;
 	int verbose, keep, info, threads, nvdryrun, depsonly, nonsys, phony;
 	int deps;          /* a dependency output: the policy files go in it */
 	const char *keepdir, *out, *deptarget;

@@ -235,6 +235,7 @@ struct run {
 	                           * current input: nvcc's deps filter reads it */
 	int ppcu;                 /* that input's index in c->cu, or -1 */
 	struct fast *fast;        /* of the cicc step running now */
+	struct tally tally;       /* for --mpcc-summary */
 };
 
 struct fast {                 /* hook.drv: the fast-math runs of one cicc step */
@@ -432,18 +433,19 @@ embeds(struct run *r, const char *path)
 	return yes;
 }
 
-static void
+/* the PTX hook on what cicc just wrote; 1 if the compile must fail */
+static int
 hook(struct run *r, const struct args *cicc)
 {
 	const char *path = ciccptx(cicc);
 	if (!path || !r->fast)
-		return;
+		return 0;
 	int k = whichcu(r, cicc);
 	/* a compile that takes the pipeline only for its dependency output
 	 * (or for another input) leaves this PTX as cicc wrote it */
 	if (!r->c->force && !r->c->explain &&
 	    !(k >= 0 && r->prof[k] && profile_may_apply(r->prof[k], r->c->cu.v[k])))
-		return;
+		return 0;
 	vgrow(r->ptx, r->nptx, r->cap);
 	struct ptx *p = &r->ptx[r->nptx++];
 	*p = (struct ptx){0};
@@ -456,7 +458,7 @@ hook(struct run *r, const struct args *cicc)
 	if (copyfile(path, p->orig) != 0) {
 		warn("cannot copy '%s' to '%s': %s; leaving it as nvcc made it", path, p->orig,
 		     strerror(errno));
-		return;
+		return 0;
 	}
 	int sm[16];
 	struct hook h = {
@@ -471,8 +473,10 @@ hook(struct run *r, const struct args *cicc)
 		.reports = r->c->report ? &p->reports : NULL,
 		.explain = r->c->explain ? stdout : NULL,
 		.kernels = &p->kernels,
+		.tally = &r->tally,
 	};
-	if (pipeline(path, &h) != 0 && !samefile(path, p->orig)) {
+	int st = pipeline(path, &h);
+	if (st != 0 && !samefile(path, p->orig)) {
 		copyfile(p->orig, path);
 		p->restored = "the pipeline failed: nvcc's PTX was used";
 	}
@@ -481,6 +485,7 @@ hook(struct run *r, const struct args *cicc)
 	if (getenv("MPCC_DEBUG_FASTPTX"))  /* run the fast cicc as a pass would */
 		fastptx(r->fast, strtoul(getenv("MPCC_DEBUG_FASTPTX"), NULL, 0));
 	p->changed = !samefile(path, p->orig);
+	return st > 0;
 }
 
 static void
@@ -734,7 +739,7 @@ command(struct run *r, const struct step *s)
 	}
 	free(line);
 	if (st == 0 && r->fast)
-		hook(r, &a);
+		st = hook(r, &a);
 	fastend(r->fast);
 	r->fast = NULL;
 	if (count(&a, "-E") == 0) {
@@ -871,6 +876,30 @@ dryrun(struct cmd *c, const char *nvcc, int *n)
 	return s;
 }
 
+/* --mpcc-summary: one line for the compile, "mpcc: note: k.cu: fiset: 2
+ * applied, 10 left alone (nothing to do or will not pay); half2: ..." */
+static void
+summary(const struct run *r)
+{
+	struct buf b = BUF_INIT;
+	const struct tally *t = &r->tally;
+	for (int i = 0; i < r->c->cu.n; i++)
+		buf_printf(&b, "%s%s", i ? ", " : "", r->c->cu.v[i]);
+	buf_puts(&b, ":");
+	int any = 0;
+	for (int k = 0; k < npass; k++) {
+		if (!t->applied[k] && !t->advised[k] && !t->refused[k])
+			continue;
+		buf_printf(&b, "%s %s: %d applied, %d left alone (nothing to do or will not pay)",
+		           any++ ? ";" : "", passes[k]->schema.name, t->applied[k], t->advised[k]);
+		if (t->refused[k])
+			buf_printf(&b, ", %d refused", t->refused[k]);
+	}
+	if (any)
+		note("%s; kernels counted once per -gencode chain (--mpcc-explain says why)", b.s);
+	buf_release(&b);
+}
+
 /* kernels globs that nearly name a kernel of a source: once per rule and
  * source, from the kernels of all its chains */
 static void
@@ -917,6 +946,8 @@ run_pipeline(struct cmd *c, const char *nvcc, struct profile **prof)
 		reports_flush(&r.ptx[i].reports, c->report, r.ptx[i].restored);
 	}
 	unmatched(&r);
+	if (c->summary && !c->explain)
+		summary(&r);
 	steps_release(s, n);
 	return st;
 }

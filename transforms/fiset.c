@@ -1792,6 +1792,7 @@ apply(struct passctx *cx, Fn *fn, const struct params *p, struct outcome *o)
 	analyze(&a, cx, fn);
 	uchar *ch = xcalloc(a.n + 1, 1);
 	int nlow = 0, rc = -1;
+	o->advised = 1;   /* but for ids asked for, or no cost model to ask */
 	if (a.nf64 == 0)
 		o->why = xstrdup("no f64 arithmetic");
 	else if (a.ns == 0)
@@ -1807,6 +1808,7 @@ apply(struct passctx *cx, Fn *fn, const struct params *p, struct outcome *o)
 		if (!nlow) {
 			int *rank = ranked(&a);
 			o->why = fmt("no set chosen: set %d (the best) %s", a.s[rank[0]].id, a.s[rank[0]].why);
+			o->advised = p->v[SETS].i != SETS_IDS && (p->v[SETS].i != S_AUTO || a.nt);
 			free(rank);
 		}
 	}

@@ -289,6 +289,7 @@ apply(struct passctx *cx, Fn *fn, const struct params *p, struct outcome *o)
 		return -1;
 	}
 	if (!h.force && (o->why = h2_notpaying(&h))) {
+		o->advised = 1;
 		arena_free(h.a);
 		return -1;
 	}

@@ -54,7 +54,8 @@ passctx_release(struct passctx *cx)
 }
 
 /* what became of pass t on a kernel: one report line, and for a kernel
- * left alone the policy's on_unsupported; -1 if the policy makes that an
+ * the pass refused the policy's on_unsupported (not for what its advice
+ * chose: nothing to do, will not pay); -1 if the policy makes that an
  * error */
 static int
 outcome(const struct hook *h, const char *mangled, const char *demangled, int t,
@@ -70,7 +71,9 @@ outcome(const struct hook *h, const char *mangled, const char *demangled, int t,
 		reports_add(h->reports, &rep);
 		free(params);
 	}
-	if (!o->why)
+	if (h->tally)
+		(!o->why ? h->tally->applied : o->advised ? h->tally->advised : h->tally->refused)[t]++;
+	if (!o->why || o->advised)
 		return 0;
 	switch (h->prof->on_unsupported) {
 	case UNSUP_ERROR:
@@ -221,6 +224,7 @@ pipeline(const char *path, const struct hook *h)
 		free(fns);
 	}
 	passctx_release(&cx);
+	int failed = rc < 0;   /* on_unsupported: error, said in outcome() */
 	if (rc == 0 && changed && verify(m, stderr)) {   /* a pass's bug: never shipped */
 		warn("%s: the PTX the %s pass made does not verify (a bug in mpcc): "
 		     "leaving the file as nvcc wrote it", path, changed);
@@ -228,7 +232,7 @@ pipeline(const char *path, const struct hook *h)
 	}
 	if (rc < 0) {
 		mod_free(m);
-		return -1;
+		return failed ? 1 : -1;
 	}
 	out = printstr(m, &n);
 	mod_free(m);

@@ -520,6 +520,7 @@ apply(struct passctx *cx, Fn *fn, const struct params *p, struct outcome *o)
 	}
 	if (measure == ERROR && n == 0) {
 		free(ins);
+		o->advised = 1;
 		return o->why = xstrdup("no f64 arithmetic to shadow"), -1;
 	}
 	/* the exit code's activemask (PTX ISA 6.2), shfl.sync and red.add.f64
