@@ -119,6 +119,10 @@ struct Ins {
 	ushort narg;
 	Ref pred;       /* guard predicate, R0 if none */
 	Ref *arg;
+	Str *sel;       /* NULL, or per arg the part of its register it names, as
+	                 * written after it: ".b3210" of vadd4's "%r6.b3210"
+	                 * (bytes), ".h10" (halves), ".x" (an element); empty: none.
+	                 * A pass that changes narg sets sel too */
 	Str name;       /* mnemonic with its modifiers "ld.global.nc.u32", or the
 	                 * directive up to its operands ".reg .f32", ".local .align 4 .b8" */
 	Str sep;        /* between name and operands as written, " \t" when created */
