@@ -476,8 +476,9 @@ hook(struct run *r, const struct args *cicc)
 		.tally = &r->tally,
 	};
 	int st = pipeline(path, &h);
-	if (st != 0 && !samefile(path, p->orig)) {
-		copyfile(p->orig, path);
+	if (st != 0) {   /* the report must not say applied */
+		if (!samefile(path, p->orig))
+			copyfile(p->orig, path);
 		p->restored = "the pipeline failed: nvcc's PTX was used";
 	}
 	if (getenv("MPCC_DEBUG_BREAK_PTX"))

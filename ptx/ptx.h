@@ -396,6 +396,9 @@ int isdef(const Ins *i, uint argi);
  * and the statement for each problem to err (NULL: silent) and returns
  * their number. Runs fillcfg() on every function. */
 int verify(Module *m, FILE *err);
+/* the same, and the problems of each function m->fn[k] into nerr[k] (the
+ * rest, the total less their sum, are the module's own) */
+int verifyeach(Module *m, FILE *err, uint *nerr);
 
 /* dump.c: the readable dumps that mpcc-opt -d prints and the tests check */
 void dumpcfg(FILE *f, Fn *fn);

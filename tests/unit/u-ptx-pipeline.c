@@ -141,10 +141,11 @@ merge(const char *fasttext)
 	return rc;
 }
 
+/* the kernel falls back alone: the file is written, with nvcc's code */
 TEST(a_merge_that_does_not_verify_leaves_nvcc_ptx)
 {
 	CHECK(merge(KERNEL("sqrt.approx.f32", "%f1")) == 1);
-	CHECK(merge(KERNEL("sqrt.approx.f32", "%f9")) == -1);
+	CHECK(merge(KERNEL("sqrt.approx.f32", "%f9")) == 0);
 }
 
 /* a kernel named NAME that divides two doubles */
