@@ -236,6 +236,11 @@ struct run {
 	int ppcu;                 /* that input's index in c->cu, or -1 */
 	struct fast *fast;        /* of the cicc step running now */
 	struct tally tally;       /* for --mpcc-summary */
+	struct pending {          /* the ptxas -v runs going on for the report */
+		pid_t pid;            /* 0: none */
+		int k;                /* of ptx[k] */
+		char *nverr, *err;    /* their stderr: on nvcc's PTX and on the hook's */
+	} pend;
 };
 
 struct fast {                 /* hook.drv: the fast-math runs of one cicc step */
@@ -509,13 +514,18 @@ changedinput(struct run *r, const struct args *a)
 	return NULL;
 }
 
-/* ptxas -v on the PTX that the ptxas line a just accepted, into fs: the
- * same flags, -v added, the input in replaced by in2 (NULL: kept), the
- * output thrown away; a check for a virtual arch (-ptx: -arch=compute_90,
- * no output) becomes a build for its sm_NN */
-static void
-ptxasv(struct run *r, const struct args *a, const char *in, const char *in2, struct figures *fs)
+/* the line of ptxas -v on the PTX that the ptxas line a just accepted,
+ * its stderr to err: the same flags, -v added, the input in replaced by
+ * in2 (NULL: kept), the output thrown away; a check for a virtual arch
+ * (-ptx: -arch=compute_90, no output) becomes a build for its sm_NN. Only
+ * the entries named (-e: ptxas gives each the figures it gets in the whole
+ * module); NULL if none. malloc'd */
+static char *
+ptxasv(struct run *r, const struct args *a, const char *in, const char *in2,
+       const struct args *entries, const char *err)
 {
+	if (!entries->n)
+		return NULL;
 	struct args v = ARGS_INIT;
 	for (int i = 0; i < a->n; i++) {
 		const char *s = a->v[i];
@@ -535,24 +545,83 @@ ptxasv(struct run *r, const struct args *a, const char *in, const char *in2, str
 		args_pushf(&v, "%s/%d.figures.cubin", tmpdir, r->nfile++);
 	}
 	args_push(&v, "-v");
-	char *line = args_join(&v), *err = fmt("%s/%d.figures.err", tmpdir, r->nfile++);
-	char *text;
-	if (sh(line, err) == 0 && (text = readfile(err, NULL))) {
-		figures_parse(fs, text);
-		free(text);
-	}
-	free(line);
-	free(err);
+	struct buf e = BUF_INIT;
+	for (int i = 0; i < entries->n; i++)
+		buf_printf(&e, "%s%s", i ? "," : "", entries->v[i]);
+	args_push(&v, "-e");
+	args_push(&v, e.s);
+	buf_release(&e);
+	char *line = args_join(&v);
 	args_release(&v);
+	args_push(&v, err);
+	char *q = args_join(&v), *s = fmt("%s 2>%s", line, q);
+	free(line);
+	free(q);
+	args_release(&v);
+	return s;
 }
 
-/* the figures of p as the hook left it, and of nvcc's PTX if that differs */
+static void
+addname(struct args *a, const char *s)
+{
+	for (int i = 0; i < a->n; i++)
+		if (!strcmp(a->v[i], s))
+			return;
+	args_push(a, s);
+}
+
+/* the figures of the runs started last, into their PTX's report */
+static void
+collectfigures(struct run *r)
+{
+	struct pending *g = &r->pend;
+	struct ptx *p = &r->ptx[g->k];
+	char *text;
+	if (!g->pid)
+		return;
+	finish(g->pid);
+	if ((text = readfile(g->nverr, NULL)))
+		figures_parse(&p->before, text);
+	free(text);
+	if ((text = readfile(g->err, NULL)))
+		figures_parse(&p->figs, text);
+	free(text);
+	free(g->nverr);
+	free(g->err);
+	*g = (struct pending){0};
+}
+
+/* The figures of the kernels of p that a transform changed: as shipped,
+ * and as nvcc built them (registers_before); of those kernels alone (ptxas
+ * -e), since a kernel left alone is nvcc's. The two runs go on beside the
+ * steps that follow (fatbinary, the host compiler), one batch at a time;
+ * run_pipeline() collects the last. Compiling the whole module twice more
+ * was most of what a report cost (bench/compile-time.sh) */
 static void
 measure(struct run *r, const struct args *a, struct ptx *p)
 {
-	ptxasv(r, a, p->path, NULL, &p->figs);
-	if (p->changed)
-		ptxasv(r, a, p->path, p->orig, &p->before);
+	struct args changed = ARGS_INIT;
+	collectfigures(r);
+	for (int i = 0; p->changed && i < p->reports.n; i++)
+		if (p->reports.r[i].applied)
+			addname(&changed, p->reports.r[i].mangled);
+	struct pending g = {.k = p - r->ptx};
+	g.nverr = fmt("%s/%d.figures.err", tmpdir, r->nfile++);
+	g.err = fmt("%s/%d.figures.err", tmpdir, r->nfile++);
+	char *l1 = ptxasv(r, a, p->path, p->orig, &changed, g.nverr);
+	char *l2 = ptxasv(r, a, p->path, NULL, &changed, g.err);
+	if (l1 && l2) {
+		char *line = fmt("%s; %s", l1, l2);
+		g.pid = shstart(line, NULL);
+		r->pend = g;
+		free(line);
+	} else {
+		free(g.nverr);
+		free(g.err);
+	}
+	free(l1);
+	free(l2);
+	args_release(&changed);
 }
 
 /* a ptxas step read PTX whose kernels have report lines: their figures */
@@ -942,6 +1011,7 @@ run_pipeline(struct cmd *c, const char *nvcc, struct profile **prof)
 	for (int i = 0; i < r.nptx && st == 0 && !c->explain; i++)
 		st = checkptx(&r, &r.ptx[i]);
 	/* the report says what reached the output */
+	collectfigures(&r);
 	for (int i = 0; i < r.nptx; i++) {
 		addfigures(&r.ptx[i]);
 		reports_flush(&r.ptx[i].reports, c->report, r.ptx[i].restored);
