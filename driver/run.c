@@ -22,7 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static char *tmpdir;          /* removed at exit and on SIGINT/SIGTERM/SIGHUP */
+static char *tmpdir;          /* removed at exit and on SIGINT/SIGTERM/SIGHUP/SIGPIPE */
 static char *usertmp;         /* TMPDIR as mpcc found it, or NULL */
 /* the processes running now: the step, and fast-math cicc runs beside it */
 static volatile pid_t kids[AX_ALL + 2];
@@ -92,7 +92,8 @@ mktmp(void)
 	/* the steps' own scratch files (cicc's lgenfe.bc, gcc's) go there too,
 	 * so that nothing is left behind when a step is killed */
 	setenv("TMPDIR", tmpdir, 1);
-	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+	/* SIGPIPE: a reader that stops early (mpcc ... 2>&1 | grep -q) */
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
 	for (size_t i = 0; i < countof(sigs); i++) {
 		struct sigaction sa = {.sa_handler = onsignal}, old;
 		sigaction(sigs[i], NULL, &old);
