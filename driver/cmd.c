@@ -30,6 +30,8 @@ setmp(struct cmd *c, const struct mpopt *o, const char *val)
 		c->profile = val;
 	else if (!strcmp(n, "report"))
 		c->report = val;
+	else if (!strcmp(n, "summary"))
+		c->summary = 1;
 	else if (!strcmp(n, "version"))
 		c->version = 1;
 	else
@@ -157,7 +159,9 @@ option(struct cmd *c, struct scan *s, const char *arg, const struct opt *o, cons
 	if ((f & OPTF) && val)
 		optfile(c, s, val);
 	if (f & DEPSONLY)
-		c->depsonly = 1;
+		c->depsonly = c->deps = 1;
+	if (f & DEPS)
+		c->deps = 1;
 	if (f & NONSYS)
 		c->nonsys = 1;
 	if (f & PHONY)

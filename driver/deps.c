@@ -4,7 +4,9 @@
  * once, in order of first appearance, after "target : ". -MM leaves out the
  * system headers (flag 3); -MP adds an empty rule for each file but the
  * first. The dryrun shows the step but not how it works,
- * so mpcc does the same from the preceding step's output. */
+ * so mpcc does the same from the preceding step's output, and adds the
+ * policy files the compile read, so that editing one rebuilds the object
+ * (make, Ninja and CMake read these files). */
 #include "driver/mpcc.h"
 
 #include <stdlib.h>
@@ -76,13 +78,19 @@ objname(const char *src)
 
 /* write the dependencies of the preprocessed file ii; -1 if unreadable */
 int
-filterdeps(FILE *out, const char *ii, const char *target, int nonsystem, int phony)
+filterdeps(FILE *out, const char *ii, const char *target, int nonsystem, int phony,
+           const struct args *extra)
 {
 	char *text = readfile(ii, NULL);
 	if (!text)
 		return -1;
 	struct names d = {0};
 	collect(&d, text, nonsystem);
+	for (int i = 0; extra && i < extra->n; i++)
+		if (!seen(&d, extra->v[i], strlen(extra->v[i]))) {
+			vgrow(d.v, d.n, d.cap);
+			d.v[d.n++] = xstrdup(extra->v[i]);
+		}
 	char *deftarget = d.n ? objname(d.v[0]) : xstrdup("-");
 	fprintf(out, "%s :", target ? target : deftarget);
 	free(deftarget);

@@ -21,6 +21,7 @@ static const struct {
 	const char *opt, *suffix;
 } outputs[] = {
 	{"-o", ".ptx"},
+	{"-olto", ".ltoir"},   /* -dlto: the NVVM IR that fatbinary embeds */
 	{"--gen_c_file_name", ".cudafe1.c"},
 	{"--stub_file_name", ".stub.c"},
 	{"--gen_device_file_name", ".gpu"},

@@ -75,6 +75,8 @@ main(int argc, char **argv)
 		if (policy_profile(c.cu.v[i], c.policy, c.profile, &prof[i]) < 0)
 			return 1;
 		need |= prof[i] && profile_may_apply(prof[i], c.cu.v[i]);
+		/* the policy files go in the dependency output, which mpcc writes */
+		need |= c.deps && prof[i] && prof[i]->nchain;
 	}
 	if (!need)
 		unchanged(&c, nvcc, c.dryrun);

@@ -37,6 +37,7 @@ enum {                 /* nvcc option flags */
 	DEPSONLY = 1 << 13, /* -M, -MM: dependencies instead of a compile */
 	NONSYS = 1 << 14,   /* -MM, -MMD: without system headers */
 	PHONY = 1 << 15,    /* -MP: a phony target for each header */
+	DEPS = 1 << 16,     /* -MD, -MMD: dependencies beside the compile */
 };
 
 struct opt {
@@ -63,8 +64,9 @@ struct cmd {
 	const char *policy, *profile, *report;
 	const char *hashdir;  /* --mpcc-policy-hash=DIR */
 	const char *check;    /* --mpcc-check-policy=FILE */
-	int force, explain, dryrun, version, hash, help;
+	int force, explain, dryrun, version, hash, help, summary;
 	int verbose, keep, info, threads, nvdryrun, depsonly, nonsys, phony;
+	int deps;          /* a dependency output: the policy files go in it */
 	const char *keepdir, *out, *deptarget;
 	char *unsup;       /* why the pipeline cannot take this line, or NULL */
 	char *nvcc;        /* launcher form: the compiler the line starts with */
@@ -134,8 +136,10 @@ char *figures_json(const struct figures *fs, const struct figures *before, const
 void figures_release(struct figures *fs);
 
 /* deps.c */
-/* target NULL: the first file's name with its suffix replaced by .o */
-int filterdeps(FILE *out, const char *ii, const char *target, int nonsystem, int phony);
+/* target NULL: the first file's name with its suffix replaced by .o;
+ * extra (may be NULL): files to list after the headers, the policy files */
+int filterdeps(FILE *out, const char *ii, const char *target, int nonsystem, int phony,
+               const struct args *extra);
 
 /* run.c */
 int run_pipeline(struct cmd *c, const char *nvcc, struct profile **prof);

@@ -22,7 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static char *tmpdir;          /* removed at exit and on SIGINT/SIGTERM/SIGHUP */
+static char *tmpdir;          /* removed at exit and on SIGINT/SIGTERM/SIGHUP/SIGPIPE */
 static char *usertmp;         /* TMPDIR as mpcc found it, or NULL */
 /* the processes running now: the step, and fast-math cicc runs beside it */
 static volatile pid_t kids[AX_ALL + 2];
@@ -92,7 +92,8 @@ mktmp(void)
 	/* the steps' own scratch files (cicc's lgenfe.bc, gcc's) go there too,
 	 * so that nothing is left behind when a step is killed */
 	setenv("TMPDIR", tmpdir, 1);
-	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+	/* SIGPIPE: a reader that stops early (mpcc ... 2>&1 | grep -q) */
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
 	for (size_t i = 0; i < countof(sigs); i++) {
 		struct sigaction sa = {.sa_handler = onsignal}, old;
 		sigaction(sigs[i], NULL, &old);
@@ -219,6 +220,7 @@ struct ptx {                  /* a PTX file cicc wrote and the hook saw */
 	struct reports reports;   /* the hook's report lines, written at the end */
 	struct figures figs;      /* ptxas -v on it, for those lines */
 	struct figures before;    /* ptxas -v on nvcc's PTX, when the hook changed it */
+	struct args kernels;      /* the mangled names of its kernels */
 };
 
 struct run {
@@ -232,7 +234,14 @@ struct run {
 	int warned;
 	char *ppout;              /* -o of the first preprocessing (-E) step of the
 	                           * current input: nvcc's deps filter reads it */
+	int ppcu;                 /* that input's index in c->cu, or -1 */
 	struct fast *fast;        /* of the cicc step running now */
+	struct tally tally;       /* for --mpcc-summary */
+	struct pending {          /* the ptxas -v runs going on for the report */
+		pid_t pid;            /* 0: none */
+		int k;                /* of ptx[k] */
+		char *nverr, *err;    /* their stderr: on nvcc's PTX and on the hook's */
+	} pend;
 };
 
 struct fast {                 /* hook.drv: the fast-math runs of one cicc step */
@@ -329,13 +338,25 @@ ciccinput(const struct args *a)
 	return NULL;
 }
 
+/* the PTX that the cicc step a writes, or NULL. cicc's -o is its PTX
+ * whatever its name (-ptx -o k.x writes it straight to the user's file),
+ * except under -lto, where it is NVVM IR (-dlto names the PTX -o and the
+ * IR -olto) */
+static const char *
+ciccptx(const struct args *a)
+{
+	if (strcmp(progname_of(a), "cicc") || count(a, "-lto"))
+		return NULL;
+	return optval(a, "-o");
+}
+
 /* the cicc step a writes PTX: set up its fast-math runs, and start those
  * that the policy will likely ask for */
 static struct fast *
 fastbegin(struct run *r, const struct args *a)
 {
-	const char *path = optval(a, "-o");
-	if (!path || !endswith(path, ".ptx"))
+	const char *path = ciccptx(a);
+	if (!path)
 		return NULL;
 	struct fast *f = xcalloc(1, sizeof *f);
 	f->r = r;
@@ -418,13 +439,19 @@ embeds(struct run *r, const char *path)
 	return yes;
 }
 
-static void
+/* the PTX hook on what cicc just wrote; 1 if the compile must fail */
+static int
 hook(struct run *r, const struct args *cicc)
 {
-	const char *path = optval(cicc, "-o");
-	if (!path || !endswith(path, ".ptx") || !r->fast)
-		return;
+	const char *path = ciccptx(cicc);
+	if (!path || !r->fast)
+		return 0;
 	int k = whichcu(r, cicc);
+	/* a compile that takes the pipeline only for its dependency output
+	 * (or for another input) leaves this PTX as cicc wrote it */
+	if (!r->c->force && !r->c->explain &&
+	    !(k >= 0 && r->prof[k] && profile_may_apply(r->prof[k], r->c->cu.v[k])))
+		return 0;
 	vgrow(r->ptx, r->nptx, r->cap);
 	struct ptx *p = &r->ptx[r->nptx++];
 	*p = (struct ptx){0};
@@ -437,7 +464,7 @@ hook(struct run *r, const struct args *cicc)
 	if (copyfile(path, p->orig) != 0) {
 		warn("cannot copy '%s' to '%s': %s; leaving it as nvcc made it", path, p->orig,
 		     strerror(errno));
-		return;
+		return 0;
 	}
 	int sm[16];
 	struct hook h = {
@@ -451,9 +478,13 @@ hook(struct run *r, const struct args *cicc)
 		.drv = r->fast,
 		.reports = r->c->report ? &p->reports : NULL,
 		.explain = r->c->explain ? stdout : NULL,
+		.kernels = &p->kernels,
+		.tally = &r->tally,
 	};
-	if (pipeline(path, &h) != 0 && !samefile(path, p->orig)) {
-		copyfile(p->orig, path);
+	int st = pipeline(path, &h);
+	if (st != 0) {   /* the report must not say applied */
+		if (!samefile(path, p->orig))
+			copyfile(p->orig, path);
 		p->restored = "the pipeline failed: nvcc's PTX was used";
 	}
 	if (getenv("MPCC_DEBUG_BREAK_PTX"))
@@ -461,6 +492,7 @@ hook(struct run *r, const struct args *cicc)
 	if (getenv("MPCC_DEBUG_FASTPTX"))  /* run the fast cicc as a pass would */
 		fastptx(r->fast, strtoul(getenv("MPCC_DEBUG_FASTPTX"), NULL, 0));
 	p->changed = !samefile(path, p->orig);
+	return st > 0;
 }
 
 static void
@@ -483,13 +515,18 @@ changedinput(struct run *r, const struct args *a)
 	return NULL;
 }
 
-/* ptxas -v on the PTX that the ptxas line a just accepted, into fs: the
- * same flags, -v added, the input in replaced by in2 (NULL: kept), the
- * output thrown away; a check for a virtual arch (-ptx: -arch=compute_90,
- * no output) becomes a build for its sm_NN */
-static void
-ptxasv(struct run *r, const struct args *a, const char *in, const char *in2, struct figures *fs)
+/* the line of ptxas -v on the PTX that the ptxas line a just accepted,
+ * its stderr to err: the same flags, -v added, the input in replaced by
+ * in2 (NULL: kept), the output thrown away; a check for a virtual arch
+ * (-ptx: -arch=compute_90, no output) becomes a build for its sm_NN. Only
+ * the entries named (-e: ptxas gives each the figures it gets in the whole
+ * module); NULL if none. malloc'd */
+static char *
+ptxasv(struct run *r, const struct args *a, const char *in, const char *in2,
+       const struct args *entries, const char *err)
 {
+	if (!entries->n)
+		return NULL;
 	struct args v = ARGS_INIT;
 	for (int i = 0; i < a->n; i++) {
 		const char *s = a->v[i];
@@ -509,24 +546,83 @@ ptxasv(struct run *r, const struct args *a, const char *in, const char *in2, str
 		args_pushf(&v, "%s/%d.figures.cubin", tmpdir, r->nfile++);
 	}
 	args_push(&v, "-v");
-	char *line = args_join(&v), *err = fmt("%s/%d.figures.err", tmpdir, r->nfile++);
-	char *text;
-	if (sh(line, err) == 0 && (text = readfile(err, NULL))) {
-		figures_parse(fs, text);
-		free(text);
-	}
-	free(line);
-	free(err);
+	struct buf e = BUF_INIT;
+	for (int i = 0; i < entries->n; i++)
+		buf_printf(&e, "%s%s", i ? "," : "", entries->v[i]);
+	args_push(&v, "-e");
+	args_push(&v, e.s);
+	buf_release(&e);
+	char *line = args_join(&v);
 	args_release(&v);
+	args_push(&v, err);
+	char *q = args_join(&v), *s = fmt("%s 2>%s", line, q);
+	free(line);
+	free(q);
+	args_release(&v);
+	return s;
 }
 
-/* the figures of p as the hook left it, and of nvcc's PTX if that differs */
+static void
+addname(struct args *a, const char *s)
+{
+	for (int i = 0; i < a->n; i++)
+		if (!strcmp(a->v[i], s))
+			return;
+	args_push(a, s);
+}
+
+/* the figures of the runs started last, into their PTX's report */
+static void
+collectfigures(struct run *r)
+{
+	struct pending *g = &r->pend;
+	struct ptx *p = &r->ptx[g->k];
+	char *text;
+	if (!g->pid)
+		return;
+	finish(g->pid);
+	if ((text = readfile(g->nverr, NULL)))
+		figures_parse(&p->before, text);
+	free(text);
+	if ((text = readfile(g->err, NULL)))
+		figures_parse(&p->figs, text);
+	free(text);
+	free(g->nverr);
+	free(g->err);
+	*g = (struct pending){0};
+}
+
+/* The figures of the kernels of p that a transform changed: as shipped,
+ * and as nvcc built them (registers_before); of those kernels alone (ptxas
+ * -e), since a kernel left alone is nvcc's. The two runs go on beside the
+ * steps that follow (fatbinary, the host compiler), one batch at a time;
+ * run_pipeline() collects the last. Compiling the whole module twice more
+ * was most of what a report cost (bench/compile-time.sh) */
 static void
 measure(struct run *r, const struct args *a, struct ptx *p)
 {
-	ptxasv(r, a, p->path, NULL, &p->figs);
-	if (p->changed)
-		ptxasv(r, a, p->path, p->orig, &p->before);
+	struct args changed = ARGS_INIT;
+	collectfigures(r);
+	for (int i = 0; p->changed && i < p->reports.n; i++)
+		if (p->reports.r[i].applied)
+			addname(&changed, p->reports.r[i].mangled);
+	struct pending g = {.k = p - r->ptx};
+	g.nverr = fmt("%s/%d.figures.err", tmpdir, r->nfile++);
+	g.err = fmt("%s/%d.figures.err", tmpdir, r->nfile++);
+	char *l1 = ptxasv(r, a, p->path, p->orig, &changed, g.nverr);
+	char *l2 = ptxasv(r, a, p->path, NULL, &changed, g.err);
+	if (l1 && l2) {
+		char *line = fmt("%s; %s", l1, l2);
+		g.pid = shstart(line, NULL);
+		r->pend = g;
+		free(line);
+	} else {
+		free(g.nverr);
+		free(g.err);
+	}
+	free(l1);
+	free(l2);
+	args_release(&changed);
 }
 
 /* a ptxas step read PTX whose kernels have report lines: their figures */
@@ -660,18 +756,18 @@ explainline(struct run *r, struct args *a, const char *line)
 	return args_join(a);
 }
 
-/* --mpcc-explain needs only the steps that lead to cicc's PTX: none that
- * assembles, links, or writes outside the private directory (with several
- * inputs, the first one's host compile comes before the last cicc) */
+/* --mpcc-explain needs only the steps that lead to cicc's PTX: the
+ * preprocessing (-E) that cicc reads, cudafe++ (the module id file) and
+ * cicc itself. Nothing that assembles, compiles host code or links: with
+ * several inputs, the first one's host compile comes before the last
+ * cicc, and would include the fatbinary that was never made */
 static int
 explain_skips(const struct args *a, const char *prog)
 {
-	if (!strcmp(prog, "cicc"))
+	if (!strcmp(prog, "cicc") || !strcmp(prog, "cudafe++"))
 		return 0;
-	if (!strcmp(prog, "ptxas") || !strcmp(prog, "fatbinary") || !strcmp(prog, "nvlink"))
-		return 1;
 	const char *o = optval(a, "-o");
-	return o && !startswith(o, tmpdir);
+	return !count(a, "-E") || (o && !startswith(o, tmpdir));
 }
 
 static int
@@ -704,7 +800,7 @@ command(struct run *r, const struct step *s)
 	struct ptx *p = !strcmp(prog, "ptxas") ? changedinput(r, &a) : NULL;
 	while (p && (st = ptxas(r, line, p)) < 0)
 		p = changedinput(r, &a);
-	r->fast = !strcmp(prog, "cicc") ? fastbegin(r, &a) : NULL;
+	r->fast = fastbegin(r, &a);
 	if (!p)
 		st = sh(line, NULL);
 	if (!strcmp(prog, "ptxas")) {
@@ -714,14 +810,19 @@ command(struct run *r, const struct step *s)
 	}
 	free(line);
 	if (st == 0 && r->fast)
-		hook(r, &a);
+		st = hook(r, &a);
 	fastend(r->fast);
 	r->fast = NULL;
 	if (count(&a, "-E") == 0) {
 		free(r->ppout);
 		r->ppout = NULL;
-	} else if (!r->ppout && optval(&a, "-o"))
+	} else if (!r->ppout && optval(&a, "-o")) {
 		r->ppout = xstrdup(optval(&a, "-o"));
+		r->ppcu = -1;
+		for (int i = 0; i < r->c->cu.n; i++)
+			if (count(&a, r->c->cu.v[i]))
+				r->ppcu = i;
+	}
 	args_release(&a);
 	return st;
 }
@@ -738,7 +839,13 @@ deps(struct run *r, const struct step *s)
 		error("cannot open '%s': %s", s->depsout, strerror(errno));
 		return 1;
 	}
-	int bad = !r->ppout || filterdeps(f, r->ppout, target, c->nonsys, c->phony) < 0;
+	/* the policy files read for the input: editing one must rebuild it */
+	const struct profile *p = r->ppout && r->ppcu >= 0 ? r->prof[r->ppcu] : NULL;
+	struct args pol = ARGS_INIT;
+	for (int i = 0; p && i < p->nchain; i++)
+		args_push(&pol, p->chain[i]);
+	int bad = !r->ppout || filterdeps(f, r->ppout, target, c->nonsys, c->phony, &pol) < 0;
+	args_release(&pol);
 	bad |= s->depsout ? fclose(f) != 0 : fflush(f) != 0;
 	if (bad)
 		error("cannot write the dependencies of '%s'", r->ppout ? r->ppout : "?");
@@ -779,9 +886,7 @@ static int
 iscicc(const struct step *s)
 {
 	struct args a = ARGS_INIT;
-	int yes = s->kind == S_CMD && shsplit(&a, s->line, env) == 0 &&
-	          !strcmp(progname_of(&a), "cicc") && optval(&a, "-o") &&
-	          endswith(optval(&a, "-o"), ".ptx");
+	int yes = s->kind == S_CMD && shsplit(&a, s->line, env) == 0 && ciccptx(&a);
 	args_release(&a);
 	return yes;
 }
@@ -842,6 +947,47 @@ dryrun(struct cmd *c, const char *nvcc, int *n)
 	return s;
 }
 
+/* --mpcc-summary: one line for the compile, "mpcc: note: k.cu: fiset: 2
+ * applied, 10 left alone (nothing to do or will not pay); half2: ..." */
+static void
+summary(const struct run *r)
+{
+	struct buf b = BUF_INIT;
+	const struct tally *t = &r->tally;
+	for (int i = 0; i < r->c->cu.n; i++)
+		buf_printf(&b, "%s%s", i ? ", " : "", r->c->cu.v[i]);
+	buf_puts(&b, ":");
+	int any = 0;
+	for (int k = 0; k < npass; k++) {
+		if (!t->applied[k] && !t->advised[k] && !t->refused[k])
+			continue;
+		buf_printf(&b, "%s %s: %d applied, %d left alone (nothing to do or will not pay)",
+		           any++ ? ";" : "", passes[k]->schema.name, t->applied[k], t->advised[k]);
+		if (t->refused[k])
+			buf_printf(&b, ", %d refused", t->refused[k]);
+	}
+	if (any)
+		note("%s; kernels counted once per -gencode chain (--mpcc-explain says why)", b.s);
+	buf_release(&b);
+}
+
+/* kernels globs that nearly name a kernel of a source: once per rule and
+ * source, from the kernels of all its chains */
+static void
+unmatched(struct run *r)
+{
+	for (int k = 0; k < r->c->cu.n; k++) {
+		struct args all = ARGS_INIT;
+		for (int i = 0; i < r->nptx; i++)
+			if (r->ptx[i].prof == r->prof[k] && !strcmp(r->ptx[i].src, r->c->cu.v[k]))
+				args_pushv(&all, r->ptx[i].kernels.v, r->ptx[i].kernels.n);
+		profile_unmatched(r->prof[k], r->c->cu.v[k], all.v, all.n);
+		args_release(&all);
+	}
+	for (int i = 0; i < r->nptx; i++)
+		args_release(&r->ptx[i].kernels);
+}
+
 int
 run_pipeline(struct cmd *c, const char *nvcc, struct profile **prof)
 {
@@ -866,10 +1012,14 @@ run_pipeline(struct cmd *c, const char *nvcc, struct profile **prof)
 	for (int i = 0; i < r.nptx && st == 0 && !c->explain; i++)
 		st = checkptx(&r, &r.ptx[i]);
 	/* the report says what reached the output */
+	collectfigures(&r);
 	for (int i = 0; i < r.nptx; i++) {
 		addfigures(&r.ptx[i]);
 		reports_flush(&r.ptx[i].reports, c->report, r.ptx[i].restored);
 	}
+	unmatched(&r);
+	if (c->summary && !c->explain)
+		summary(&r);
 	steps_release(s, n);
 	return st;
 }

@@ -233,7 +233,7 @@ tostring(struct ctx *c, yaml_node_t *n, const char *key)
 
 /* globs = "[" glob ("," glob)* "]" */
 static char **
-globs(struct ctx *c, yaml_node_t *n, const char *key, int *count)
+globs(struct ctx *c, yaml_node_t *n, const char *key, int *count, const char ***wh)
 {
 	if (n->type != YAML_SEQUENCE_NODE) {
 		err(c, n, "'%s' must be a list of globs, not %s", key, describe(n));
@@ -246,8 +246,12 @@ globs(struct ctx *c, yaml_node_t *n, const char *key, int *count)
 		return NULL;
 	}
 	char **v = arena_alloc(c->a, m * sizeof *v);
+	if (wh)
+		*wh = arena_alloc(c->a, m * sizeof **wh);
 	for (int i = 0; i < m; i++) {
 		yaml_node_t *g = node(c, it[i]);
+		if (wh)
+			(*wh)[i] = where(c, g);
 		if (g->type != YAML_SCALAR_NODE)
 			err(c, g, "a glob in '%s' must be a string, not %s", key, describe(g));
 		else if (!*str(g) || isnull(g))
@@ -358,9 +362,9 @@ rule(struct ctx *c, yaml_node_t *n, struct rule *r, const char *dir)
 	if (!v[0] && !bad)
 		err(c, n, "rule has no 'kernels'");
 	else if (v[0])
-		r->kernels = globs(c, v[0], "kernels", &r->nkernels);
+		r->kernels = globs(c, v[0], "kernels", &r->nkernels, &r->kwhere);
 	if (v[1])
-		r->files = globs(c, v[1], "files", &r->nfiles);
+		r->files = globs(c, v[1], "files", &r->nfiles, NULL);
 	for (int t = 0; t < nschema; t++) {
 		yaml_node_t *b = v[2 + t];
 		if (!b)
@@ -479,10 +483,31 @@ policy(struct ctx *c, yaml_node_t *n, struct policy *pol)
 		profiles(c, v[5], pol);
 }
 
+/* the character at line:column (0-based, in characters) of text */
+static int
+charat(const char *text, size_t len, size_t line, size_t col)
+{
+	const char *p = text, *end = text + len;
+	for (; line && p < end; p++)
+		line -= *p == '\n';
+	for (; p < end && *p != '\n'; p++)
+		if (((uchar)*p & 0xc0) != 0x80 && !col--)
+			return (uchar)*p;
+	return -1;
+}
+
+/* libyaml's error; a tab where it wanted indentation or a token gets a
+ * message that says so ("found character that cannot start any token") */
 static void
-yamlerr(const char *path, yaml_parser_t *p)
+yamlerr(const char *path, yaml_parser_t *p, const char *text, size_t len)
 {
 	yaml_mark_t m = p->problem_mark;
+	if (p->problem && charat(text, len, m.line, m.column) == '\t') {
+		fprintf(stderr, "%s:%lu:%lu: error: a tab character, which YAML does not allow in "
+		        "indentation; indent with spaces\n", path, (ulong)m.line + 1,
+		        (ulong)m.column + 1);
+		return;
+	}
 	fprintf(stderr, "%s:%lu:%lu: error: %s", path, (ulong)m.line + 1, (ulong)m.column + 1,
 	        p->problem ? p->problem : "cannot read the file");
 	if (p->context)
@@ -517,7 +542,7 @@ parse(const char *path, const char *text, size_t len)
 	yaml_parser_initialize(&p);
 	yaml_parser_set_input_string(&p, (const uchar *)text, len);
 	if (!yaml_parser_load(&p, &doc)) {
-		yamlerr(path, &p);
+		yamlerr(path, &p, text, len);
 		yaml_parser_delete(&p);
 		return NULL;
 	}
@@ -529,7 +554,7 @@ parse(const char *path, const char *text, size_t len)
 	yaml_document_delete(&doc);
 	if (!c.nerr && top) {
 		if (!yaml_parser_load(&p, &doc))
-			yamlerr(path, &p), c.nerr++;
+			yamlerr(path, &p, text, len), c.nerr++;
 		else {
 			yaml_node_t *more = yaml_document_get_root_node(&doc);
 			if (more)

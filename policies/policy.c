@@ -10,6 +10,7 @@
  * file that sets them. */
 #include "policies/policy.h"
 
+#include <ctype.h>
 #include <fnmatch.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -407,6 +408,68 @@ rule_file_match(const struct rule *r, const char *cu)
 	int yes = filematch(r, a);
 	free(a);
 	return yes;
+}
+
+static char *
+lower(const char *s)
+{
+	char *l = xstrdup(s);
+	for (char *p = l; *p; p++)
+		*p = tolower((uchar)*p);
+	return l;
+}
+
+/* the kernel (of n, by their short names) that glob g nearly names, or NULL */
+static const char *
+nearly(const char *g, char *const *shrt, int n)
+{
+	char *lg = lower(g);
+	const char *best = NULL;
+	for (int i = 0; i < n && !best; i++) {
+		char *ls = lower(shrt[i]);
+		if (!fnmatch(lg, ls, 0))
+			best = shrt[i];
+		free(ls);
+	}
+	free(lg);
+	if (!best && !strpbrk(g, "*?["))
+		best = policy_suggest(g, (const char *const *)shrt, n);
+	return best;
+}
+
+void
+profile_unmatched(const struct profile *p, const char *cu, char *const *mangled, int n)
+{
+	if (!p || !n)
+		return;
+	char *a = absolute(cu);
+	char **d = xcalloc(n, sizeof *d), **s = xcalloc(n, sizeof *s);
+	for (int k = 0; k < n; k++)
+		d[k] = demangle(mangled[k]), s[k] = shortname(d[k]);
+	for (int i = 0; i < p->nrule; i++) {
+		const struct rule *r = &p->rule[i];
+		if (!filematch(r, a))
+			continue;
+		for (int j = 0; j < r->nkernels; j++) {
+			struct rule one = *r;
+			one.kernels = &r->kernels[j], one.nkernels = 1;
+			int hit = 0;
+			for (int k = 0; k < n && !hit; k++)
+				hit = kernelmatch(&one, mangled[k], d[k], s[k]);
+			const char *near = hit ? NULL : nearly(r->kernels[j], s, n);
+			if (near) {
+				fprintf(stderr, "%s: warning: kernels glob '%s' matches no kernel of '%s'; "
+				        "did you mean '%s'?\n", r->kwhere ? r->kwhere[j] : r->where,
+				        r->kernels[j], cu, near);
+				break;
+			}
+		}
+	}
+	for (int k = 0; k < n; k++)
+		free(d[k]), free(s[k]);
+	free(d);
+	free(s);
+	free(a);
 }
 
 int

@@ -11,6 +11,7 @@ enum { UNSUP_WARN, UNSUP_ERROR, UNSUP_SILENT };
 
 struct rule {
 	char **kernels;   /* globs on the demangled or mangled name */
+	const char **kwhere;  /* "path:line:col" of each kernels glob */
 	int nkernels;
 	char **files;     /* globs relative to dir; none: every file */
 	int nfiles;
@@ -98,6 +99,13 @@ void profile_match(const struct profile *p, const char *cu, const char *mangled,
 int rule_match(const struct rule *r, const char *cu, const char *mangled, const char *demangled);
 /* do r's files globs select cu (before any kernel name is known)? */
 int rule_file_match(const struct rule *r, const char *cu);
+/* Warn where a kernels glob of a rule that selects cu names none of its
+ * kernels (their n mangled names) but would name one ignoring case, or,
+ * for a glob without wildcards, within a small edit distance:
+ * "f:l:c: warning: kernels glob 'Wave' matches no kernel of 'k.cu'; did
+ * you mean 'wave'?", at most once per rule. A glob that merely names no
+ * kernel of cu is no mistake: the rule may be for other files. */
+void profile_unmatched(const struct profile *p, const char *cu, char *const *mangled, int n);
 /* Validate the policy file path and the parents it inherits, as a compile
  * would see them (mpcc --mpcc-check-policy FILE). 0 or -1 after errors. */
 int policy_check(const char *path);

@@ -554,6 +554,11 @@ clonebody(Fn *dst, uint at, const Fn *src, const char *suffix)
 		o->tail = cp(m, i->tail);
 		o->pred = mapref(&c, i->pred);
 		o->arg = maprefs(&c, i->arg, i->narg);
+		if (i->sel) {
+			o->sel = arena_alloc(m->arena, i->narg * sizeof *o->sel);
+			for (uint a = 0; a < i->narg; a++)
+				o->sel[a] = cp(m, i->sel[a]);
+		}
 		if (renamed && o->op != Oraw && o->op != Oloc)
 			o->flags |= IDIRTY;
 		if (o->op == Olabel)

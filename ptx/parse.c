@@ -433,18 +433,42 @@ reg(P *p, Fn *fn)
 	endstmt(p, i);
 }
 
-/* an identifier operand with the modifiers glued to it (%tid.x) */
-static Ref
-name(P *p, Fn *fn)
+/* a part of a register, written after it (PTX ISA, video instructions and
+ * vector elements): ".b" and 1 to 4 byte numbers 0-7 (vadd4 d.b3210,
+ * a.b7654; vadd a.b2), ".h" and 1 or 2 half numbers 0-3 (vadd2 .h10), or
+ * one element letter (.x .y .z .w .r .g .b .a) */
+static int
+selector(const char *s, size_t n)
 {
-	const char *b = p->tok.s;
+	size_t k = 2;
+	if (n == 2 && strchr("xyzwrgba", s[1]))
+		return 1;
+	if (n < 3 || (s[1] != 'b' && s[1] != 'h') || n > (s[1] == 'b' ? 6u : 4u))
+		return 0;
+	while (k < n && s[k] >= '0' && s[k] <= (s[1] == 'b' ? '7' : '3'))
+		k++;
+	return k == n;
+}
+
+/* an identifier operand with the modifiers glued to it (%tid.x); with sel,
+ * a declared register may carry a selector (%r6.b3210): the register, the
+ * selector into *sel */
+static Ref
+name(P *p, Fn *fn, Str *sel)
+{
+	const char *b = p->tok.s, *e;
 	uint r;
 
 	next(p);
+	e = p->lastend;
 	while (p->tok.kind == TDIR && p->tok.adj)
 		next(p);
 	if ((r = lookreg(fn, b, p->lastend - b)) != ~0u)
 		return REF(RReg, r);
+	if (sel && *b == '%' && selector(e, p->lastend - e) && (r = lookreg(fn, b, e - b)) != ~0u) {
+		*sel = span(e, p->lastend);
+		return REF(RReg, r);
+	}
 	if (*b == '%') {
 		r = addreg(p, fn, span(b, p->lastend), -1, Tnone, ~0u);
 		fn->reg[r].flags |= RGSPECIAL;
@@ -482,7 +506,7 @@ imm(P *p, Fn *fn, const char *b)
 	return REF(RImm, fn->nimm++);
 }
 
-static Ref operand(P *p, Fn *fn);
+static Ref operand(P *p, Fn *fn, Str *sel);
 
 /* list = operand ("," operand)*  up to the closing character c */
 static Ref
@@ -502,7 +526,7 @@ list(P *p, Fn *fn, int kind, int c)
 				memcpy(nel, el, n * sizeof *el);
 				el = nel, cap *= 2;
 			}
-			el[n] = operand(p, fn);
+			el[n] = operand(p, fn, NULL);
 			if (consume(p, '|'))
 				continue;
 			n++;
@@ -523,7 +547,7 @@ addr(P *p, Fn *fn)
 	Mem m = {0};
 
 	if (p->tok.kind == TIDENT)
-		m.base = name(p, fn);
+		m.base = name(p, fn, NULL);
 	else if (p->tok.kind == TNUM)
 		m.base = imm(p, fn, p->tok.s);
 	else
@@ -554,9 +578,9 @@ addr(P *p, Fn *fn)
 	return REF(RMem, fn->nmem++);
 }
 
-// operand = "!"? (name | "-"? num | "_" | "[" addr "]" | "{" list "}" | "(" list ")")
+// operand = "!"? (name sel? | "-"? num | "_" | "[" addr "]" | "{" list "}" | "(" list ")")
 static Ref
-operand(P *p, Fn *fn)
+operand(P *p, Fn *fn, Str *sel)
 {
 	int neg = consume(p, '!');
 	Ref r;
@@ -564,7 +588,7 @@ operand(P *p, Fn *fn)
 	if (p->tok.kind == TIDENT && tokis(p->tok, "_") && !peek(p).adj)
 		next(p), r = REF(RSink, 0);
 	else if (p->tok.kind == TIDENT)
-		r = name(p, fn);
+		r = name(p, fn, sel);
 	else if (p->tok.kind == TNUM)
 		r = imm(p, fn, p->tok.s);
 	else if (ispunct_(p->tok, '-') && peek(p).kind == TNUM) {
@@ -590,6 +614,8 @@ ins(P *p, Fn *fn)
 	Ins *i = newins(p, fn, 0);
 	uint at = i - fn->ins, n = 0;
 	Ref buf[16], *a = buf, pred = {0};
+	Str sbuf[16], *sl = sbuf;
+	int anysel = 0;
 	uint cap = countof(buf);
 	int op, flags = 0, ty = 0;
 	Str nm, sep = {0};
@@ -599,7 +625,7 @@ ins(P *p, Fn *fn)
 			flags |= INEGPRED;
 		Tok pt = p->tok;
 		if (pt.kind == TIDENT)
-			pred = name(p, fn);
+			pred = name(p, fn, NULL);
 		if (pred.kind != RReg)
 			errat(p, pt.s, "expected a predicate before %s", tokdesc(pt));
 	}
@@ -621,15 +647,20 @@ ins(P *p, Fn *fn)
 		for (;;) {
 			if (n == cap) {
 				Ref *na = arena_alloc(p->m->arena, 2 * cap * sizeof *na);
+				Str *ns = arena_alloc(p->m->arena, 2 * cap * sizeof *ns);
 				memcpy(na, a, n * sizeof *a);
-				a = na, cap *= 2;
+				memcpy(ns, sl, n * sizeof *sl);
+				a = na, sl = ns, cap *= 2;
 			}
-			a[n] = operand(p, fn);
+			sl[n] = (Str){0};
+			a[n] = operand(p, fn, &sl[n]);
+			anysel |= sl[n].s != NULL;
 			if (consume(p, '|')) {
 				n++;
 				if (n == cap)
 					errat(p, p->tok.s, "too many operands");
-				a[n] = operand(p, fn);
+				sl[n] = (Str){0};
+				a[n] = operand(p, fn, NULL);
 				a[n].bar = 1;
 			}
 			n++;
@@ -651,6 +682,11 @@ ins(P *p, Fn *fn)
 	i->sep = sep;
 	i->arg = args(p, a, n);
 	i->narg = n;
+	i->sel = NULL;
+	if (anysel) {
+		i->sel = arena_alloc(p->m->arena, n * sizeof *i->sel);
+		memcpy(i->sel, sl, n * sizeof *sl);
+	}
 	endstmt(p, i);
 }
 

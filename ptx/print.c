@@ -223,7 +223,13 @@ printins(FILE *f, const Fn *fn, const Ins *i)
 	putd(f, i->name);
 	if (i->narg) {
 		putd(f, sepof(i));
-		printargs(f, fn, i->arg, i->narg);
+		for (uint k = 0; k < i->narg; k++) {
+			if (k)
+				fputs(i->arg[k].bar ? "|" : ", ", f);
+			printref(f, fn, i->arg[k]);
+			if (i->sel)
+				putd(f, i->sel[k]);
+		}
 	}
 	fputc(';', f);
 }

@@ -152,6 +152,10 @@ struct Ins {
 	ushort narg;
 	Ref pred;       /* guard predicate, R0 if none */
 	Ref *arg;
+	Str *sel;       /* NULL, or per arg the part of its register it names, as
+	                 * written after it: ".b3210" of vadd4's "%r6.b3210"
+	                 * (bytes), ".h10" (halves), ".x" (an element); empty: none.
+	                 * A pass that changes narg sets sel too */
 	Str name;       /* mnemonic with its modifiers "ld.global.nc.u32", or the
 	                 * directive up to its operands ".reg .f32", ".local .align 4 .b8" */
 	Str sep;        /* between name and operands as written, " \t" when created */
@@ -492,6 +496,9 @@ int regunits(const Fn *fn, uint r);
  * and the statement for each problem to err (NULL: silent) and returns
  * their number. Runs fillcfg() on every function. */
 int verify(Module *m, FILE *err);
+/* the same, and the problems of each function m->fn[k] into nerr[k] (the
+ * rest, the total less their sum, are the module's own) */
+int verifyeach(Module *m, FILE *err, uint *nerr);
 
 /* dump.c: the readable dumps that mpcc-opt -d prints and the tests check */
 void dumpcfg(FILE *f, Fn *fn);

@@ -1250,6 +1250,12 @@ defined(V *v)
 int
 verify(Module *m, FILE *err)
 {
+	return verifyeach(m, err, NULL);
+}
+
+int
+verifyeach(Module *m, FILE *err, uint *nerr)
+{
 	V v = {m, err, NULL, 0, 0, 0, 0};
 	uchar *declared = arena_alloc(m->arena, m->nsym + 1);
 	uint *local = arena_alloc(m->arena, (m->nsym + 1) * sizeof *local);
@@ -1258,16 +1264,19 @@ verify(Module *m, FILE *err)
 	modnames(&v, declared);
 	for (uint k = 0; k < m->nfn; k++) {
 		struct scope sc = {declared, local, k + 1, NULL};
+		int before = v.nerr;
 		v.fn = m->fn[k];
 		params(&v);
-		if (v.fn->flags & FDECL)
-			continue;
-		decls(&v);
-		locals(&v, local, k + 1);
-		sc.end = scopeends(&v);
-		names(&v, &sc);
-		instructions(&v);
-		defined(&v);
+		if (!(v.fn->flags & FDECL)) {
+			decls(&v);
+			locals(&v, local, k + 1);
+			sc.end = scopeends(&v);
+			names(&v, &sc);
+			instructions(&v);
+			defined(&v);
+		}
+		if (nerr)
+			nerr[k] = v.nerr - before;
 	}
 	return v.nerr;
 }

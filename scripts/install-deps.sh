@@ -4,9 +4,10 @@
 # on the machine already; the driver and PTX tests skip without it.
 set -e
 # librsvg2-bin: rsvg-convert renders mpcc-tune's plots in a test; slurm-wlm
-# and munge: a one-node Slurm that t-tune-slurm.sh starts for --launcher
-pkgs="cmake make gcc g++ clang libyaml-dev llvm-14-tools python3 ccache sccache libclang-rt-14-dev
-      librsvg2-bin slurm-wlm munge"
+# and munge: a one-node Slurm that t-tune-slurm.sh starts for --launcher;
+# ninja-build: the CMake rebuild test; lintian: the package test
+pkgs="cmake make ninja-build gcc g++ clang libyaml-dev llvm-14-tools python3 ccache sccache
+      libclang-rt-14-dev librsvg2-bin slurm-wlm munge lintian"
 missing=
 for p in $pkgs; do
 	dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"

@@ -381,6 +381,7 @@ static int
 choice(struct fs *a, const struct params *p, uchar *ch, struct outcome *o)
 {
 	int nlow = 0;
+	o->advised = 1;   /* but for ids asked for, or no cost model to ask */
 	if (a->nf64 == 0)
 		o->why = xstrdup("no f64 arithmetic");
 	else if (a->ns == 0)
@@ -396,6 +397,7 @@ choice(struct fs *a, const struct params *p, uchar *ch, struct outcome *o)
 		if (!nlow) {
 			int best = ranked(a)[0];
 			o->why = fmt("no set chosen: set %d (the best) %s", a->s[best].id, a->s[best].why);
+			o->advised = p->v[SETS].i != SETS_IDS && (p->v[SETS].i != S_AUTO || a->nt);
 		}
 	}
 	return nlow;

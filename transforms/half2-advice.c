@@ -260,8 +260,8 @@ intensity(const struct h2 *h)
 /* f16 holds magnitudes from 6.1e-05 (normal) to 65504: an f32 constant
  * outside that becomes inf, loses digits or becomes 0 (a softening of 1e-9
  * made a public n-body's every output NaN), which no cost can weigh */
-static const char *
-outofrange(const struct h2 *h)
+const char *
+h2_outofrange(const struct h2 *h)
 {
 	if (h->type != F16 || (!h->rangeover && !h->rangeunder))
 		return NULL;
@@ -274,9 +274,7 @@ outofrange(const struct h2 *h)
 const char *
 h2_notpaying(const struct h2 *h)
 {
-	const char *why = outofrange(h);
-	if (why)
-		return why;
+	const char *why;
 	for (int k = 0; k < h->nsm; k++) {
 		if (!target(h->sm[k]))
 			continue;

@@ -57,7 +57,15 @@ struct hook {
 	struct reports *reports; /* report lines go here; the driver writes them once
 	                        * the PTX reached the output (NULL: none wanted) */
 	int dryrun;            /* --mpcc-dryrun: say what would run, change nothing */
+	struct args *kernels;  /* the mangled names of the module's kernels go here (may be NULL) */
+	struct tally *tally;   /* what became of the kernels, counted (may be NULL) */
 	FILE *explain;         /* --mpcc-explain: print explain_kernel() per entry here, change nothing */
+};
+
+/* per pass (passes[t]), outcomes of kernels on each PTX (a kernel of two
+ * -gencode chains counts twice), for mpcc --mpcc-summary */
+struct tally {
+	int applied[MAXPASS], advised[MAXPASS], refused[MAXPASS];
 };
 
 /* One run of the passes over a module: what every pass may ask. */
@@ -94,6 +102,10 @@ void passctx_release(struct passctx *cx);   /* frees what was parsed, not m */
 struct outcome {
 	char *why;              /* why the kernel was left as it was */
 	char *stats;            /* the pass's statistics (statw_end()), or NULL */
+	int advised;            /* with why: the pass's own answer, nothing to do or will
+	                         * not pay, not a refusal: the report and explain say
+	                         * it, no warning, never an error (on_unsupported is for
+	                         * what a rule asked and could not get) */
 };
 
 /* A key of a pass's statistics (stats.c). A pass declares them in a table,
@@ -242,7 +254,9 @@ const struct field *field_role(const struct field *obj, int role);
 /* pipeline.c */
 /* Rewrite the PTX file at path in place with the passes that h->prof
  * selects. 0: written (possibly unchanged); -1: the file is left as it was
- * and a reason was printed (the driver then goes on with nvcc's PTX). */
+ * and a reason was printed (the driver then goes on with nvcc's PTX); 1:
+ * left as it was, and a transform a rule asked for was refused under
+ * on_unsupported: error (said): the compile fails. */
 int pipeline(const char *path, const struct hook *h);
 /* The fast-math cicc runs that h->fastptx will likely be asked for on src,
  * before cicc has named its kernels: the passes' fastmasks() of every rule

@@ -14,13 +14,16 @@
 #include <string.h>
 
 /* what became of pass t on a kernel: one report line, and for a kernel
- * left alone the policy's on_unsupported; -1 if the policy makes that an
+ * the pass refused the policy's on_unsupported (not for what its advice
+ * chose: nothing to do, will not pay); -1 if the policy makes that an
  * error */
 static int
 outcome(const struct hook *h, const char *mangled, const char *demangled, int t,
-        const struct rule *r, const struct outcome *o)
+        const struct rule *r, const struct outcome *o, int quiet)
 {
 	const char *name = passes[t]->schema.name;
+	if (quiet)   /* a second run, said the first time */
+		return o->why && !o->advised && h->prof->on_unsupported == UNSUP_ERROR ? -1 : 0;
 	if (h->reports) {
 		char *params = params_str(r->param[t], W_JSON);
 		struct report rep = {.src = h->src, .arch = h->arch, .mangled = mangled,
@@ -30,7 +33,9 @@ outcome(const struct hook *h, const char *mangled, const char *demangled, int t,
 		reports_add(h->reports, &rep);
 		free(params);
 	}
-	if (!o->why)
+	if (h->tally)
+		(!o->why ? h->tally->applied : o->advised ? h->tally->advised : h->tally->refused)[t]++;
+	if (!o->why || o->advised)
 		return 0;
 	switch (h->prof->on_unsupported) {
 	case UNSUP_ERROR:
@@ -44,15 +49,32 @@ outcome(const struct hook *h, const char *mangled, const char *demangled, int t,
 	return 0;
 }
 
-/* the passes that won for one kernel, in the table's order; *changed
- * names the last one that changed the module */
+/* MPCC_DEBUG_BREAK_KERNEL=NAME: after the passes changed kernel NAME
+ * (mangled or demangled), make it something the verifier rejects (a branch
+ * to a label never placed), to exercise the fallback to nvcc's code */
+static void
+breakkernel(Fn *fn, const char *mangled, const char *demangled)
+{
+	const char *want = getenv("MPCC_DEBUG_BREAK_KERNEL");
+	Ins *i;
+	if (!want || (strcmp(want, mangled) && strcmp(want, demangled)))
+		return;
+	newlbl(fn, "$mpcc_broken_on_purpose");
+	if ((i = mkins(fn, "bra.uni $mpcc_broken_on_purpose;")))
+		ins_insert(fn, bodystart(fn), i);
+}
+
+/* the passes that won for one kernel, in the table's order; *applied gets
+ * bit t for each pass t that changed it. quiet: a second run after a
+ * fallback, whose outcomes the first run said and reported */
 static int
-kernel(struct passctx *cx, Fn *fn, const struct hook *h, const char **changed)
+kernel(struct passctx *cx, Fn *fn, const struct hook *h, uint *applied, int quiet)
 {
 	char *mangled = symstr(cx->m, fn->sym), *demangled = demangle(mangled);
 	struct choice c;
 	int rc = 0;
 
+	*applied = 0;
 	profile_match(h->prof, h->src, mangled, demangled, &c);
 	for (int t = 0; t < npass; t++) {
 		const struct rule *r = c.rule[t];
@@ -60,11 +82,13 @@ kernel(struct passctx *cx, Fn *fn, const struct hook *h, const char **changed)
 		if (!r)
 			continue;
 		if (passes[t]->apply(cx, fn, r->param[t], &o) == 0)
-			*changed = passes[t]->schema.name;
-		rc |= outcome(h, mangled, demangled, t, r, &o);
+			*applied |= 1u << t;
+		rc |= outcome(h, mangled, demangled, t, r, &o, quiet);
 		free(o.why);
 		free(o.stats);
 	}
+	if (*applied && !quiet)
+		breakkernel(fn, mangled, demangled);
 	free(mangled);
 	free(demangled);
 	return rc;
@@ -145,48 +169,170 @@ pipeline_fastmasks(const struct profile *p, const char *src, const char *text, s
 	return set;
 }
 
+static int
+symeq(const Module *m, uint s, const char *name)
+{
+	return strlen(name) == m->sym[s].name.n && !memcmp(m->sym[s].name.s, name, m->sym[s].name.n);
+}
+
+/* a kernel the passes ran on: its function, the functions they added for
+ * it (m->fn[from .. to)), the passes that changed it (bit t) */
+struct done {
+	uint fn, from, to, applied;
+};
+
+/* every kernel but those of skip (mangled names; NULL: none) through its
+ * passes; the kernels that some pass changed into *dn. 0, or -1 (an
+ * on_unsupported: error) */
+static int
+runall(const struct hook *h, Module *m, const struct args *skip, struct done **dn, int *ndn)
+{
+	struct passctx cx = {.m = m, .src = h->src, .arch = h->arch, .sm = h->sm,
+	                     .nsm = h->nsm, .jit = h->jit, .h = h};
+	uint nfn = m->nfn;   /* the kernels as cicc wrote them: passes add functions */
+	int rc = 0, cap = 0;
+	*dn = NULL, *ndn = 0;
+	for (uint k = 0; k < nfn && rc == 0; k++) {
+		Fn *fn = m->fn[k];
+		struct done d = {k, m->nfn, 0, 0};
+		int skipped = 0;
+		if (!(fn->flags & FENTRY) || (fn->flags & FDECL))
+			continue;
+		for (int j = 0; skip && j < skip->n && !skipped; j++)
+			skipped = symeq(m, fn->sym, skip->v[j]);
+		if (skipped)
+			continue;
+		rc = kernel(&cx, fn, h, &d.applied, skip != NULL);
+		d.to = m->nfn;
+		if (d.applied) {
+			vgrow(*dn, *ndn, cap);
+			(*dn)[(*ndn)++] = d;
+		}
+	}
+	passctx_release(&cx);
+	return rc;
+}
+
+/* The kernels whose functions (their own, or those the passes added for
+ * them) do not verify, into bad (mangled names); -1 if a problem is the
+ * module's or a function's that no kernel's passes made */
+static int
+badkernels(Module *m, const struct done *dn, int ndn, struct args *bad)
+{
+	uint *nerr = xcalloc(m->nfn + 1, sizeof *nerr), sum = 0, mine = 0;
+	int total = verifyeach(m, NULL, nerr);
+	for (uint k = 0; k < m->nfn; k++)
+		sum += nerr[k];
+	for (int i = 0; i < ndn; i++) {
+		uint e = nerr[dn[i].fn];
+		for (uint k = dn[i].from; k < dn[i].to; k++)
+			e += nerr[k];
+		if (e) {
+			char *s = symstr(m, m->fn[dn[i].fn]->sym);
+			args_push(bad, s);
+			free(s);
+			mine += e;
+		}
+	}
+	free(nerr);
+	return (uint)total == sum && sum == mine && bad->n ? 0 : -1;
+}
+
+/* what the report, the tally and the user learn of a kernel whose
+ * transformed code does not verify: nvcc's code is kept for it */
+static void
+fellback(const struct hook *h, const char *mangled, uint applied)
+{
+	char *dm = demangle(mangled);
+	struct buf b = BUF_INIT;
+	for (int t = 0; t < npass; t++)
+		if (applied & 1u << t)
+			buf_printf(&b, "%s%s", b.n ? "+" : "", passes[t]->schema.name);
+	warn("%s: kernel '%s' (%s): the PTX that %s made does not verify (a bug in mpcc): "
+	     "nvcc's code is kept for this kernel", h->src, dm, h->arch ? h->arch : "?", b.s);
+	for (int i = 0; h->reports && i < h->reports->n; i++) {
+		struct report *r = &h->reports->r[i];
+		if (r->applied && !strcmp(r->mangled, mangled)) {
+			r->applied = 0;
+			free((char *)r->reason);
+			r->reason = xstrdup("the transformed kernel did not verify (a bug in mpcc): "
+			                    "nvcc's code was kept");
+		}
+	}
+	for (int t = 0; h->tally && t < npass; t++)
+		if (applied & 1u << t)
+			h->tally->applied[t]--, h->tally->refused[t]++;
+	buf_release(&b);
+	free(dm);
+}
+
+/* A pass's output that does not verify is a bug in mpcc, never shipped.
+ * Keep nvcc's code for the kernels it is in, and the transforms of the
+ * others: run the passes again from nvcc's PTX without those kernels. The
+ * module that verifies, or NULL (m freed either way): nvcc's PTX for the
+ * whole file. */
+static Module *
+fallback(const char *path, const struct hook *h, Module *m, const struct done *dn, int ndn)
+{
+	struct args bad = ARGS_INIT;
+	struct done *dn2;
+	int ndn2;
+	Module *m2 = NULL;
+	if (badkernels(m, dn, ndn, &bad) == 0 && (m2 = parsefile(path)) &&
+	    runall(h, m2, &bad, &dn2, &ndn2) == 0 && !verify(m2, NULL)) {
+		for (int i = 0; i < ndn; i++)
+			for (int j = 0; j < bad.n; j++)
+				if (symeq(m, m->fn[dn[i].fn]->sym, bad.v[j]))
+					fellback(h, bad.v[j], dn[i].applied);
+		free(dn2);
+	} else {
+		warn("%s: the PTX that mpcc made for %s does not verify (a bug in mpcc): "
+		     "nvcc's PTX is kept for the whole file", h->src, h->arch ? h->arch : "?");
+		if (m2)
+			mod_free(m2);
+		m2 = NULL;
+	}
+	args_release(&bad);
+	mod_free(m);
+	return m2;
+}
+
 int
 pipeline(const char *path, const struct hook *h)
 {
 	Module *m;
-	const char *changed = NULL;
 	char *out;
 	size_t n;
-	int rc = 0;
+	int rc = 0, ndn = 0;
+	struct done *dn = NULL;
 
 	if (!(m = parsefile(path))) {
 		note("leaving '%s' as nvcc wrote it", path);
 		return -1;
 	}
-	struct passctx cx = {.m = m, .src = h->src, .arch = h->arch, .sm = h->sm,
-	                     .nsm = h->nsm, .jit = h->jit, .h = h};
+	for (uint k = 0; h->kernels && k < m->nfn; k++)
+		if ((m->fn[k]->flags & FENTRY) && !(m->fn[k]->flags & FDECL))
+			args_push(h->kernels, symstr(m, m->fn[k]->sym));
 	if (h->explain) {
+		struct passctx cx = {.m = m, .src = h->src, .arch = h->arch, .sm = h->sm,
+		                     .nsm = h->nsm, .jit = h->jit, .h = h};
 		explain(&cx, h);
 		passctx_release(&cx);
 		mod_free(m);
 		return 0;
 	}
-	if (h->prof && !h->dryrun) {
-		/* the kernels as cicc wrote them: passes add functions to m->fn */
-		uint nfn = m->nfn;
-		Fn **fns = xmalloc((nfn + 1) * sizeof *fns);
-		if (nfn)
-			memcpy(fns, m->fn, nfn * sizeof *fns);
-		for (uint k = 0; k < nfn && rc == 0; k++)
-			if ((fns[k]->flags & FENTRY) && !(fns[k]->flags & FDECL))
-				rc = kernel(&cx, fns[k], h, &changed);
-		free(fns);
-	}
-	passctx_release(&cx);
-	if (rc == 0 && changed && verify(m, stderr)) {   /* a pass's bug: never shipped */
-		warn("%s: the PTX the %s pass made does not verify (a bug in mpcc): "
-		     "leaving the file as nvcc wrote it", path, changed);
-		rc = -1;
-	}
-	if (rc < 0) {
+	if (h->prof && !h->dryrun)
+		rc = runall(h, m, NULL, &dn, &ndn);
+	if (rc < 0) {   /* on_unsupported: error, said in outcome() */
+		free(dn);
 		mod_free(m);
-		return -1;
+		return 1;
 	}
+	if (ndn && verify(m, NULL))
+		m = fallback(path, h, m, dn, ndn);
+	free(dn);
+	if (!m)
+		return -1;
 	out = printstr(m, &n);
 	mod_free(m);
 	if (writefile(path, out, n) < 0) {

@@ -625,6 +625,12 @@ copydecls(Module *m, const Module *fast)
 	}
 }
 
+/* what sfu() says when the fast body would be the accurate one: nothing to
+ * do, which apply() tells from a refusal */
+static const char nof64[] = "no FP64 division, reciprocal or square root to approximate";
+static const char nofast[] = "the fast-math PTX of the kernel is the same as the accurate one: "
+                             "nothing to approximate (is -use_fast_math already on?)";
+
 /* sfu() without the copy of m it may make: fast is the fast module, or
  * that copy when selfcopy (FP64 rewrites alone) */
 static int
@@ -650,9 +656,7 @@ merge(Module *m, Fn *fn, Module *fast, int selfcopy, const struct sfu_params *p,
 		f64 = f64 || hasf64(fs.src[k], p->approx);
 	}
 	if (same && !f64)
-		return *why = selfcopy ? "no FP64 division, reciprocal or square root to approximate"
-		                       : "the fast-math PTX of the kernel is the same as the accurate one: "
-		                         "nothing to approximate (is -use_fast_math already on?)", -1;
+		return *why = selfcopy ? nof64 : nofast, -1;
 	if ((flags & SFU_COLLAPSE0) && p->lambda == 0) {
 		/* every warp accurate: the module as it was; the counts say what
 		 * a higher lambda would approximate */
@@ -794,8 +798,10 @@ apply(struct passctx *cx, Fn *fn, const struct params *p, struct outcome *o)
 	if (!fast && need && cx->h)
 		note("%s: sfu: no fast-math PTX for '%s': FP64 rewrites only", cx->src,
 		     demangled(fn));
-	if (sfu(cx->m, fn, fast, &sp, collapse[p->v[COLLAPSE].i], &st, &why) < 0)
+	if (sfu(cx->m, fn, fast, &sp, collapse[p->v[COLLAPSE].i], &st, &why) < 0) {
+		o->advised = why == nof64 || why == nofast;
 		return o->why = xstrdup(why), -1;
+	}
 	statsjson(&st, sp.allfast, o);
 	return 0;
 }

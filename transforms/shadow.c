@@ -534,8 +534,10 @@ apply(struct passctx *cx, Fn *fn, const struct params *p, struct outcome *o)
 	uint *ins = targets(fn, max, &n, &all);
 	if (findlbl(fn, "$L__mpcc_shadow_exit") != ~0u)
 		return o->why = xstrdup("the kernel is already instrumented"), -1;
-	if (measure == ERROR && n == 0)
+	if (measure == ERROR && n == 0) {
+		o->advised = 1;
 		return o->why = xstrdup("no f64 arithmetic to shadow"), -1;
+	}
 	/* the exit code's activemask (PTX ISA 6.2), shfl.sync and red.add.f64
 	 * (sm_60) */
 	int isa = modversion(cx->m), sm = ptxsm(cx);

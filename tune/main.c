@@ -211,6 +211,20 @@ options(struct tuner *tu, int argc, char **argv)
 		     "candidate builds the same files: one candidate at a time");
 }
 
+static const char *kept;   /* the work directory while it is not removed */
+static int keep_asked;
+static pid_t self;
+
+/* a tune that stops on an error, or with --keep, leaves its work directory
+ * (builds, runs and logs): say where */
+static void
+keptnote(void)
+{
+	if (kept && getpid() == self)
+		note("the work directory %s is kept%s", kept,
+		     keep_asked ? " (--keep)" : ": its logs say what failed; remove it when done");
+}
+
 static void
 workdir(struct tuner *tu)
 {
@@ -225,6 +239,15 @@ workdir(struct tuner *tu)
 	if (!mkdtemp(t))
 		die("cannot make a temporary directory");
 	tu->workdir = t;
+}
+
+static void
+keepnote(const struct tuner *tu)
+{
+	kept = tu->workdir;
+	keep_asked = tu->keep;
+	self = getpid();
+	atexit(keptnote);
 }
 
 /* the baseline (and the ideal build of Eq. 3); its runs' spread is the noise */
@@ -367,6 +390,7 @@ main(int argc, char **argv)
 	passes_init();
 	options(&tu, argc, argv);
 	workdir(&tu);
+	keepnote(&tu);
 	tu.eval = trials_run;
 	fprintf(stderr, "mpcc-tune: work directory %s\n", tu.workdir);
 	baseline(&tu);
@@ -389,6 +413,8 @@ main(int argc, char **argv)
 		char *rm = fmt("rm -rf '%s'", tu.workdir);
 		if (system(rm))
 			warn("cannot remove '%s'", tu.workdir);
+		else
+			kept = NULL;
 		free(rm);
 	}
 	return rc;

@@ -28,10 +28,14 @@ words() { sed 's/\\-/-/g' "$@" | grep -oE -- '--mpcc-[a-z][a-z-]*[a-z]|MPCC_[A-Z
 # variables the sources read
 awk '$1 ~ /^--mpcc-/ { sub(/[[=].*/, "", $1); print $1 } $2 ~ /^MPCC_/ { print $2 } $1 ~ /^MPCC_/ { print $1 }' \
 	"$T/help" | sort -u >"$T/prog"
-# mpcc-tune's variables (MPCC_TUNE_DIR) may be named in the docs too
-if [ -n "$MPCC_TUNE" ]; then
-	"$MPCC_TUNE" --help 2>&1 | grep -oE 'MPCC_TUNE_[A-Z_]*[A-Z]'
-fi | sort -u - "$T/prog" >"$T/known"
+# mpcc-tune's variables (MPCC_TUNE_DIR) and the build's CMake options
+# (-DMPCC_STATIC_YAML=OFF) may be named in the docs too
+{
+	if [ -n "$MPCC_TUNE" ]; then
+		"$MPCC_TUNE" --help 2>&1 | grep -oE 'MPCC_TUNE_[A-Z_]*[A-Z]'
+	fi
+	sed -n 's/^option(\(MPCC_[A-Z_]*\).*/\1/p; s/^set(\(MPCC_[A-Z_]*\) .*CACHE.*/\1/p' CMakeLists.txt
+} | sort -u - "$T/prog" >"$T/known"
 grep -rhoE 'getenv\("MPCC_[A-Z_]+"' driver policies transforms common | sed 's/.*"\(.*\)"/\1/' |
 	sort -u >"$T/getenv"
 

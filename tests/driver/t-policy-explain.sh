@@ -67,7 +67,15 @@ cp "$top/rng/gen.cu" "$top/rng/gen2.cu"
 	>"$tmp/out2" 2>"$tmp/err" || fail "two inputs: status $?: $(cat "$tmp/err")"
 [ "$(grep -c "kernel 'BoxMuller" "$tmp/out2")" -eq 2 ] || fail "two inputs: $(cat "$tmp/out2")"
 ls "$top/rng"/*.o >/dev/null 2>&1 && fail "--mpcc-explain with two inputs wrote $(ls "$top/rng"/*.o)"
-rm "$top/rng/gen2.cu"
+# a compile-and-link line (two .cu and a .c): explain needs cicc's PTX
+# only; no host compile, fatbinary or link may run (issue 26, item 3)
+printf 'int main(void) { return 0; }\n' >"$top/rng/main.c"
+(cd "$top/rng" && "$MPCC" --mpcc-explain --mpcc-profile=fast -arch=sm_90 gen.cu gen2.cu main.c -o app) \
+	>"$tmp/out3" 2>"$tmp/err" || fail "compile and link: status $?: $(cat "$tmp/err")"
+[ "$(grep -c "kernel 'BoxMuller" "$tmp/out3")" -eq 2 ] && [ ! -s "$tmp/err" ] ||
+	fail "compile and link: $(cat "$tmp/out3" "$tmp/err")"
+[ -e "$top/rng/app" ] && fail "--mpcc-explain on a link line wrote app"
+rm "$top/rng/gen2.cu" "$top/rng/main.c"
 # the default profile has no rules
 (cd "$top/rng" && "$MPCC" --mpcc-explain -arch=sm_90 gen.cu) >"$tmp/out" 2>"$tmp/err" || fail "default profile: $(cat "$tmp/err")"
 [ "$(grep -c "no rule applies: nvcc's code is kept" "$tmp/out")" -eq 2 ] || fail "default profile: $(cat "$tmp/out")"

@@ -45,6 +45,16 @@ $MPCC $A -ptx k.cu -o m.ptx 2>m.err && nvcc $A -ptx k.cu -o n.ptx &&
 	grep -q '%warpid' m.ptx && grep -q 'sin\.approx' m.ptx && ! grep -q '%warpid' n.ptx &&
 	quiet m.err && passed || fail "no merged kernel in the -ptx output"
 
+# nvcc takes any output name for -ptx: the driver finds cicc's PTX by its
+# step, not by a .ptx suffix (issue 26, item 1)
+for out in k.x k; do
+	testing "ptx -o $out carries the merged kernel and its report"
+	rm -f "$out" r.json
+	$MPCC $A -ptx k.cu -o $out --mpcc-report=r.json 2>x.err && cmp -s "$out" m.ptx &&
+		grep -q '"applied":true' r.json && quiet x.err && passed ||
+		fail "no merged kernel or report line in -ptx -o $out"
+done
+
 # cicc names module variables after the module id: both runs must agree,
 # so the two bodies share one copy of each
 testing "ptx -rdc shares the module's variables"
@@ -81,6 +91,14 @@ carries c m.ref n.ref '$NV $A -c k.cu -o out' out
 carries dc mr.ref nr.ref '$NV $A -dc -Xfatbin=-compress=false k.cu -o out' out
 carries lib m.ref n.ref '$NV $A -lib k.cu -o out' out
 carries link m.ref n.ref '$NV $A k.cu main.cu -o out' out
+
+# -dlto: cicc writes the PTX (-o) and NVVM IR (-olto) the device link
+# compiles from; the fast-math run must not write over nvcc's IR
+testing "dlto keeps nvcc's NVVM IR"
+rm -rf kn km && mkdir kn km &&
+	nvcc $A -dlto -c k.cu -o dn.o --keep --keep-dir kn &&
+	$MPCC $A -dlto -c k.cu -o dm.o --keep --keep-dir km 2>dl.err &&
+	cmp -s kn/k.ltoir km/k.ltoir && quiet dl.err && passed || fail "the .ltoir is not nvcc's"
 
 # a PTX-only embedding: with compression off, the PTX text is in the fatbin
 testing "fatbin of compute_90 PTX carries the transform"

@@ -37,6 +37,13 @@ os.execv(sys.argv[1], sys.argv[1:])' "$MPCC" --mpcc-force-pipeline -c -arch=all 
 	if [ $st -gt 128 ] && empty && [ ! -e s.o ]; then passed; else fail "status $st, left $(ls "$T/tmp")"; fi
 done
 
+# a reader that stops early (| grep -q, | head) kills mpcc with SIGPIPE
+# while it prints: its directory goes too
+testing removed-on-SIGPIPE
+"$MPCC" --mpcc-force-pipeline --mpcc-dryrun -c a.cu -o p.o 2>&1 | head -c 1 >/dev/null
+sleep 1
+empty && passed || fail "left $(ls "$T/tmp")"
+
 testing parallel-compiles-share-nothing
 nvcc -c a.cu -o n.o
 for i in 1 2 3 4; do "$MPCC" --mpcc-force-pipeline -c a.cu -o p$i.o & done

@@ -120,6 +120,11 @@ rm -rf "$d" && mkdir -p "$d" && cp "$FAKE/k.cu" "$FAKE/fake.sh" "$d/"
 	--run "sh fake.sh k.ptx" --time 'time_ms=([0-9.]+)' --qos 2.55e-4 --runs 1 --dry-run >out 2>err)
 if grep -q 'no report line for .*(make -B)' "$d/err"; then passed; else fail "$(tail -4 "$d/err")"; fi
 
+# and it keeps its work directory for the logs, saying where (issue 26, item 7)
+testing "a failed tune says where its work directory is"
+kept=$(sed -n 's/^mpcc-tune: note: the work directory \(.*\) is kept: its logs say what failed; remove it when done$/\1/p' "$d/err")
+if [ -n "$kept" ] && [ -d "$kept" ] && rm -rf "$kept"; then passed; else fail "$(tail -2 "$d/err")"; fi
+
 testing "--launcher prefixes every run"
 cat >"$T/launch.sh" <<EOF
 #!/bin/sh

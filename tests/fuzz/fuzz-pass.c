@@ -14,6 +14,7 @@
  * verifies again. Passes that land in the table get a target for free. */
 #include "ptx/ptx.h"
 #include "transforms/pass.h"
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,15 +65,20 @@ renamed(const char *text, size_t n, size_t *len)
 	return s;
 }
 
+static char path[PATH_MAX];   /* the file of file(), removed after each input */
+
 /* a file for a file parameter: 1 the input, 2 its renamed clone */
 static const char *
 file(int which, const char *text, size_t n)
 {
-	static char path[64];
 	char *s = NULL;
 	size_t len = n;
 
-	snprintf(path, sizeof path, "/tmp/mpcc-fuzz-pass-%ld.ptx", (long)getpid());
+	if (!*path) {
+		const char *t = getenv("TMPDIR");
+		snprintf(path, sizeof path, "%s/mpcc-fuzz-pass-%ld.ptx", t && *t ? t : "/tmp",
+		         (long)getpid());
+	}
 	if (which == 2 && !(s = renamed(text, n, &len)))
 		return NULL;
 	if (writefile(path, s ? s : text, len) < 0)
@@ -201,5 +207,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 	free(out);
 	buf_release(&t);
 	arena_free(a);
+	if (*path)
+		unlink(path);
 	return 0;
 }

@@ -5,6 +5,7 @@
 #define MPCC_TEST_H
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int test_failed, test_count;
@@ -24,6 +25,23 @@ static const char *test_name;
 			        test_name, a_ ? a_ : "(null)", b_ ? b_ : "(null)"); \
 		} \
 	} while (0)
+/* "$TMPDIR/name" (/tmp when TMPDIR is unset or empty), for mkstemp and
+ * mkdtemp templates; malloc'd. The suite runs every test with TMPDIR set
+ * to one directory and fails if anything is left in it. */
+static inline char *
+test_tmp(const char *name)
+{
+	const char *t = getenv("TMPDIR");
+	size_t n;
+	char *s;
+	if (!t || !*t)
+		t = "/tmp";
+	n = strlen(t) + strlen(name) + 2;
+	s = malloc(n);
+	snprintf(s, n, "%s/%s", t, name);
+	return s;
+}
+
 #define DONE() \
 	(printf("%d tests, %d failed checks\n", test_count, test_failed), test_failed != 0)
 

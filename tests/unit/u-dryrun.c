@@ -222,7 +222,7 @@ TEST(figures_read_ptxas_v_per_entry)
 
 TEST(deps_follow_line_markers)
 {
-	char ii[] = "/tmp/u-dryrun-XXXXXX";
+	char *ii = test_tmp("u-dryrun-XXXXXX");
 	int fd = mkstemp(ii);
 	const char *text = "# 1 \"src/k.cu\"\n# 1 \"<built-in>\"\n# 1 \"<command-line>\"\n"
 	                   "# 1 \"/usr/include/stdc-predef.h\" 1 3 4\nint x;\n"
@@ -232,15 +232,22 @@ TEST(deps_follow_line_markers)
 	char *buf;
 	size_t len;
 	FILE *f = open_memstream(&buf, &len);
-	CHECK(filterdeps(f, ii, NULL, 0, 0) == 0);
-	CHECK(filterdeps(f, ii, "t.o", 1, 0) == 0);
-	CHECK(filterdeps(f, ii, "p.o", 1, 1) == 0);
+	CHECK(filterdeps(f, ii, NULL, 0, 0, NULL) == 0);
+	CHECK(filterdeps(f, ii, "t.o", 1, 0, NULL) == 0);
+	CHECK(filterdeps(f, ii, "p.o", 1, 1, NULL) == 0);
+	struct args pol = ARGS_INIT;
+	args_push(&pol, "/p/.mpcc.yaml");
+	args_push(&pol, "inc/a.h");
+	CHECK(filterdeps(f, ii, "q.o", 1, 1, &pol) == 0);
+	args_release(&pol);
 	fclose(f);
 	CHECK_STR(buf, "k.o : src/k.cu \\\n    /usr/include/stdc-predef.h \\\n    inc/a.h\n"
 	               "t.o : src/k.cu \\\n    inc/a.h\n"
-	               "p.o : src/k.cu \\\n    inc/a.h\n\ninc/a.h:\n");
+	               "p.o : src/k.cu \\\n    inc/a.h\n\ninc/a.h:\n"
+	               "q.o : src/k.cu \\\n    inc/a.h \\\n    /p/.mpcc.yaml\n\ninc/a.h:\n\n/p/.mpcc.yaml:\n");
 	free(buf);
 	unlink(ii);
+	free(ii);
 }
 
 int

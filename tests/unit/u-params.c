@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-static char dir[] = "/tmp/u-params-XXXXXX";
+static char *dir;   /* $TMPDIR/u-params-XXXXXX */
 static int nfile;
 
 /* the message policy_load prints for a rule "pass: {yaml}", without its
@@ -197,6 +197,7 @@ TEST(every_parameter_has_help_and_a_default_that_reads)
 int
 main(void)
 {
+	dir = test_tmp("u-params-XXXXXX");
 	if (!mkdtemp(dir))
 		return perror("mkdtemp"), 1;
 	passes_init();

@@ -547,7 +547,7 @@ TEST(the_hash_follows_policies_and_profile)
 int
 main(void)
 {
-	char tmpl[] = "/tmp/u-policy-XXXXXX";
+	char *tmpl = test_tmp("u-policy-XXXXXX");
 	top = mkdtemp(tmpl);
 	if (!top)
 		return perror("mkdtemp"), 1;

@@ -14,7 +14,7 @@ static const char bad[] =
 static char *
 tmpfile_with(const char *text)
 {
-	char *path = xstrdup("/tmp/u-ptx-pipeline-XXXXXX");
+	char *path = test_tmp("u-ptx-pipeline-XXXXXX");
 	int fd = mkstemp(path);
 	CHECK(fd >= 0 && write(fd, text, strlen(text)) == (ssize_t)strlen(text));
 	close(fd);
@@ -141,10 +141,11 @@ merge(const char *fasttext)
 	return rc;
 }
 
+/* the kernel falls back alone: the file is written, with nvcc's code */
 TEST(a_merge_that_does_not_verify_leaves_nvcc_ptx)
 {
 	CHECK(merge(KERNEL("sqrt.approx.f32", "%f1")) == 1);
-	CHECK(merge(KERNEL("sqrt.approx.f32", "%f9")) == -1);
+	CHECK(merge(KERNEL("sqrt.approx.f32", "%f9")) == 0);
 }
 
 /* a kernel named NAME that divides two doubles */
@@ -172,7 +173,7 @@ TEST(a_rule_reaches_its_kernel_through_profile_match)
 	/* the pipeline as the driver runs it: a policy file, its profile, and
 	 * a rule whose glob selects one of two kernels (one with a 600-character
 	 * name); the other must be left as cicc wrote it */
-	char name[601], dir[] = "/tmp/u-ptx-pipeline-dir-XXXXXX";
+	char name[601], *dir = test_tmp("u-ptx-pipeline-dir-XXXXXX");
 	memset(name, 'k', 600);
 	name[600] = 0;
 	CHECK(mkdtemp(dir) != NULL);
@@ -197,7 +198,7 @@ TEST(a_rule_reaches_its_kernel_through_profile_match)
 	free(out), free(text), free(k1), free(k2);
 	unlink(p), unlink(pol);
 	rmdir(dir);
-	free(p), free(pol), free(cu);
+	free(p), free(pol), free(cu), free(dir);
 }
 
 TEST(itemtext_copies_a_declaration_between_modules)

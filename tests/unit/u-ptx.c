@@ -116,7 +116,7 @@ static int
 assembles(Module *m)
 {
 	const char *ptxas = "/usr/local/cuda/bin/ptxas";
-	char in[] = "/tmp/u-ptx-XXXXXX";
+	char *in = test_tmp("u-ptx-XXXXXX");
 	char *cmd;
 	size_t n;
 	char *s;
@@ -124,6 +124,7 @@ assembles(Module *m)
 
 	if (access(ptxas, X_OK)) {
 		fprintf(stderr, "no ptxas at %s: cannot check that the PTX assembles\n", ptxas);
+		free(in);
 		return 0;
 	}
 	fd = mkstemp(in);
@@ -135,6 +136,7 @@ assembles(Module *m)
 	rc = rc && system(cmd) == 0;
 	free(cmd);
 	unlink(in);
+	free(in);
 	return rc;
 }
 

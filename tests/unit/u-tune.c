@@ -6,6 +6,7 @@
 #include "tune/tune.h"
 #include "tests/unit/test.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -125,7 +126,7 @@ struct model {
 	double (*err)(double lambda);
 	int failfrom;              /* lambda >= failfrom fails (crash); 0: never */
 	int evals;
-	char dir[64];
+	char dir[PATH_MAX];
 };
 
 static double
@@ -261,7 +262,9 @@ setup(struct tuner *tu, double (*err)(double), double qos, int search)
 	*tu = (struct tuner){.left = -1, .qos = qos, .search = search, .step = 4, .lmax = 64, .slow = 3,
 	                     .runs = 1, .mingain = 1, .mode = 1, .eval = model_eval, .arg = &model};
 	model = (struct model){err, 0, 0, ""};
-	snprintf(model.dir, sizeof model.dir, "/tmp/u-tune-%d-%d", (int)getpid(), n++);
+	char *d = test_tmp("u-tune");
+	snprintf(model.dir, sizeof model.dir, "%s-%d-%d", d, (int)getpid(), n++);
+	free(d);
 	mkdir(model.dir, 0777);
 	tu->workdir = model.dir;
 	tu->k = &kern;
@@ -556,7 +559,8 @@ TEST(profile_in_a_file_without_profiles_or_empty)
 
 TEST(profile_write_loads_and_keeps_the_rest)
 {
-	char *path = fmt("/tmp/u-tune-%d.yaml", (int)getpid());
+	char *d = test_tmp("u-tune"), *path = fmt("%s-%d.yaml", d, (int)getpid());
+	free(d);
 	CHECK(writefile(path, policy, strlen(policy)) == 0);
 	struct setting s = winner();
 	CHECK(profile_write(path, "tuned", &s, NULL, 0, NULL) == 0);
@@ -603,6 +607,10 @@ main(void)
 	RUN(profile_added_after_the_last_one);
 	RUN(profile_in_a_file_without_profiles_or_empty);
 	RUN(profile_write_loads_and_keeps_the_rest);
-	system("rm -rf /tmp/u-tune-*");
+	char *d = test_tmp("u-tune"), *rm = fmt("rm -rf '%s-%d-'*", d, (int)getpid());
+	if (system(rm) != 0)
+		fprintf(stderr, "cannot remove %s-%d-*\n", d, (int)getpid());
+	free(rm);
+	free(d);
 	return DONE();
 }
