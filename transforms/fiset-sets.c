@@ -42,7 +42,12 @@ immval(const Fn *fn, Ref r, double *v)
 }
 
 /* can the f64 immediate become an f32 one of the same class? (a rounded
- * value is fine; overflow to inf or underflow to a subnormal is not) */
+ * value is fine; overflow to inf or underflow to a subnormal is not). An
+ * operation with a constant of 2^52 or more is never lowered, whatever its
+ * class: such constants are f64's own bit tricks, as libdevice's exp and
+ * pow round to an integer by adding 1.5 * 2^52 (0d4338000000000000) and
+ * reading the low word, which in f32 leaves nothing (a public chemistry
+ * code's rates came out 27 orders of magnitude off) */
 static int
 foldable(double v)
 {
@@ -64,6 +69,24 @@ firstsrc(const Ins *i)
 {
 	if (i->op == Osetp)
 		return i->narg > 1 && i->arg[1].bar ? 2 : 1;
+	return 1;
+}
+
+/* is operand r a constant of 2^52 or more, or a register that only ever
+ * holds one (cicc moves libdevice's constants into registers first)? */
+static int
+bittrick(const Fn *fn, Ref r)
+{
+	double v;
+	if (r.kind == RImm)
+		return immval(fn, r, &v) && fabs(v) >= 0x1p52;
+	if (r.kind != RReg || !fn->use || !fn->use[r.idx].ndef)
+		return 0;
+	for (uint d = 0; d < fn->use[r.idx].ndef; d++) {
+		const Ins *i = &fn->ins[fn->use[r.idx].def[d]];
+		if (i->op != Omov || i->narg != 2 || !bittrick(fn, i->arg[1]))
+			return 0;
+	}
 	return 1;
 }
 
@@ -92,6 +115,8 @@ lowerable(const Fn *fn, const Ins *i, const char **why)
 		double v;
 		if (r.neg || r.bar)
 			return 0;
+		if (bittrick(fn, r))
+			return *why = "an f64 constant of 2^52 or more (an f64 bit trick)", 0;
 		if (r.kind == RImm) {
 			if (!immval(fn, r, &v))
 				return 0;

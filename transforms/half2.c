@@ -189,7 +189,8 @@ static const struct param params[] = {
 };
 
 extern const struct field h2_statroot;   /* its stats' keys, beside h2_stats() */
-static const char *const sweep[] = {"type=f16,force=true", "type=bf16,pairing=blocks,force=true", NULL};
+static const char *const sweep[] = {"type=f16,force=true", "type=bf16,pairing=blocks,force=true",
+                                     "type=f32", NULL};
 
 const struct pass half2_pass = {
 	.schema = {"half2", "thread pairing: one thread computes two logical threads in x2 lanes",
