@@ -260,26 +260,99 @@ intensity(const struct h2 *h)
 /* f16 holds magnitudes from 6.1e-05 (normal) to 65504: an f32 constant
  * outside that becomes inf, loses digits or becomes 0 (a softening of 1e-9
  * made a public n-body's every output NaN), which no cost can weigh */
-const char *
-h2_outofrange(const struct h2 *h)
+/* does packed or broadcast register r hold a kernel parameter (an f32
+ * known only at run time), loaded directly or moved? */
+static int
+param(const struct h2 *h, uint r, int depth)
 {
-	if (h->type != F16 || (!h->rangeover && !h->rangeunder))
+	const Fn *fn = h->fn;
+	if (r >= h->nreg || depth > 4 || !fn->use[r].ndef)
+		return 0;
+	for (uint d = 0; d < fn->use[r].ndef; d++) {
+		const Ins *i = &fn->ins[fn->use[r].def[d]];
+		if (i->op == Old && hasspace(i, "param"))
+			return 1;
+		if (i->op == Omov && i->narg == 2 && i->arg[1].kind == RReg &&
+		    param(h, i->arg[1].idx, depth + 1))
+			return 1;
+	}
+	return 0;
+}
+
+/* is packed register r a sum carried around a loop (a statement in a loop
+ * both reads and writes it)? */
+static int
+accumulator(const struct h2 *h, uint r)
+{
+	const Fn *fn = h->fn;
+	for (uint d = 0; d < fn->use[r].ndef; d++) {
+		uint k = fn->use[r].def[d];
+		const Ins *i = &fn->ins[k];
+		if (!fn->blk[fn->insblk[k]].depth)
+			continue;
+		for (uint a = 1; a < i->narg; a++)
+			if (i->arg[a].kind == RReg && i->arg[a].idx == r)
+				return 1;
+	}
+	return 0;
+}
+
+/* What half precision cannot be trusted with, which no cost can weigh:
+ * f16 holds magnitudes from 6.1e-05 (normal) to 65504, so an f32 constant
+ * outside that becomes inf, loses digits or becomes 0 (a softening of 1e-9
+ * made a public n-body's every output NaN), and a kernel parameter may be
+ * anything (a public Adam optimizer's epsilon: its paired build failed its
+ * own check); and f16 and bf16 keep 11 and 8 bits, so a sum carried around
+ * a loop loses its digits (the same n-body's energy came out 54% off). */
+const char *
+h2_precision(const struct h2 *h)
+{
+	int params = 0, sums = 0;
+	if (h->type == F32)
 		return NULL;
-	return arena_fmt(h->a, "f16 cannot hold %d of the kernel's f32 constants (%d above 65504, "
-	                 "%d below f16's normal range, 6.1e-05: they would become inf, lose digits "
-	                 "or become 0); type: bf16 keeps f32's range (force: true pairs it anyway)",
-	                 h->rangeover + h->rangeunder, h->rangeover, h->rangeunder);
+	for (uint r = 0; r < h->nreg; r++) {
+		params += (h->packed[r] || h->bcast[r]) && param(h, r, 0);
+		sums += h->packed[r] && accumulator(h, r);
+	}
+	if (h->type == F16 && (h->rangeover || h->rangeunder))
+		return arena_fmt(h->a, "f16 cannot hold %d of the kernel's f32 constants (%d above "
+		                 "65504, %d below f16's normal range, 6.1e-05: they would become inf, "
+		                 "lose digits or become 0); type: bf16 keeps f32's range (force: true "
+		                 "pairs it anyway)", h->rangeover + h->rangeunder, h->rangeover,
+		                 h->rangeunder);
+	if (h->type == F16 && params)
+		return arena_fmt(h->a, "f16 may not hold %d of the kernel's parameters, f32 values "
+		                 "known only at run time (an epsilon of 1e-8 is 0 in f16); type: bf16 "
+		                 "keeps f32's range (force: true pairs it anyway)", params);
+	if (sums)
+		return arena_fmt(h->a, "%d sums carried around a loop would keep %s's %d bits: a long "
+		                 "sum loses its digits; type: f32 pairs it without losing precision "
+		                 "(force: true pairs it anyway)", sums, h->type == BF16 ? "bf16" : "f16",
+		                 h->type == BF16 ? 8 : 11);
+	return NULL;
 }
 
 const char *
 h2_notpaying(const struct h2 *h)
 {
 	const char *why;
+	/* every thread computes the same: nothing for a pair to share but
+	 * the thread itself, and such kernels are launched with one (a public
+	 * n-body's serial energy sum) */
+	if (!h->nx2 && !h->nlane)
+		return arena_strdup(h->a, "nothing to pair: no instruction differs between the threads");
 	for (int k = 0; k < h->nsm; k++) {
 		if (!target(h->sm[k]))
 			continue;
 		if (membound(h, k) && (why = memwhy(h, k)))
 			return why;
+		/* two f32 lanes share index work, not arithmetic: on the bench
+		 * they gained only where memory bounds the kernel (0.98-1.00x
+		 * elsewhere; a public n-body's force kernel 0.61x) */
+		if (!membound(h, k) && h->type == F32)
+			return arena_fmt(h->a, "will not pay on sm_%d: pairing in f32 lanes pays only on "
+			                 "a kernel bound by memory, and this one is bound by %s (force: "
+			                 "true pairs it anyway)", h->sm[k], h->bound[k]);
 		if (h->speedup[k] >= PAYS)
 			continue;
 		if (!strcmp(h->bound[k], "memory"))

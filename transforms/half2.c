@@ -136,9 +136,9 @@ apply(struct passctx *cx, Fn *fn, const struct params *p, struct outcome *o)
 	setup(&h, cx, fn, p);
 	if (analyse(&h, &why) == 0 && !h.force) {
 		occupancy(&h, p);
-		/* will not pay: the advice's own answer; a constant f16 cannot
-		 * hold: what the rule asked and could not get */
-		if (!(why = h2_outofrange(&h)) && (why = h2_notpaying(&h)))
+		/* will not pay: the advice's own answer; half precision that
+		 * cannot be trusted: what the rule asked and could not get */
+		if (!(why = h2_precision(&h)) && (why = h2_notpaying(&h)))
 			o->advised = 1;
 	}
 	if (why)

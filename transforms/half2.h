@@ -125,8 +125,8 @@ void h2_advise(struct h2 *h);
  * gains there what model.h's pairing_memgain() says, or loses */
 void h2_occupancy(struct h2 *h);
 const char *h2_notpaying(const struct h2 *h);   /* why pairing will not pay, or NULL */
-/* why f16 cannot hold the kernel's constants, or NULL */
-const char *h2_outofrange(const struct h2 *h);
+/* why half precision cannot be trusted with the kernel, or NULL */
+const char *h2_precision(const struct h2 *h);
 char *h2_stats(const struct h2 *h);       /* the report's JSON */
 void h2_explain(FILE *out, const struct h2 *h);
 
