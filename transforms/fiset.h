@@ -21,8 +21,6 @@ struct set {
 	double pred[MAXT];   /* predicted kernel speedup per target */
 	int lower;           /* chosen */
 	const char *why;     /* why not chosen (static, or text in fs.a) */
-	const char *whyown;  /* what the choice said of it: why not, or why it was
-	                      * chosen where the model is unsure (text in fs.a) */
 };
 
 /* the analysis of one kernel; everything in a (dropped by fs_done) */
