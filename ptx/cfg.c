@@ -479,3 +479,28 @@ insline(const Fn *fn, uint i, uint *file)
 		*file = 0;
 	return 0;
 }
+
+/* .file N "PATH"[, mtime, size] */
+const char *
+locfile(const Module *m, uint file)
+{
+	for (uint k = 0; k < m->ntop; k++) {
+		const Ins *i = &m->top[k];
+		if (i->op != Oraw || !i->src.s || !strpre(i->src, ".file"))
+			continue;
+		const char *p = i->src.s + 5, *end = i->src.s + i->src.n, *q;
+		while (p < end && (*p == ' ' || *p == '\t'))
+			p++;
+		uint n = 0;
+		for (; p < end && *p >= '0' && *p <= '9'; p++)
+			n = 10 * n + (uint)(*p - '0');
+		while (p < end && (*p == ' ' || *p == '\t'))
+			p++;
+		if (n != file || p == end || *p != '"')
+			continue;
+		for (q = ++p; q < end && *q != '"'; q += 1 + (*q == '\\'))
+			;
+		return q < end ? arena_strndup(m->arena, p, q - p) : NULL;
+	}
+	return NULL;
+}
