@@ -480,6 +480,34 @@ insline(const Fn *fn, uint i, uint *file)
 	return 0;
 }
 
+/* .loc F L C, function_name $L__info_string0, inlined_at F2 L2 C2 */
+uint
+inlinedat(const Fn *fn, uint i, uint *file)
+{
+	*file = 0;
+	for (uint k = i < fn->nins ? i + 1 : 0; k-- > 0;) {
+		const Ins *l = &fn->ins[k];
+		if (l->op != Oloc)
+			continue;
+		const char *p = l->src.s, *end = p + l->src.n;
+		uint n[2] = {0, 0};
+		for (; p && p + 10 <= end && memcmp(p, "inlined_at", 10); p++)
+			;
+		if (!p || p + 10 > end)
+			return 0;
+		p += 10;
+		for (int j = 0; j < 2; j++) {
+			while (p < end && (*p == ' ' || *p == '\t'))
+				p++;
+			for (; p < end && *p >= '0' && *p <= '9'; p++)
+				n[j] = 10 * n[j] + (uint)(*p - '0');
+		}
+		*file = n[0];
+		return n[1];
+	}
+	return 0;
+}
+
 /* .file N "PATH"[, mtime, size] */
 const char *
 locfile(const Module *m, uint file)
