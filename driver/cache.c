@@ -8,7 +8,9 @@
  * and with its policy hash of the .cu file as compiler_check. That check
  * replaces ccache's own (the mtime of NVCC), so the hash holds NVCC's
  * identity too (main.c). mpcc's options travel as their MPCC_* variables,
- * which the check and the compile both see. sccache has no prefix command:
+ * which the check and the compile both see (--mpcc-warn's too: ccache
+ * replays a hit's warnings, and a build under --mpcc-werror must not hit
+ * one made without it). sccache has no prefix command:
  * there a compile that a policy may transform runs without the cache. */
 #include "driver/mpcc.h"
 
@@ -57,6 +59,18 @@ export(const char *name, const char *value)
 		die("cannot set %s: %s", name, strerror(errno));
 }
 
+/* NAME,... lists as one (the variable's own value is among them) */
+static void
+exportlist(const char *name, const struct args *l)
+{
+	struct buf b = BUF_INIT;
+	for (int i = 0; i < l->n; i++)
+		buf_printf(&b, "%s%s", i ? "," : "", l->v[i]);
+	if (l->n)
+		export(name, b.s);
+	buf_release(&b);
+}
+
 /* the policy-keyed ccache run for a compile that a policy may transform;
  * returns when ccache cannot take it (sccache, several inputs, a setting of
  * the user's in the way, blanks in a path): the pipeline then runs uncached */
@@ -75,6 +89,8 @@ viacache(const struct cmd *c, const char *nvcc)
 		export("MPCC_POLICY", policy);
 		export("MPCC_PROFILE", c->profile);
 		export("MPCC_REPORT", c->report);
+		exportlist("MPCC_WARN", &c->warns);
+		exportlist("MPCC_WERROR", &c->werrors);
 		if (c->force)
 			export("MPCC_FORCE_PIPELINE", "1");
 		runcached(c, nvcc);

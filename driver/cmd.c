@@ -1,9 +1,11 @@
 /* cmd.c: from argv to struct cmd.
  * parse_args() takes mpcc's own --mpcc-* options out of the line (with their
- * MPCC_* variables as defaults); analyze() then reads what nvcc will act on,
+ * MPCC_* variables as defaults; the warnings they name are the passes'
+ * table's); analyze() then reads what nvcc will act on,
  * NVCC_PREPEND_FLAGS, the line, options files and NVCC_APPEND_FLAGS, to find
  * the inputs and the options the pipeline must treat specially. */
 #include "driver/mpcc.h"
+#include "transforms/pass.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +36,10 @@ setmp(struct cmd *c, const struct mpopt *o, const char *val)
 		c->summary = 1;
 	else if (!strcmp(n, "version"))
 		c->version = 1;
+	else if (!strcmp(n, "warn"))
+		args_push(&c->warns, val);
+	else if (!strcmp(n, "werror"))
+		args_push(&c->werrors, val);
 	else
 		BUG("mpcc option '%s' has no handler", o->name);
 }
@@ -74,6 +80,35 @@ mparg(struct cmd *c, const char *arg)
 	return r;
 }
 
+/* the passes whose warnings the lists l name (NAME,...), into *mask; -1
+ * after an error */
+static int
+warnings(const struct args *l, const char *opt, uint *mask)
+{
+	const char *names[MAXPASS];
+	int n = 0;
+	for (int t = 0; t < npass; t++)
+		if (passes[t]->warn)
+			names[n++] = passes[t]->warn->name;
+	for (int i = 0; i < l->n; i++)
+		for (const char *s = l->v[i], *e; *s; s = *e ? e + 1 : e) {
+			e = until(s, ',');
+			int t = e > s ? findwarning(s, e - s) : -1;
+			if (t >= 0) {
+				*mask |= 1u << t;
+				continue;
+			}
+			char *w = xstrndup(s, e - s), *in = fmt(" in %s=%s", opt, l->v[i]);
+			char *m = unknown_msg("warning", w, in, names, n);
+			error("%s", m);
+			free(m);
+			free(in);
+			free(w);
+			return -1;
+		}
+	return 0;
+}
+
 /* 0, or -1 after printing what is wrong with an --mpcc-* option */
 int
 parse_args(struct cmd *c, int argc, char **argv)
@@ -86,6 +121,10 @@ parse_args(struct cmd *c, int argc, char **argv)
 		else if (mparg(c, argv[i]) < 0)
 			return -1;
 	}
+	if (warnings(&c->warns, "--mpcc-warn", &c->warn) < 0 ||
+	    warnings(&c->werrors, "--mpcc-werror", &c->werror) < 0)
+		return -1;
+	c->warn |= c->werror;
 	return 0;
 }
 
@@ -257,6 +296,8 @@ cmd_release(struct cmd *c)
 	args_release(&c->inputs);
 	args_release(&c->cu);
 	args_release(&c->cache);
+	args_release(&c->warns);
+	args_release(&c->werrors);
 	free(c->unsup);
 	free(c->nvcc);
 }

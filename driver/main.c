@@ -70,7 +70,8 @@ main(int argc, char **argv)
 	if (c.info)
 		passthrough(nvcc, &c.nv, 0);
 	struct profile **prof = xcalloc(c.cu.n, sizeof *prof);
-	int need = c.force || c.explain;
+	/* an audit reads the PTX that cicc writes: the pipeline's steps */
+	int need = c.force || c.explain || (c.warn && c.cu.n);
 	for (int i = 0; i < c.cu.n; i++) {
 		if (policy_profile(c.cu.v[i], c.policy, c.profile, &prof[i]) < 0)
 			return 1;

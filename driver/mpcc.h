@@ -65,6 +65,9 @@ struct cmd {
 	const char *hashdir;  /* --mpcc-policy-hash=DIR */
 	const char *check;    /* --mpcc-check-policy=FILE */
 	int force, explain, dryrun, version, hash, help, summary;
+	struct args warns, werrors;  /* --mpcc-warn=, --mpcc-werror= (NAME,...) as given */
+	uint warn, werror; /* the passes whose warnings they name (bit t: passes[t]);
+	                    * werror is part of warn */
 	int verbose, keep, info, threads, nvdryrun, depsonly, nonsys, phony;
 	int deps;          /* a dependency output: the policy files go in it */
 	const char *keepdir, *out, *deptarget;

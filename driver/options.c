@@ -318,6 +318,10 @@ const struct mpopt mpopts[] = {
 	{"--mpcc-summary", 0, "MPCC_SUMMARY", NULL,
 	 "print one line: how many kernels each transform applied to, left alone, refused"},
 	{"--mpcc-version", 0, NULL, NULL, "print mpcc's version (--version prints nvcc's)"},
+	{"--mpcc-warn", 1, "MPCC_WARN", "NAME,...",
+	 "warn of what the passes' analyses find: fp64 (f64 arithmetic in float kernels)"},
+	{"--mpcc-werror", 1, "MPCC_WERROR", "NAME,...",
+	 "the same, as errors: the compile fails"},
 };
 const int nmpopts = countof(mpopts);
 

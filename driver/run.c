@@ -4,7 +4,9 @@
  * nvcc would: variables exported, each command through "sh -c". After every
  * cicc step that writes a .ptx, the hook (transforms/pipeline.c) rewrites it
  * in place, a copy of nvcc's PTX kept aside; if ptxas rejects the rewritten
- * PTX, nvcc's PTX is put back and ptxas runs again. The fast-math cicc runs
+ * PTX, nvcc's PTX is put back and ptxas runs again. Under --mpcc-warn the
+ * hook first audits nvcc's PTX, changing nothing (transforms/audit.c), and
+ * the warnings are said once the compile is done. The fast-math cicc runs
  * that sfu rules will surely ask for start beside the accurate cicc, so
  * that a build machine's cores hide them; the others run on demand. */
 #include "driver/mpcc.h"
@@ -237,6 +239,7 @@ struct run {
 	int ppcu;                 /* that input's index in c->cu, or -1 */
 	struct fast *fast;        /* of the cicc step running now */
 	struct tally tally;       /* for --mpcc-summary */
+	struct findings found;    /* --mpcc-warn: said once every chain is done */
 	struct pending {          /* the ptxas -v runs going on for the report */
 		pid_t pid;            /* 0: none */
 		int k;                /* of ptx[k] */
@@ -439,6 +442,41 @@ embeds(struct run *r, const char *path)
 	return yes;
 }
 
+/* is a finding of src an error (--mpcc-werror)? */
+static int
+iserror(const struct run *r, const char *src)
+{
+	for (int i = 0; i < r->found.n; i++) {
+		const struct found *f = &r->found.f[i];
+		if (f->kernel && !strcmp(f->src, src) && (r->c->werror & 1u << f->pass))
+			return 1;
+	}
+	return 0;
+}
+
+/* --mpcc-warn: the audits of the PTX at path that cicc just wrote, as nvcc
+ * wrote it; 1 if one is an error: then it is said, and the PTX removed
+ * when it is the compile's output (-ptx), as nvcc leaves no output after
+ * an error */
+static int
+audit(struct run *r, const struct args *cicc, const char *path, int k)
+{
+	int sm[16];
+	struct hook h = {
+		.src = k >= 0 ? r->c->cu.v[k] : optval(cicc, "--orig_src_file_name"),
+		.arch = optval(cicc, "-arch"),
+		.sm = sm,
+		.nsm = targets(r, path, sm, countof(sm)),
+		.jit = embeds(r, path),
+	};
+	if (!h.src || audit_ptx(path, &h, r->c->warn, &r->found) < 0 || !iserror(r, h.src))
+		return 0;
+	audit_say(&r->found, h.src, r->c->werror);
+	if (!h.nsm && !h.jit)
+		unlink(path);
+	return 1;
+}
+
 /* the PTX hook on what cicc just wrote; 1 if the compile must fail */
 static int
 hook(struct run *r, const struct args *cicc)
@@ -447,6 +485,8 @@ hook(struct run *r, const struct args *cicc)
 	if (!path || !r->fast)
 		return 0;
 	int k = whichcu(r, cicc);
+	if (r->c->warn && !r->c->explain && audit(r, cicc, path, k))
+		return 1;
 	/* a compile that takes the pipeline only for its dependency output
 	 * (or for another input) leaves this PTX as cicc wrote it */
 	if (!r->c->force && !r->c->explain &&
@@ -1018,6 +1058,9 @@ run_pipeline(struct cmd *c, const char *nvcc, struct profile **prof)
 		reports_flush(&r.ptx[i].reports, c->report, r.ptx[i].restored);
 	}
 	unmatched(&r);
+	while (r.found.n)   /* in the order of the compile */
+		audit_say(&r.found, r.found.f[0].src, c->werror);
+	free(r.found.f);
 	if (c->summary && !c->explain)
 		summary(&r);
 	steps_release(s, n);

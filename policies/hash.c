@@ -2,7 +2,8 @@
  *
  * ccache keys a compile on the compiler's identity (compiler_check), the
  * command line and the source; an mpcc compile also depends on the policy
- * files and on MPCC_POLICY/MPCC_PROFILE/MPCC_SET, which ccache cannot see. ccache runs
+ * files and on MPCC_POLICY/MPCC_PROFILE/MPCC_SET (and what it says on
+ * MPCC_WARN/MPCC_WERROR), which ccache cannot see. ccache runs
  * compiler_check's command in the compile's working directory and
  * environment, but without the source file's name, so the hash is
  * conservative: every policy file that could apply to any source under a
@@ -144,6 +145,13 @@ policy_hash(const char *cu, const char *policy_opt, const char *profile_opt)
 	const char *set = getenv("MPCC_SET");   /* override.c: rules that win */
 	if (set && *set)
 		field(&h, "set", set, strlen(set));
+	/* the driver's warnings: a cached compile replays its stderr, and one
+	 * under --mpcc-werror must fail again */
+	const char *warn = getenv("MPCC_WARN"), *werror = getenv("MPCC_WERROR");
+	if (warn && *warn)
+		field(&h, "warn", warn, strlen(warn));
+	if (werror && *werror)
+		field(&h, "werror", werror, strlen(werror));
 	if (policy_opt && *policy_opt) {
 		file(&h, policy_opt);
 	} else {

@@ -479,3 +479,56 @@ insline(const Fn *fn, uint i, uint *file)
 		*file = 0;
 	return 0;
 }
+
+/* .loc F L C, function_name $L__info_string0, inlined_at F2 L2 C2 */
+uint
+inlinedat(const Fn *fn, uint i, uint *file)
+{
+	*file = 0;
+	for (uint k = i < fn->nins ? i + 1 : 0; k-- > 0;) {
+		const Ins *l = &fn->ins[k];
+		if (l->op != Oloc)
+			continue;
+		const char *p = l->src.s, *end = p + l->src.n;
+		uint n[2] = {0, 0};
+		for (; p && p + 10 <= end && memcmp(p, "inlined_at", 10); p++)
+			;
+		if (!p || p + 10 > end)
+			return 0;
+		p += 10;
+		for (int j = 0; j < 2; j++) {
+			while (p < end && (*p == ' ' || *p == '\t'))
+				p++;
+			for (; p < end && *p >= '0' && *p <= '9'; p++)
+				n[j] = 10 * n[j] + (uint)(*p - '0');
+		}
+		*file = n[0];
+		return n[1];
+	}
+	return 0;
+}
+
+/* .file N "PATH"[, mtime, size] */
+const char *
+locfile(const Module *m, uint file)
+{
+	for (uint k = 0; k < m->ntop; k++) {
+		const Ins *i = &m->top[k];
+		if (i->op != Oraw || !i->src.s || !strpre(i->src, ".file"))
+			continue;
+		const char *p = i->src.s + 5, *end = i->src.s + i->src.n, *q;
+		while (p < end && (*p == ' ' || *p == '\t'))
+			p++;
+		uint n = 0;
+		for (; p < end && *p >= '0' && *p <= '9'; p++)
+			n = 10 * n + (uint)(*p - '0');
+		while (p < end && (*p == ' ' || *p == '\t'))
+			p++;
+		if (n != file || p == end || *p != '"')
+			continue;
+		for (q = ++p; q < end && *q != '"'; q += 1 + (*q == '\\'))
+			;
+		return q < end ? arena_strndup(m->arena, p, q - p) : NULL;
+	}
+	return NULL;
+}

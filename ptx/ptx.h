@@ -453,6 +453,12 @@ void fillloops(Fn *fn);
 /* the .loc line of statement i (the nearest .loc before it), 0 if none;
  * *file receives the file number if file is not NULL */
 uint insline(const Fn *fn, uint i, uint *file);
+/* where the function of that .loc was inlined (its inlined_at: the call
+ * site), 0 if it was not; *file receives the file number */
+uint inlinedat(const Fn *fn, uint i, uint *file);
+/* the path that the module's ".file N" names, as written; NULL if none
+ * (in the module's arena) */
+const char *locfile(const Module *m, uint file);
 /* is register r defined more than once (e.g. loop-carried)? needs defuse */
 int multidef(const Fn *fn, uint r);
 /* operands: which args of i are defined (written) by it */

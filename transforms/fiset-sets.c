@@ -558,12 +558,14 @@ fs_analyze(struct fs *a, struct passctx *cx, Fn *fn)
 	a->set = arena_alloc(a->a, (a->n + 1) * sizeof *a->set);
 	a->depth = arena_alloc(a->a, (a->n + 1) * sizeof *a->depth);
 	a->web = arena_alloc(a->a, (a->n + 1) * sizeof *a->web);
+	a->nolow = arena_alloc(a->a, (a->n + 1) * sizeof *a->nolow);
 	a->ord = ordinals(fn);
 	for (uint k = 0; k < a->n; k++) {
 		const Ins *i = &fn->ins[k];
 		const char *why;
 		a->depth[k] = fn->blk && fn->insblk ? (int)fn->blk[fn->insblk[k]].depth : 0;
 		a->cls[k] = lowerable(fn, i, &why) ? f64class(i) : -1;
+		a->nolow[k] = why;
 		a->refused += why != NULL;
 		a->nf64 += f64class(i) >= 0 && arithclass(f64class(i));
 	}

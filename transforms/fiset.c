@@ -7,7 +7,8 @@
  * rewrites the chosen sets. This file is the pass: which sets to lower
  * (sets=auto: per chain, the sets predicted to pay on every sm_NN the
  * chain builds, and f64 in float code always; or best, all, N, ids), and
- * what it reports, explains and dumps.
+ * what it reports, explains and dumps, and the warning --mpcc-warn=fp64
+ * (fiset-audit.c finds f64 in float code for it).
  *
  * needs: nothing; breaks: cfg defuse loops of fn */
 #include <math.h>
@@ -475,6 +476,40 @@ dump(FILE *out, struct passctx *cx, Fn *fn, const struct params *p)
 	last.fn = NULL;
 }
 
+/* ---- the warning ---- */
+
+extern const struct pass fiset_pass;
+
+/* --mpcc-warn=fp64: f64 arithmetic in a kernel that loads and stores f32,
+ * by the line of each promotion, and what fiset: {} (sets=auto, the
+ * targets of the chain) does to it */
+static int
+audit(struct passctx *cx, Fn *fn, struct finding **out)
+{
+	struct fs a;
+	struct params p;
+	int n = 0;
+	if (!fs_floatcode(fn))
+		return 0;
+	fs_analyze(&a, cx, fn);
+	if (a.nf64) {
+		uchar *ch = arena_alloc(a.a, a.n + 1);
+		params_default(&fiset_pass.schema, &p);
+		pick(&a, &p, ch);
+		n = fs_promotions(&a, ch, demangled(fn), arena_fmt(a.a, "%s: {}", fiset_pass.schema.name),
+		                  out);
+	}
+	fs_done(&a);
+	return n;
+}
+
+static const struct warning warning = {
+	"fp64",
+	"f64 arithmetic in kernels that load and store f32 (a double constant or function), "
+	"by source line, and whether fiset: {} removes it",
+	audit,
+};
+
 static void
 describe(FILE *out, const struct params *p)
 {
@@ -520,4 +555,5 @@ const struct pass fiset_pass = {
 	.tune = &(const struct tuning){TUNE_TRANSFORM, .knob = "sets", .strongest = "sets=all",
 	                               .guess = 1.2, .axis = "sets lowered"},
 	.sweep = sweep,
+	.warn = &warning,
 };

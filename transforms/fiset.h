@@ -1,7 +1,8 @@
 /* fiset.h: what the files of the fiset pass share (fiset.c: the pass, the
- * choice of sets and what it reports; fiset-sets.c: the sets, the casts a
- * choice needs and its predicted speedup; fiset-lower.c: the rewrite).
- * Private to those files. */
+ * choice of sets and what it reports and warns of; fiset-sets.c: the sets,
+ * the casts a choice needs and its predicted speedup; fiset-audit.c: f64 in
+ * float code for the warning; fiset-lower.c: the rewrite). Private to those
+ * files. */
 #ifndef MPCC_FISET_H
 #define MPCC_FISET_H
 
@@ -33,6 +34,8 @@ struct fs {
 	int *depth;          /* per instruction: loop depth */
 	uint *ord;           /* per instruction: ordinal among instructions (ordinals()) */
 	int *web;            /* per instruction: union-find */
+	const char **nolow;  /* per instruction: why an f64 operation is not
+	                      * lowerable (its constant), or NULL */
 	struct set *s;
 	int ns;
 	int nf64;            /* f64 arithmetic instructions in the kernel */
@@ -79,6 +82,16 @@ int f64reg(const Fn *fn, Ref r);
 uint firstsrc(const Ins *i);    /* the first argument that is an operand */
 /* the f64 registers i reads, into regs (at most 8) */
 int srcregs(const Fn *fn, const Ins *i, uint *regs);
+
+/* fiset-audit.c */
+/* fn does f64 arithmetic, and loads and stores no f64 data (.local, a
+ * call's .param and the math library's tables aside); refreshes defuse */
+int fs_floatcode(Fn *fn);
+/* the f64 arithmetic of a float-code kernel analysed in a, by the line of
+ * each promotion into f64, and what the choice ch (of rule, "fiset: {}")
+ * does to it: findings into *out, in the module's arena; their number */
+int fs_promotions(const struct fs *a, const uchar *ch, const char *kernel, const char *rule,
+                  struct finding **out);
 
 /* fiset-lower.c */
 /* apply plan p of the chosen instructions ch */

@@ -71,9 +71,14 @@ usage(void)
 {
 	fprintf(stderr, "usage: mpcc-opt IN.ptx [-o OUT.ptx] [-p NAME[:key=value,...]]... "
 	        "[--arch sm_NN]... [--report FILE] [-d NAME] [--verify]\n"
+	        "       mpcc-opt IN.ptx --warn NAME [--arch sm_NN]...   (a warning of mpcc --mpcc-warn)\n"
 	        "       mpcc-opt --params | --stats | --settings   (the passes' tables)\nanalyses:\n");
 	for (size_t k = 0; k < countof(analyses); k++)
 		fprintf(stderr, "  %-10s %s\n", analyses[k].name, analyses[k].help);
+	fprintf(stderr, "warnings:\n");
+	for (int k = 0; k < npass; k++)
+		if (passes[k]->warn)
+			fprintf(stderr, "  %-10s %s\n", passes[k]->warn->name, passes[k]->warn->help);
 	fprintf(stderr, "passes (every one also takes kernels=GLOB):\n");
 	for (int k = 0; k < npass; k++) {
 		const struct schema *s = &passes[k]->schema;
@@ -204,6 +209,21 @@ resolve(struct step *st, const char *spec, const char *what, Arena *a)
 	buf_release(&rest);
 }
 
+/* the step of steps[0..np) that -d NAME dumps after, else -1 and that
+ * NAME resolved into *d, to run after them all */
+static int
+dumpat(struct step *steps, const char *const *pv, int np, const char *name, struct step *d,
+       Arena *a)
+{
+	int at = -1;
+	for (int k = 0; name && k < np; k++)
+		if (!strcmp(pv[k], name) || (steps[k].pass && !strcmp(steps[k].pass->schema.name, name)))
+			at = k;
+	if (name && at < 0)
+		resolve(d, name, " for -d", a);
+	return at;
+}
+
 static int
 selected(const Module *m, const Fn *fn, const char *glob)
 {
@@ -295,8 +315,28 @@ runstep(struct passctx *cx, const struct step *st, const char *reportpath, int d
 		dump(stdout, cx->m, NULL);
 }
 
-/* print straight into a temporary next to out, then rename: a large
- * module is not held a second time as text, and out is never half written.
+/* --warn NAME: what mpcc --mpcc-warn=NAME says of in, on the targets sm;
+ * changes nothing */
+static int
+warnings(const char *in, const char *name, const int *sm, int nsm)
+{
+	int t = findwarning(name, strlen(name));
+	struct findings fs = {0};
+	if (t < 0)
+		die("unknown warning '%s'", name);
+	char *arch = nsm ? fmt("compute_%d", sm[0]) : NULL;
+	struct hook h = {.src = in, .arch = arch, .sm = sm, .nsm = nsm};
+	if (audit_ptx(in, &h, 1u << t, &fs) < 0)
+		exit(1);
+	audit_say(&fs, in, 0);
+	free(fs.f);
+	free(arch);
+	return 0;
+}
+
+/* print straight into a temporary next to out (NULL: stdout), then
+ * rename: a large module is not held a second time as text, and out is
+ * never half written.
  * Only a regular file (or a new one) is replaced so: -o /dev/null or a
  * pipe is written in place, never renamed over. */
 static void
@@ -306,6 +346,11 @@ output(Module *m, const char *out)
 	char *tmp;
 	FILE *f;
 
+	if (!out) {
+		if (setvbuf(stdout, NULL, _IOFBF, 1 << 20), print(stdout, m) < 0)
+			die("cannot write the output");
+		return;
+	}
 	if (stat(out, &st) == 0 && !S_ISREG(st.st_mode)) {
 		if (!(f = fopen(out, "w")) || print(f, m) < 0 || fclose(f) != 0)
 			die("cannot write '%s': %s", out, strerror(errno));
@@ -327,6 +372,7 @@ int
 main(int argc, char **argv)
 {
 	const char *in = NULL, *out = NULL, *dumpname = NULL, *reportpath = NULL, *pv[64];
+	const char *warn = NULL;
 	int np = 0, sm[16], nsm = 0, dumped = 0, vfy = 0;
 	struct step steps[64], dstep;
 	Arena *a = arena_new();
@@ -346,6 +392,8 @@ main(int argc, char **argv)
 			dumpname = argv[++k];
 		else if (!strcmp(s, "--verify"))
 			vfy = 1;
+		else if (!strcmp(s, "--warn") && k + 1 < argc)
+			warn = argv[++k];
 		else if (!strcmp(s, "--report") && k + 1 < argc)
 			reportpath = argv[++k];
 		else if (!strcmp(s, "--arch") && k + 1 < argc) {
@@ -366,12 +414,7 @@ main(int argc, char **argv)
 		usage();
 	for (int k = 0; k < np; k++)
 		resolve(&steps[k], pv[k], "", a);
-	int dumpk = -1;
-	for (int k = 0; dumpname && k < np; k++)
-		if (!strcmp(pv[k], dumpname) || (steps[k].pass && !strcmp(steps[k].pass->schema.name, dumpname)))
-			dumpk = k;
-	if (dumpname && dumpk < 0)
-		resolve(&dstep, dumpname, " for -d", a);
+	int dumpk = dumpat(steps, pv, np, dumpname, &dstep, a);
 	if (!(m = parsefile(in)))
 		return 1;
 	if (vfy && verify(m, stderr))
@@ -379,6 +422,11 @@ main(int argc, char **argv)
 	/* the targets: --arch, else the module's own .target */
 	if (!nsm && (sm[0] = modtarget(m, NULL)) > 0)
 		nsm = 1;
+	if (warn) {
+		mod_free(m);
+		arena_free(a);
+		return warnings(in, warn, sm, nsm);
+	}
 	char *arch = nsm ? fmt("compute_%d", sm[0]) : NULL;
 	struct passctx cx = {.m = m, .src = in, .arch = arch, .sm = sm, .nsm = nsm};
 	for (int k = 0; k < np; k++) {
@@ -392,12 +440,8 @@ main(int argc, char **argv)
 	if (dumpname && !dumped)
 		runstep(&cx, &dstep, reportpath, 1);
 	passctx_release(&cx);
-	if (!dumpname) {
-		if (out)
-			output(m, out);
-		else if (setvbuf(stdout, NULL, _IOFBF, 1 << 20), print(stdout, m) < 0)
-			die("cannot write the output");
-	}
+	if (!dumpname)
+		output(m, out);
 	mod_free(m);
 	arena_free(a);
 	free(arch);

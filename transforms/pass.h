@@ -3,7 +3,9 @@
  *
  *   passes.c    the table                 pipeline.c  the driver's PTX hook
  *   passctx.c   what a pass may ask of    mpcc-opt.c  passes on a .ptx file
- *               the run (targets, twins)
+ *               the run (targets, twins)  audit.c     --mpcc-warn: the passes'
+ *   report.c    the report's lines                    warnings, said once
+ *   stats.c     their stats objects
  *   sfu.c  shadow.c  fiset*.c (fiset.h)  half2*.c (half2.h): one pass each
  *
  * Analyses come from ptx/, costs from model/: a pass computes neither.
@@ -14,7 +16,8 @@
  * NAME:key=value,...), the keys of its statistics (struct field: the
  * report's "stats" object is written through them, stats.c), what it does
  * to one kernel, optionally what it says for --mpcc-explain and dumps for
- * mpcc-opt -d NAME, what mpcc-tune does with it (struct tuning), and the
+ * mpcc-opt -d NAME, what mpcc-tune does with it (struct tuning), the
+ * warning its analysis gives (struct warning: --mpcc-warn=NAME), and the
  * settings scripts/sweep.sh runs. The pipeline, the report, explain,
  * mpcc-opt, mpcc-tune and the sweep all walk the table; nothing else names
  * a pass.
@@ -172,6 +175,26 @@ struct tuning {
 	const char *timing, *shadow;
 };
 
+/* What a pass's audit finds at one source line of a kernel as cicc made
+ * it, for --mpcc-warn (audit.c says it). */
+struct finding {
+	uint file, line;        /* of the .loc before it; 0: the PTX has none there */
+	uint cfile, cline;      /* where that code was inlined (the call site); 0: not */
+	const char *text;       /* what it is, naming the kernel */
+	const char *fix;        /* what the pass with its defaults (NAME: {}) does to
+	                         * it on this chain's targets */
+};
+
+/* A warning a pass's analysis gives, --mpcc-warn=NAME: it only reads the
+ * kernel, so it runs with or without a rule for the pass. */
+struct warning {
+	const char *name;       /* "fp64" */
+	const char *help;       /* one line: what it warns of */
+	/* the findings in kernel fn of cx->m, read only (analyses may be
+	 * refreshed), into *out in the module's arena; their number */
+	int (*audit)(struct passctx *cx, Fn *fn, struct finding **out);
+};
+
 struct pass {
 	struct schema schema;   /* name, parameters, explain's words */
 	const struct field *stats;  /* the keys of its statistics (an FOBJ); NULL: none */
@@ -188,6 +211,7 @@ struct pass {
 	 * driver starts them beside the accurate cicc */
 	uint (*fastmasks)(const struct params *p);
 	const struct tuning *tune;  /* optional: what mpcc-tune does with it */
+	const struct warning *warn; /* optional: the warning its analysis gives */
 	/* the settings scripts/sweep.sh runs on real code (mpcc-opt
 	 * --settings), NULL-terminated; the first also goes into the chain of
 	 * every transform */
@@ -200,6 +224,33 @@ extern const struct pass *const passes[];
 extern const int npass;
 void passes_init(void);     /* hand the schemas to the policy layer; call once first */
 const struct pass *findpass(const char *name, size_t n);   /* NULL if none */
+/* the pass whose warning is name[0..n) (passes[i]), or -1 */
+int findwarning(const char *name, size_t n);
+
+/* audit.c */
+/* one finding of one kernel on one -gencode chain, kept by the driver
+ * until it says them (malloc'd strings) */
+struct found {
+	char *src, *arch;       /* the .cu, and the chain's compute_NN (NULL: not known) */
+	char *kernel;           /* mangled; NULL: only says that the chain was audited */
+	char *where;            /* "st.cu:6"; NULL: no line */
+	char *text, *fix;
+	int pass;               /* passes[pass]'s warning */
+};
+struct findings {
+	struct found *f;
+	int n, cap;
+};
+/* the warnings of the passes in mask (bit t: passes[t]'s) on every kernel
+ * of the PTX at path as cicc wrote it, into out; changes nothing. A line of
+ * h->src is named as h->src names the file. 0, or -1 if the PTX does not
+ * parse (said) */
+int audit_ptx(const char *path, const struct hook *h, uint mask, struct findings *out);
+/* say the findings of src, each once however many chains found it (naming
+ * the chains where not all did, or where what the pass does to it
+ * differs), as errors for the passes in werror; then drop them. The number
+ * of errors said */
+int audit_say(struct findings *fs, const char *src, uint werror);
 
 /* report.c */
 struct report {

@@ -38,3 +38,13 @@ findpass(const char *name, size_t n)
 			return passes[i];
 	return NULL;
 }
+
+int
+findwarning(const char *name, size_t n)
+{
+	for (int i = 0; i < npass; i++)
+		if (passes[i]->warn && strlen(passes[i]->warn->name) == n &&
+		    !strncmp(passes[i]->warn->name, name, n))
+			return i;
+	return -1;
+}

@@ -529,6 +529,40 @@ TEST(insline_reads_the_nearest_loc)
 	mod_free(m);
 }
 
+TEST(inlinedat_reads_the_call_site)
+{
+	static const char g[] = ".version 8.0\n.target sm_80\n.address_size 64\n"
+	                        ".visible .entry k()\n{\n\t.loc\t1 5 3\n\tret;\n"
+	                        "\t.loc\t2 418 7, function_name $L__info_string0, inlined_at 1 26 2\n"
+	                        "\tret;\n}\n";
+	Module *m = parse("g.ptx", g, sizeof g - 1);
+	uint file = 9;
+	CHECK(m != NULL);
+	if (!m)
+		return;
+	Fn *k = findfn(m, "k");
+	CHECK(inlinedat(k, 1, &file) == 0 && file == 0);
+	CHECK(inlinedat(k, 3, &file) == 26 && file == 1);
+	CHECK(insline(k, 3, &file) == 418 && file == 2);
+	mod_free(m);
+}
+
+TEST(locfile_reads_the_file_table)
+{
+	static const char g[] = ".version 8.0\n.target sm_80, debug\n.address_size 64\n"
+	                        "\t.file\t1 \"/src/k.cu\", 1700000000, 512\n"
+	                        "\t.file\t12 \"/usr/include/h.h\"\n";
+	Module *m = mod(), *d = parse("g.ptx", g, sizeof g - 1);
+	CHECK(d != NULL);
+	CHECK(locfile(m, 1) && !strcmp(locfile(m, 1), "sum.cu"));
+	CHECK(locfile(m, 2) == NULL && locfile(m, 0) == NULL);
+	CHECK(d && locfile(d, 1) && !strcmp(locfile(d, 1), "/src/k.cu"));
+	CHECK(d && locfile(d, 12) && !strcmp(locfile(d, 12), "/usr/include/h.h"));
+	mod_free(m);
+	if (d)
+		mod_free(d);
+}
+
 TEST(reprint_gives_the_same_text_for_cicc_layout)
 {
 	Module *m = mod();
@@ -565,6 +599,8 @@ main(void)
 	RUN(defuse_sees_loop_carried_registers);
 	RUN(defuse_sees_call_results_and_bar_red);
 	RUN(insline_reads_the_nearest_loc);
+	RUN(locfile_reads_the_file_table);
+	RUN(inlinedat_reads_the_call_site);
 	RUN(reprint_gives_the_same_text_for_cicc_layout);
 	return DONE();
 }
