@@ -87,18 +87,6 @@ pairing_memgain(const struct target *t)
 	return 1.10;
 }
 
-/* the f32 value of an immediate, as the trip count's arithmetic takes it */
-static int
-immf(Str t, float *f)
-{
-	double v;
-	int k = immnum(t, &v);
-	if (k != 'f' && k != 'n')
-		return 0;
-	*f = (float)v;
-	return 1;
-}
-
 /* the last statement of block b if it is a jump, else ~0u */
 static uint
 term(const Fn *fn, uint b)
@@ -115,7 +103,7 @@ count(const Fn *fn, const Ins *c, const uchar *in)
 {
 	float e, ini = 0, st = 0;
 	if (c->op != Osetp || c->narg != 3 || c->arg[1].kind != RReg || c->arg[2].kind != RImm
-	    || !immf(fn->imm[c->arg[2].idx].text, &e))
+	    || !immf32(fn->imm[c->arg[2].idx].text, &e))
 		return 0;
 	uint r = c->arg[1].idx;
 	int haveini = 0, havest = 0;
@@ -123,10 +111,10 @@ count(const Fn *fn, const Ins *c, const uchar *in)
 		const Ins *di = &fn->ins[fn->use[r].def[d]];
 		int inside = in[fn->insblk[fn->use[r].def[d]]];
 		if (!inside && di->op == Omov && di->arg[1].kind == RImm)
-			haveini += immf(fn->imm[di->arg[1].idx].text, &ini);
+			haveini += immf32(fn->imm[di->arg[1].idx].text, &ini);
 		else if (inside && di->op == Oadd && di->arg[1].kind == RReg && di->arg[1].idx == r
 		         && di->arg[2].kind == RImm)
-			havest += immf(fn->imm[di->arg[2].idx].text, &st);
+			havest += immf32(fn->imm[di->arg[2].idx].text, &st);
 		else
 			haveini = havest = 9;
 	}

@@ -342,6 +342,9 @@ int streq(Str s, const char *t);            /* s is t */
  * 'd' for 0dXXXXXXXXXXXXXXXX (f64 bits), 'n' for a decimal or 0x number;
  * 0 if t is none of these */
 int immnum(Str t, double *v);
+/* the f32 value of an immediate written as 0fXXXXXXXX or a number; 0 if
+ * it is neither (an f64 0d constant is not an f32 value) */
+int immf32(Str t, float *f);
 int strpre(Str s, const char *t);           /* s starts with t */
 Fn *findfn(Module *m, const char *name);   /* the definition, else a declaration */
 char *symstr(const Module *m, uint sym);    /* a symbol's name, malloc'd */

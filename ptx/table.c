@@ -125,6 +125,17 @@ immnum(Str t, double *v)
 }
 
 int
+immf32(Str t, float *f)
+{
+	double v;
+	int k = immnum(t, &v);
+	if (k != 'f' && k != 'n')
+		return 0;
+	*f = (float)v;
+	return 1;
+}
+
+int
 streq(Str s, const char *t)
 {
 	return s.n == strlen(t) && !memcmp(s.s, t, s.n);

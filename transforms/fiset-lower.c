@@ -115,15 +115,7 @@ shadows(struct lower *lw, const uchar *ch)
 	lw->s32 = arena_alloc(a->a, (nreg0 + 1) * sizeof *lw->s32);
 	for (uint r = 0; r < nreg0; r++)
 		lw->s32[r] = ~0u;
-	for (uint k = 0; k < a->n; k++)
-		if (ch[k]) {
-			uint regs[8];
-			int nr = srcregs(fn, &fn->ins[k], regs);
-			for (int j = 0; j < nr; j++)
-				need[regs[j]] = 1;
-			if (a->cls[k] != CSETP)
-				need[fn->ins[k].arg[0].idx] = 1;
-		}
+	fs_touched(a, ch, need, need);
 	int first = 1;
 	for (uint r = 0; r < nreg0; r++) {
 		if (!need[r])

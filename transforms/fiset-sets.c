@@ -405,12 +405,9 @@ leave(const struct fs *a, const uchar *ch, uint r, struct plan *p)
 }
 
 void
-fs_plan(const struct fs *a, const uchar *ch, struct plan *p)
+fs_touched(const struct fs *a, const uchar *ch, uchar *in, uchar *low)
 {
 	const Fn *fn = a->fn;
-	memset(p, 0, sizeof *p);
-	p->a = a->a;
-	uchar *in = arena_alloc(a->a, fn->nreg + 1), *low = arena_alloc(a->a, fn->nreg + 1);
 	for (uint k = 0; k < a->n; k++) {
 		if (!ch[k])
 			continue;
@@ -421,6 +418,16 @@ fs_plan(const struct fs *a, const uchar *ch, struct plan *p)
 		if (a->cls[k] != CSETP)
 			low[fn->ins[k].arg[0].idx] = 1;
 	}
+}
+
+void
+fs_plan(const struct fs *a, const uchar *ch, struct plan *p)
+{
+	const Fn *fn = a->fn;
+	memset(p, 0, sizeof *p);
+	p->a = a->a;
+	uchar *in = arena_alloc(a->a, fn->nreg + 1), *low = arena_alloc(a->a, fn->nreg + 1);
+	fs_touched(a, ch, in, low);
 	for (uint r = 0; r < fn->nreg; r++) {
 		if (in[r] && !low[r])
 			entry(a, ch, r, p);

@@ -72,7 +72,9 @@ struct plan {
 /* sets, their casts and predictions on the targets of cx */
 void fs_analyze(struct fs *a, struct passctx *cx, Fn *fn);
 void fs_done(struct fs *a);
-/* the edits that lowering the chosen instructions (ch[k]) needs */
+/* the registers the chosen instructions (ch[k]) read (in) and write (low) */
+void fs_touched(const struct fs *a, const uchar *ch, uchar *in, uchar *low);
+/* the edits that lowering the chosen instructions needs */
 void fs_plan(const struct fs *a, const uchar *ch, struct plan *p);
 /* the predicted speedup of lowering ch on target j: x[0] of the kernel,
  * x[1] of its arithmetic alone */

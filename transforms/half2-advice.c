@@ -44,7 +44,7 @@ x2operand(struct h2 *h, Ref r, double w)
 	if (r.kind == RImm) {
 		float f;
 		int risk = 0;
-		if (h2_immf(h->fn->imm[r.idx].text, &f))
+		if (immf32(h->fn->imm[r.idx].text, &f))
 			h2_packconst(h, f, &risk);
 		h->rangeover += risk == 1;
 		h->rangeunder += risk == 2;
@@ -107,15 +107,6 @@ packeddst(const struct h2 *h, const Ins *i)
 	       && isdef(i, 0);
 }
 
-static int
-packedsrc(const struct h2 *h, const Ins *i)
-{
-	for (uint k = 1; k < i->narg; k++)
-		if (i->arg[k].kind == RReg && h->packed[i->arg[k].idx])
-			return 1;
-	return 0;
-}
-
 /* one instruction of block b (run w times) before and after pairing */
 static void
 count(struct h2 *h, uint b, const Ins *i, double w)
@@ -145,7 +136,7 @@ count(struct h2 *h, uint b, const Ins *i, double w)
 		x2operand(h, i->arg[2], w);
 		h->pair.other += 2 * w;
 		h->nx2++;
-	} else if (h2_pairsetp(h, i) && packedsrc(h, i) && !i->pred.kind) {
+	} else if (h2_pairsetp(h, i) && h2_packedsrc(h, i) && !i->pred.kind) {
 		h->pair.x2 += w;
 		x2operand(h, i->arg[1], w);
 		x2operand(h, i->arg[2], w);

@@ -281,7 +281,7 @@ x2arg(struct h2 *h, Ref r, int slot)
 	if (r.kind == RImm) {
 		float f = 0;
 		int risk;
-		if (!h2_immf(fn->imm[r.idx].text, &f))
+		if (!immf32(fn->imm[r.idx].text, &f))
 			BUG("half2: f32 immediate '%.*s'", (int)fn->imm[r.idx].text.n, fn->imm[r.idx].text.s);
 		h2_emit(h, "mov.b32 %s, 0x%08X;", t, h2_packconst(h, f, &risk));
 		return t;
@@ -582,16 +582,6 @@ perlane(struct h2 *h, uint b, const Ins *i)
 	}
 }
 
-/* some packed source of a setp? */
-static int
-anypacked(const struct h2 *h, const Ins *i)
-{
-	for (uint k = 1; k < i->narg; k++)
-		if (i->arg[k].kind == RReg && h->packed[i->arg[k].idx])
-			return 1;
-	return 0;
-}
-
 /* the x2 twin of a uniform f32 that i wrote: a constant, or one conversion */
 static void
 twin(struct h2 *h, const Ins *i)
@@ -603,7 +593,7 @@ twin(struct h2 *h, const Ins *i)
 	float f;
 	int risk;
 	if (i->op == Omov && i->narg == 2 && i->arg[1].kind == RImm
-	    && h2_immf(h->fn->imm[i->arg[1].idx].text, &f))
+	    && immf32(h->fn->imm[i->arg[1].idx].text, &f))
 		h2_emit(h, "%smov.b32 %s, 0x%08X;", g, t, h2_packconst(h, f, &risk));
 	else if (h->type == BF16 || h->tgt >= 80)
 		h2_emit(h, "%scvt.rn.%s.f32 %s, %s, %s;", g, h->type == BF16 ? "bf16x2" : "f16x2", t,
@@ -629,7 +619,7 @@ h2_instruction(struct h2 *h, uint b, const Ins *i)
 		x2(h, b, i);
 	else if (pd && i->op == Oselp && i->narg == 4)
 		x2selp(h, b, i);
-	else if (h2_pairsetp(h, i) && anypacked(h, i) && !needblend(h, b, i) && !i->pred.kind
+	else if (h2_pairsetp(h, i) && h2_packedsrc(h, i) && !needblend(h, b, i) && !i->pred.kind
 	         && h->vary[d])
 		x2setp(h, i);
 	else

@@ -21,33 +21,24 @@
 
 /* ---- visiting operands ---- */
 
+struct visit {
+	struct h2 *h;
+	h2_regfn *f;
+	void *arg;
+};
+
 static void
-visitref(struct h2 *h, Ref r, int def, h2_regfn *f, void *arg)
+visit1(void *arg, uint r, int def)
 {
-	Fn *fn = h->fn;
-	switch (r.kind) {
-	case RReg:
-		f(h, r.idx, def, arg);
-		break;
-	case RMem:
-		visitref(h, fn->mem[r.idx].base, 0, f, arg);
-		visitref(h, fn->mem[r.idx].vec, 0, f, arg);
-		break;
-	case RVec:
-	case RList:
-		for (uint k = 0; k < fn->vec[r.idx].n; k++)
-			visitref(h, fn->vec[r.idx].el[k], def, f, arg);
-		break;
-	}
+	struct visit *v = arg;
+	v->f(v->h, r, def, v->arg);
 }
 
 void
 h2_visit(struct h2 *h, const Ins *i, h2_regfn *f, void *arg)
 {
-	if (i->pred.kind == RReg)
-		f(h, i->pred.idx, 0, arg);
-	for (uint k = 0; k < i->narg; k++)
-		visitref(h, i->arg[k], isdef(i, k), f, arg);
+	struct visit v = {h, f, arg};
+	forregs(h->fn, i, visit1, &v);
 }
 
 int

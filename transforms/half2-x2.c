@@ -103,6 +103,15 @@ h2_pairsetp(const struct h2 *h, const Ins *i)
 	return !m.otherrnd && !m.sat && !m.approx;
 }
 
+int
+h2_packedsrc(const struct h2 *h, const Ins *i)
+{
+	for (uint k = 1; k < i->narg; k++)
+		if (i->arg[k].kind == RReg && h->packed[i->arg[k].idx])
+			return 1;
+	return 0;
+}
+
 /* ---- constants ---- */
 
 /* f32 to f16, round to nearest even; *risk: 1 overflows, 2 loses to
@@ -155,19 +164,6 @@ f2bf(float f, int *risk)
 	if ((x & 0x7f800000) == 0 && (x & 0x7fffff))
 		*risk = 2;
 	return (x + 0x7fff + (x >> 16 & 1)) >> 16;
-}
-
-/* the f32 value of an immediate as PTX writes it ("0f3F800000", "1.5",
- * "-2"); 0 if it is not a number */
-int
-h2_immf(Str t, float *f)
-{
-	double v;
-	int k = immnum(t, &v);
-	if (k != 'f' && k != 'n')
-		return 0;
-	*f = (float)v;
-	return 1;
 }
 
 /* both lanes of an x2 register holding f, as PTX's b32 hex */

@@ -88,8 +88,8 @@ static inline int h2_bf16sm90(const struct h2 *h) { return h->tgt >= 90 && h->is
 /* half2-x2.c: what one x2 instruction can do on the target */
 int h2_pairable(const struct h2 *h, const Ins *i);
 int h2_pairsetp(const struct h2 *h, const Ins *i);
+int h2_packedsrc(const struct h2 *h, const Ins *i);   /* a source operand is packed */
 int h2_x2mov(const struct h2 *h, const Ins *i);
-int h2_immf(Str t, float *f);
 uint h2_packconst(const struct h2 *h, float f, int *risk);
 
 /* half2-vary.c: the divergence analysis */
