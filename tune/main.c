@@ -295,7 +295,9 @@ status(const struct tuner *tu, const struct trial *t, const struct trial *win)
 		return "meets, the winner (confirmed)";
 	if (!eligible(tu, t))
 		return t->meets ? "instrumented" : "over the QoS";
-	return beats(tu, t, tu->base) ? "meets, faster" : "meets, within the noise";
+	if (beats(tu, t, tu->base))
+		return "meets, faster";
+	return beats(tu, tu->base, t) ? "meets, slower" : "meets, within the noise";
 }
 
 static void
