@@ -30,6 +30,8 @@ struct kmodel {
 	uint *wro, *wr;      /* and writes */
 	uchar *esc;          /* per statement: a register it writes is read in another block */
 	Live *live;          /* any write kills */
+	int warps;           /* resident warps per SM the launches give; 0: as the
+	                      * registers allow (the launch fills the GPU) */
 	/* scratch of kmodel_time(), reused */
 	struct step *st;
 	uchar *gone, *unit;

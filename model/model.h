@@ -83,8 +83,10 @@ struct variant {
 /* a kernel prepared for the model: how often each statement runs, each
  * statement's registers, liveness; in the module's arena */
 struct kmodel;
-/* needs cfg loops defuse of fn, which must not change while km is used */
-struct kmodel *kmodel(Fn *fn);
+/* needs cfg loops defuse of fn, which must not change while km is used;
+ * warps: the resident warps per SM its launches give, 0: as many as its
+ * registers allow */
+struct kmodel *kmodel(Fn *fn, int warps);
 /* the kernel's time on t, clocks of one SM scheduler per warp: tm[0] the
  * whole, tm[1] with DRAM left out (its arithmetic); v NULL: as written */
 void kmodel_time(struct kmodel *km, const struct target *t, const struct variant *v, double tm[2]);

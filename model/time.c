@@ -7,7 +7,9 @@
  * Analysis: the warps an SM scheduler holds (from the registers the
  * variant needs, by liveness) each wait on their own dependences, as one
  * warp alone would take them in order, and queue for the scheduler's issue
- * port, pipes and share of DRAM. The launch is taken to fill the GPU. */
+ * port, pipes and share of DRAM. The launch is taken to fill the GPU unless
+ * the caller says how many warps an SM holds (fewer, the launch's blocks
+ * spread over the SMs: latency the warps do not hide then counts). */
 #include <math.h>
 #include <string.h>
 
@@ -59,13 +61,14 @@ loopfreq(int d)
 }
 
 struct kmodel *
-kmodel(Fn *fn)
+kmodel(Fn *fn, int warps)
 {
 	Arena *A = fn->mod->arena;
 	struct kmodel *km = arena_alloc(A, sizeof *km);
 	uint n = km->n = fn->nins;
 
 	km->fn = fn;
+	km->warps = warps;
 	km->depth = arena_alloc(A, (n + 1) * sizeof *km->depth);
 	km->w = arena_alloc(A, (n + 1) * sizeof *km->w);
 	for (uint k = 0; k < n; k++) {
@@ -245,7 +248,8 @@ kmodel_time(struct kmodel *a, const struct target *t, const struct variant *v, d
 	for (int k = 0; k < NRES; k++)
 		sum += d[k] = 128 * l.r[k];
 	z = z > sum ? z - sum : 0;
-	double n = regwarps(t->sm, regs(a, v)) / 4.0;
+	int most = regwarps(t->sm, regs(a, v));
+	double n = (a->warps > 0 && a->warps < most ? a->warps : most) / 4.0;
 	int lo = n < 1 ? 1 : (int)n;
 	for (int arith = 0; arith < 2; arith++) {
 		int nd = NRES - arith;      /* arith: DRAM left out */

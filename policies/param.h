@@ -31,6 +31,8 @@ enum {          /* param.kind */
 
 enum {          /* param.flags */
 	PTOOL = 1 << 0,  /* mpcc-opt only: not in policies, reports or explain */
+	PLAUNCH = 1 << 1, /* PINT: the warps an SM holds at once in the kernel's launches;
+	                  * mpcc-tune sets it from its timing build */
 };
 
 /* what a PSETS value holds besides a word (value.i >= 0 is the word's index) */

@@ -552,7 +552,7 @@ targets(struct fs *a, const struct passctx *cx)
 }
 
 void
-fs_analyze(struct fs *a, struct passctx *cx, Fn *fn)
+fs_analyze(struct fs *a, struct passctx *cx, Fn *fn, int warps)
 {
 	memset(a, 0, sizeof *a);
 	a->a = arena_new();
@@ -580,7 +580,7 @@ fs_analyze(struct fs *a, struct passctx *cx, Fn *fn)
 	webs(a);
 	components(a);
 	if (a->ns)      /* what the model needs */
-		a->km = kmodel(fn);
+		a->km = kmodel(fn, warps);
 	targets(a, cx);
 	measure(a);
 }

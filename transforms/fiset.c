@@ -17,7 +17,7 @@
 
 #include "transforms/fiset.h"
 
-enum { SETS, MIN_RATIO, MAX_SETS };
+enum { SETS, MIN_RATIO, MAX_SETS, WARPS };
 enum { S_AUTO, S_BEST, S_ALL };
 
 /* ---- choosing ---- */
@@ -428,7 +428,7 @@ static int
 apply(struct passctx *cx, Fn *fn, const struct params *p, struct outcome *o)
 {
 	struct fs a;
-	fs_analyze(&a, cx, fn);
+	fs_analyze(&a, cx, fn, p->v[WARPS].i);
 	const char *kname = symname(cx->m, fn->sym);
 	uchar *ch = arena_alloc(a.a, a.n + 1);
 	int nlow = choice(&a, p, ch, o), after = a.nf64;
@@ -450,7 +450,7 @@ static void
 explain(FILE *out, struct passctx *cx, Fn *fn, const struct params *p)
 {
 	struct fs a;
-	fs_analyze(&a, cx, fn);
+	fs_analyze(&a, cx, fn, p->v[WARPS].i);
 	uchar *ch = arena_alloc(a.a, a.n + 1);
 	if (!a.nf64)
 		fprintf(out, "           no f64 arithmetic\n");
@@ -491,7 +491,7 @@ audit(struct passctx *cx, Fn *fn, struct finding **out)
 	int n = 0;
 	if (!fs_floatcode(fn))
 		return 0;
-	fs_analyze(&a, cx, fn);
+	fs_analyze(&a, cx, fn, 0);
 	if (a.nf64) {
 		uchar *ch = arena_alloc(a.a, a.n + 1);
 		params_default(&fiset_pass.schema, &p);
@@ -541,6 +541,10 @@ static const struct param params[] = {
 	               "(Algorithm 1); auto decides by the cost model"},
 	[MAX_SETS] = {"max_sets", PINT, 0, 1, 1000, NULL, NULL, "64",
 	              "at most this many sets are lowered in one kernel"},
+	[WARPS] = {"warps", PINT, PLAUNCH, 0, 64, NULL, NULL, "0",
+	           "the warps an SM holds at once in the kernel's launches, for the cost model "
+	           "(0: as many as its registers allow: the launch fills the GPU); mpcc-tune "
+	           "measures it"},
 };
 
 static const char *const sweep[] = {"sets=all", "sets=auto", NULL};

@@ -69,8 +69,9 @@ struct plan {
 };
 
 /* fiset-sets.c */
-/* sets, their casts and predictions on the targets of cx */
-void fs_analyze(struct fs *a, struct passctx *cx, Fn *fn);
+/* sets, their casts and predictions on the targets of cx, for launches
+ * that give an SM warps resident warps (0: as many as registers allow) */
+void fs_analyze(struct fs *a, struct passctx *cx, Fn *fn, int warps);
 void fs_done(struct fs *a);
 /* the registers the chosen instructions (ch[k]) read (in) and write (low) */
 void fs_touched(const struct fs *a, const uchar *ch, uchar *in, uchar *low);

@@ -364,9 +364,9 @@ TEST(rule_params_are_json)
 	char *s = params_str(p->prof[1].rule[0].param[T_SFU], W_JSON);
 	CHECK_STR(s, "{\"lambda\":48,\"approx\":[\"transcendental\",\"div\",\"sqrt\"],\"newton\":false}");
 	s = params_str(p->prof[2].rule[0].param[T_FISET], W_JSON);
-	CHECK_STR(s, "{\"sets\":\"all\",\"min_ratio\":2.25,\"max_sets\":64}");
+	CHECK_STR(s, "{\"sets\":\"all\",\"min_ratio\":2.25,\"max_sets\":64,\"warps\":0}");
 	s = params_str(p->prof[2].rule[2].param[T_FISET], W_JSON);
-	CHECK_STR(s, "{\"sets\":3,\"min_ratio\":1.5,\"max_sets\":64}");
+	CHECK_STR(s, "{\"sets\":3,\"min_ratio\":1.5,\"max_sets\":64,\"warps\":0}");
 	s = params_str(p->prof[2].rule[0].param[T_HALF2], W_JSON);
 	CHECK_STR(s, "{\"type\":\"bf16\",\"pairing\":\"blocks\",\"force\":false}");
 	CHECK(p->prof[1].rule[0].param[T_HALF2] == NULL);  /* no such block */
@@ -508,7 +508,7 @@ TEST(explain_says_when_a_rule_switches_a_transform_off)
 	char *s = explained(p, cu, "_Z14BoxMullerExactPf");
 	CHECK(strstr(s, "  sfu:     off, by the rule at "));
 	CHECK(strstr(s, "/explo/.mpcc.yaml:12:9\n  fiset:   rule at "));
-	CHECK(strstr(s, "sets=auto min_ratio=1.5 max_sets=64\n           lowers to f32 the sets of f64 operations that the cost model predicts to pay on each target\n"));
+	CHECK(strstr(s, "sets=auto min_ratio=1.5 max_sets=64 warps=0\n           lowers to f32 the sets of f64 operations that the cost model predicts to pay on each target\n"));
 }
 
 TEST(the_hash_follows_policies_and_profile)
