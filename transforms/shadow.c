@@ -19,7 +19,9 @@
  * measure=time: the first thread of each block reads %globaltimer at entry
  * (red.min), each warp's first active lane at exit (red.max), and the last
  * thread adds the launch's span to a total and prints, every launch,
- *     mpcc-time KERNEL LAUNCHES NANOSECONDS
+ *     mpcc-time KERNEL LAUNCHES NANOSECONDS THREADS BLOCK NSMID
+ * (the launch's threads, a block's, and %nsmid: how many warps an SM holds
+ * at once, for fiset's cost model)
  *
  * The code added is about 20 instructions per operation and a fixed exit:
  * sums kept in registers and reduced op by op at the exit made a large
@@ -263,7 +265,7 @@ exitfunc(Arena *A, const char *p, int measure, uint nops)
 	buf_printf(&b,
 	           ".func %sexit()\n{\n"
 	           "\t.reg .pred %%p<4>;\n\t.reg .b32 %%r<12>;\n\t.reg .b64 %%rd<20>;\n"
-	           "\t.reg .f64 %%fd<2>;\n\t.local .align 8 .b8 %sbuf[24];\n"
+	           "\t.reg .f64 %%fd<2>;\n\t.local .align 8 .b8 %sbuf[40];\n"
 	           "\tmembar.gl;\n\tactivemask.b32 %%r1;\n\tbar.warp.sync %%r1;\n"
 	           "\tneg.s32 %%r2, %%r1;\n\tand.b32 %%r2, %%r2, %%r1;\n\tbfind.u32 %%r3, %%r2;\n"
 	           "\tmov.u32 %%r4, %%laneid;\n\tsetp.ne.u32 %%p1, %%r3, %%r4;\n"
@@ -296,6 +298,8 @@ exitfunc(Arena *A, const char *p, int measure, uint nops)
 		           "\tst.volatile.global.u64 [%st0], -1;\n\tst.volatile.global.u64 [%st1], 0;\n"
 		           "\tmembar.gl;\n"
 		           "\tst.local.u64 [%%rd10], %%rd6;\n\tst.local.u64 [%%rd10+8], %%rd9;\n"
+		           "\tst.local.u64 [%%rd10+16], %%rd3;\n\tst.local.u64 [%%rd10+24], %%rd4;\n"
+		           "\tmov.u32 %%r10, %%nsmid;\n\tst.local.u32 [%%rd10+32], %%r10;\n"
 		           "\t{\n\t.param .b64 param0;\n\tst.param.b64 [param0], %%rd12;\n"
 		           "\t.param .b64 param1;\n\tst.param.b64 [param1], %%rd11;\n"
 		           "\t.param .b32 retval0;\n\tcall.uni (retval0), vprintf, (param0, param1);\n"
@@ -342,7 +346,7 @@ module_part(Module *m, const char *p, const char *name, int measure, const uint 
 	for (size_t k = 0; k < countof(vars); k++)
 		decl(m, arena_fmt(A, ".global .align 8 .u64 %s%s;\n", p, vars[k]));
 	decl(m, arena_fmt(A, ".global .align 8 .u64 %st0 = -1;\n", p));
-	const char *f = measure == TIME ? arena_fmt(A, "mpcc-time %s %%llu %%llu\n", name)
+	const char *f = measure == TIME ? arena_fmt(A, "mpcc-time %s %%llu %%llu %%llu %%llu %%u\n", name)
 	                                : arena_fmt(A, "mpcc-shadow %s %%u %%llu %%.9e\n", name);
 	decl(m, cstring(A, arena_fmt(A, "%sfmt", p), f));
 	if (measure == ERROR) {
@@ -561,7 +565,7 @@ describe(FILE *out, const struct params *p)
 {
 	if (p->v[MEASURE].i == TIME)
 		fprintf(out, "           times each launch with %%globaltimer; the last thread prints "
-		             "'mpcc-time KERNEL LAUNCHES NS'\n");
+		             "'mpcc-time KERNEL LAUNCHES NS THREADS BLOCK NSMID'\n");
 	else
 		fprintf(out, "           each f64 operation (at most %ld, evenly spread) also runs in "
 		             "f32; the last thread prints 'mpcc-shadow KERNEL INS LAUNCHES ERROR' per "

@@ -4,9 +4,12 @@
  * Both are builds with the instrumentation pass of the table (struct
  * tuning TUNE_PROBE: transforms/shadow.c) on the program as it is: its
  * timing setting on every kernel gives one line per launch "mpcc-time
- * KERNEL LAUNCHES NS" on the run's stdout, where NS is the total span of
- * its launches so far, first block's start to last warp's end by
- * %globaltimer; its shadow setting gives "mpcc-shadow KERNEL INS LAUNCHES
+ * KERNEL LAUNCHES NS THREADS BLOCK NSMID" on the run's stdout, where NS is
+ * the total span of its launches so far, first block's start to last
+ * warp's end by %globaltimer, and the launch's threads, a block's and the
+ * SMs say how many warps an SM holds at once (the largest launch counts:
+ * fiset's model takes it where its pass has a PLAUNCH parameter); its
+ * shadow setting gives "mpcc-shadow KERNEL INS LAUNCHES
  * TOTAL". The last line of a kernel holds its totals. The timing build's
  * report lists every kernel the program has, with its names.
  *
@@ -51,7 +54,7 @@ fromreport(struct tuner *tu, const char *rep)
 		char *m = jget(l, "mangled"), *d = jget(l, "demangled");
 		if (m && !kernel(tu, m)) {
 			tu->k = xrealloc(tu->k, (tu->nk + 1) * sizeof *tu->k);
-			tu->k[tu->nk++] = (struct kern){xstrdup(m), xstrdup(d ? d : m), 0, 0, 0, 0, 0};
+			tu->k[tu->nk++] = (struct kern){xstrdup(m), xstrdup(d ? d : m), 0, 0, 0, 0, 0, 0};
 		}
 		free(m), free(d);
 	}
@@ -94,11 +97,18 @@ kerneltimes(struct tuner *tu, const char *out, double wall)
 	double total = 0;
 	for (const char *l = out; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l)) {
 		char name[4096];
-		long launches;
+		long launches, threads = 0, block = 0, nsm = 0;
 		double ns;
 		struct kern *k;
-		if (sscanf(l, "mpcc-time %4095s %ld %lf", name, &launches, &ns) != 3 || !(k = kernel(tu, name)))
+		if (sscanf(l, "mpcc-time %4095s %ld %lf %ld %ld %ld", name, &launches, &ns, &threads, &block,
+		           &nsm) < 3 || !(k = kernel(tu, name)))
 			continue;
+		if (threads > 0 && block > 0 && nsm > 0) {
+			long blocks = (threads + block - 1) / block, perblock = (block + 31) / 32;
+			long w = (blocks + nsm - 1) / nsm * perblock;
+			w = w > 64 ? 64 : w;
+			k->warps = w > k->warps ? (int)w : k->warps;
+		}
 		total += ns - k->ns;   /* the last line of a kernel holds its total */
 		k->launches = launches;
 		k->ns = ns;
@@ -119,11 +129,16 @@ kernlist(const struct tuner *tu, double total, double wall)
 	if (total <= 0)
 		fprintf(stderr, "mpcc-tune: warning: no 'mpcc-time' line in the run's stdout (does it "
 		        "reach mpcc-tune?): every kernel%s is tuned\n", tu->kernels ? " --kernels names" : "");
-	fprintf(stderr, "  %% of kernel time  %% of run        ms   launches  kernel\n");
-	for (int i = 0; i < tu->nk; i++)
-		fprintf(stderr, "  %15.1f%%  %7.1f%%  %8.3f  %9ld  %s%s\n", 100 * tu->k[i].share,
-		        100 * tu->k[i].wallshare, tu->k[i].ns * 1e-6, tu->k[i].launches, tu->k[i].demangled,
-		        tu->k[i].hot ? "  (tuned)" : "");
+	fprintf(stderr, "  %% of kernel time  %% of run        ms   launches  warps/SM  kernel\n");
+	for (int i = 0; i < tu->nk; i++) {
+		const struct kern *k = &tu->k[i];
+		char w[16] = "-";
+		if (k->warps)
+			snprintf(w, sizeof w, "%d", k->warps);
+		fprintf(stderr, "  %15.1f%%  %7.1f%%  %8.3f  %9ld  %8s  %s%s\n", 100 * k->share,
+		        100 * k->wallshare, k->ns * 1e-6, k->launches, w, k->demangled,
+		        k->hot ? "  (tuned)" : "");
+	}
 }
 
 void

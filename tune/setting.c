@@ -115,12 +115,28 @@ tuner_eval(struct tuner *tu, struct trial **t, int n)
 	free(todo);
 }
 
+char *
+launched(const struct tuner *tu, int pass, const char *kernel, const char *params)
+{
+	const struct schema *s = &passes[pass]->schema;
+	int w = 0;
+	for (int i = 0; i < tu->nk; i++)
+		if (!strcmp(tu->k[i].mangled, kernel))
+			w = tu->k[i].warps;
+	for (int i = 0; i < s->nparam && w; i++)
+		if (s->param[i].flags & PLAUNCH)
+			return fmt("%s%s%s=%d", params, *params ? "," : "", s->param[i].name, w);
+	return xstrdup(params);
+}
+
 struct trial *
 withknob(struct tuner *tu, const struct setting *base, int pass, const char *kernel,
          const char *params, double x)
 {
 	struct setting s = setting_copy(base);
-	setting_add(&s, pass, kernel, params);
+	char *p = launched(tu, pass, kernel, params);
+	setting_add(&s, pass, kernel, p);
+	free(p);
 	struct trial *t = trial_for(tu, &s, x);
 	setting_release(&s);
 	return t;

@@ -94,6 +94,7 @@ struct kern {
 	double share;           /* ns / the time of every kernel: what ranks and filters */
 	double wallshare;       /* ns / the run's wall time, shown beside it */
 	int hot;
+	int warps;              /* warps an SM holds at once in its launches, 0: unknown */
 };
 
 /* one search over one knob, for the table, the SVG and the summary */
@@ -194,6 +195,9 @@ char *setting_words(const struct setting *s, const struct kern *k, int nk);
 /* the trial of s: from the cache, or new (not yet run) */
 struct trial *trial_for(struct tuner *tu, const struct setting *s, double x);
 /* the trial of base with one more knob */
+/* params with the kernel's warps an SM holds (timing build) added where the
+ * pass has a PLAUNCH parameter; malloc'd */
+char *launched(const struct tuner *tu, int pass, const char *kernel, const char *params);
 struct trial *withknob(struct tuner *tu, const struct setting *base, int pass, const char *kernel,
                        const char *params, double x);
 /* build and run those of t[] that have not run yet; with --jobs, in parallel */

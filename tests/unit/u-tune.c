@@ -253,7 +253,7 @@ model_eval(struct tuner *tu, struct trial **t, int n)
 }
 
 static struct model model;
-static struct kern kern = {"k", "k", 1e6, 1, 0.5, 0.5, 1};
+static struct kern kern = {"k", "k", 1e6, 1, 0.5, 0.5, 1, 0};
 
 static void
 setup(struct tuner *tu, double (*err)(double), double qos, int search)
