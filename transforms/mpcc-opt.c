@@ -123,7 +123,7 @@ printfields(const char *pass, const char *prefix, const struct field *obj)
 	static const char *const kind[] = {"int", "number", "bool", "string", "ints", "per-target",
 	                                   "object", "list"};
 	static const char *const role[] = {"-", "predicted", "units", "id", "ratio", "chosen", "ins",
-	                                   "ops", "name"};
+	                                   "ops", "name", "nops"};
 	for (int i = 0; i < obj->nsub; i++) {
 		const struct field *f = &obj->sub[i];
 		char *path = fmt("%s%s", prefix, f->name);

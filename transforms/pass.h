@@ -136,6 +136,8 @@ enum {          /* field.role: what mpcc-tune reads a key as */
 	             * instrumentation numbers them */
 	ROPS,       /* FLIST: the operations an instrumented build reports on */
 	RNAME,      /* FSTR in an op: its opcode */
+	RNOPS,      /* FINT: how many operations of that kind the kernel has; more
+	             * than ROPS lists: those are a sample */
 };
 struct field {
 	const char *name;

@@ -498,7 +498,8 @@ static const struct field opkey[] = {
 };
 static const struct field statkey[] = {
 	[ST_MEASURE] = {"measure", FSTR, 0, 0, NULL, 0, "time or error"},
-	[ST_F64OPS] = {"f64_ops", FINT, 0, 0, NULL, 0, "measure=error: the kernel's f64 operations"},
+	[ST_F64OPS] = {"f64_ops", FINT, RNOPS, 0, NULL, 0,
+	               "measure=error: the kernel's f64 operations that could be shadowed"},
 	[ST_SAMPLED] = {"sampled", FBOOL, 0, 0, NULL, 0,
 	                "measure=error: more than max_ops: only max_ops of them shadowed"},
 	[ST_OPS] = {"ops", FLIST, ROPS, 0, opkey, countof(opkey),

@@ -9,9 +9,11 @@
  * warp's end by %globaltimer, and the launch's threads, a block's and the
  * SMs say how many warps an SM holds at once (the largest launch counts:
  * fiset's model takes it where its pass has a PLAUNCH parameter); its
- * shadow setting gives "mpcc-shadow KERNEL INS LAUNCHES
- * TOTAL". The last line of a kernel holds its totals. The timing build's
- * report lists every kernel the program has, with its names.
+ * shadow setting gives "mpcc-shadow KERNEL INS LAUNCHES TOTAL". The last
+ * line of a kernel holds its totals; the shadow build's stats list the ops
+ * shadowed and how many the kernel has (roles ROPS, RNOPS): fewer listed,
+ * a sample. The timing build's report lists every kernel the program has,
+ * with its names.
  *
  * Kernels are ranked and chosen by their share of the time of every kernel,
  * not of the run's wall time: a program that spends most of its run reading
@@ -161,19 +163,25 @@ find_kernels(struct tuner *tu)
 }
 
 int
-shadow_totals(struct tuner *tu, const char *kernel, struct optotal **out)
+shadow_totals(struct tuner *tu, const char *kernel, struct optotal **out, int *sampled)
 {
 	struct trial *t = probebuild(tu, kernel, 1);
 	tuner_eval(tu, &t, 1);
 	*out = NULL;
+	*sampled = 0;
 	if (t->verdict == V_BUILD || t->verdict == V_NOAPPLY) {
 		fprintf(stderr, "mpcc-tune: the shadow build failed: %s\n", t->why);
 		return 0;
 	}
-	fprintf(stderr, "mpcc-tune: shadow run of '%s': %.3g s, %.2fx the baseline\n", kernel, t->wall,
-	        t->wall / tu->base->wall);
 	int applied;
 	char *text = runout(t), *st = report_stats(t->report, pass_probe(), kernel, &applied);
+	long of, listed = stats_nops(st, pass_probe(), &of);
+	*sampled = of > listed;
+	fprintf(stderr, "mpcc-tune: shadow run of '%s': %.3g s, %.2fx the baseline", kernel, t->wall,
+	        t->wall / tu->base->wall);
+	if (*sampled)
+		fprintf(stderr, "; errors estimated from a sample of %ld of %ld ops", listed, of);
+	fputc('\n', stderr);
 	int n = 0;
 	for (char *l = text; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l)) {
 		char name[4096];

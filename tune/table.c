@@ -167,6 +167,20 @@ units_release(struct unit *u, int n)
 	free(u);
 }
 
+int
+stats_nops(const char *stats, int pass, long *of)
+{
+	const struct field *op = field_role(passes[pass]->stats, ROPS);
+	char *list = op && stats ? jget(stats, op->name) : NULL, *obj;
+	int n = 0;
+	for (const char *s = list; (obj = nextobj(&s)); free(obj))
+		n++;
+	free(list);
+	double m = numval(stats, passes[pass]->stats, RNOPS, n);
+	*of = isfinite(m) && m > n ? (long)m : n;
+	return n;
+}
+
 char *
 stats_opname(const char *stats, int pass, long ins)
 {

@@ -184,7 +184,8 @@ struct optotal {
 	double count;           /* executions */
 	char *op;
 };
-int shadow_totals(struct tuner *tu, const char *kernel, struct optotal **out);
+/* *sampled: its stats list fewer ops than the kernel has: a sample */
+int shadow_totals(struct tuner *tu, const char *kernel, struct optotal **out, int *sampled);
 
 /* setting.c */
 void setting_add(struct setting *s, int pass, const char *kernel, const char *params);
@@ -294,6 +295,9 @@ char *report_stats(const char *report, int pass, const char *kernel, int *applie
 double stats_predicted(const char *stats, int pass);   /* the worst target's; 0: none */
 int stats_units(const char *stats, int pass, struct unit **out);
 void units_release(struct unit *u, int n);
+/* how many operations an instrumented build's stats list (ROPS), and in
+ * *of how many the kernel has (RNOPS; more than listed: a sample) */
+int stats_nops(const char *stats, int pass, long *of);
 /* the opcode of instruction ordinal ins in an instrumented build's stats */
 char *stats_opname(const char *stats, int pass, long ins);
 

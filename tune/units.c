@@ -6,7 +6,8 @@
  * and instruction ordinals (the keys of roles RUNITS, RID, RRATIO,
  * RPREDICTED, RINS). The pass's own choice (the knob's default: sets=auto,
  * what the cost model picks) is always run too. Then the units are ranked:
- *   mode 1, 2  by the shadow build's error total of their instructions,
+ *   mode 1, 2  by the shadow build's error total of their instructions
+ *              (estimated when it shadowed a sample of the kernel's ops),
  *              smallest first (--shadow), else by the model's predicted
  *              speed-up, largest first;
  *   mode 3     by r_ac, largest first;
@@ -43,17 +44,28 @@ byratio(const void *a, const void *b)
 	return (x->ratio < y->ratio) - (x->ratio > y->ratio);
 }
 
-/* each unit's error: the shadow totals of its instructions */
+/* each unit's error: the shadow totals of its instructions. When the
+ * build shadowed a sample of the kernel's ops, a unit the sample missed
+ * would look exact (0): every unit's error is then estimated, as its
+ * instructions times the mean total of those shadowed, its own if any,
+ * else the kernel's */
 static void
 shadowerr(struct tuner *tu, const struct kern *k, struct unit *u, int n)
 {
 	struct optotal *tot = NULL;
-	int ntot = shadow_totals(tu, k->mangled, &tot);
-	for (int i = 0; i < n; i++)
+	int sampled, ntot = shadow_totals(tu, k->mangled, &tot, &sampled);
+	double all = 0;
+	for (int q = 0; q < ntot; q++)
+		all += tot[q].err;
+	for (int i = 0; i < n; i++) {
+		int seen = 0;
 		for (int j = 0; j < u[i].nins; j++)
 			for (int q = 0; q < ntot; q++)
 				if (tot[q].ins == u[i].ins[j])
-					u[i].err += tot[q].err;
+					u[i].err += tot[q].err, seen++;
+		if (sampled && ntot)
+			u[i].err = u[i].nins * (seen ? u[i].err / seen : all / ntot);
+	}
 	for (int i = 0; i < ntot; i++)
 		free(tot[i].op);
 	free(tot);

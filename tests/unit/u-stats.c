@@ -112,6 +112,8 @@ TEST(every_pass_declares_its_stats_and_what_tune_needs)
 		if (p->tune->role == TUNE_PROBE) {
 			probes++;
 			CHECK(p->tune->timing && p->tune->shadow);
+			/* its ops, and how many there are: a sample or all */
+			CHECK(field_role(p->stats, ROPS) && field_role(p->stats, RNOPS));
 			continue;
 		}
 		int k = param_find(&p->schema, p->tune->knob, strlen(p->tune->knob));

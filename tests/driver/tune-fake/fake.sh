@@ -10,7 +10,10 @@
 #   alternating sign)
 # so that mean-rel = max-rel = E. With the shadow pass's timers in the PTX it
 # prints the lines a timed build would ("mpcc-time KERNEL LAUNCHES NS") for
-# each kernel of the PTX: hot and multi 20 ms, cold 100 ns.
+# each kernel of the PTX: hot, multi and big 20 ms, cold 100 ns. With its
+# error shadows in the PTX's kernel (sets.cu or big.cu) it prints the lines
+# a shadow build would ("mpcc-shadow KERNEL INS LAUNCHES TOTAL"), one for
+# each instruction shadowed, the k-th (from 1) with TOTAL k * 1e-6.
 # FAKE_FAIL=nan|crash|count|sleep makes every lambda >= 48 fail that way.
 # FAKE_LOG=FILE appends "CUDA_VISIBLE_DEVICES=... lambda=... slurm_job=..." per run.
 # FAKE_NOGPU=1: prints what a CUDA program prints without a GPU, no number.
@@ -29,11 +32,19 @@ lambda=$(grep -A1 'mov.u32.*%warpid' "$ptx" | sed -n 's/.*setp\.lt\.u32.*, \([0-
 [ -z "$lambda" ] && grep -q 'rcp\.approx\.ftz\.f64' "$ptx" && lambda=64
 : "${lambda:=0}"
 sets=$(sed -n '/\.entry _Z5multi/,/^}/p' "$ptx" | grep -c 'cvt\.rn\.f32\.f64')
+# an error shadow build's f32 twins (cvt, rcp.approx) lower nothing
+grep -q '__mpcc_sh[0-9]*_ins\[' "$ptx" && lambda=0 sets=0
 [ -n "$FAKE_LOG" ] && echo "CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES-unset} lambda=$lambda slurm_job=${SLURM_JOB_ID-none}" >>"$FAKE_LOG"
 if grep -q '__mpcc_sh[0-9]*_enter' "$ptx"; then
 	grep -q '\.entry _Z3hotiPKdPd' "$ptx" && echo "mpcc-time _Z3hotiPKdPd 3 20000000"
 	grep -q '\.entry _Z4coldiPd' "$ptx" && echo "mpcc-time _Z4coldiPd 1 100"
 	grep -q '\.entry _Z5multi' "$ptx" && echo "mpcc-time _Z5multiiPKdS0_S0_Pd 1 20000000"
+	grep -q '\.entry _Z3big' "$ptx" && echo "mpcc-time _Z3bigiPKdPd 1 20000000"
+fi
+if grep -q '__mpcc_sh[0-9]*_ins\[' "$ptx"; then
+	k=$(sed -n 's/^\.visible \.entry \([A-Za-z0-9_]*\)(.*/\1/p' "$ptx" | head -1)
+	sed -n 's/^\.global .* __mpcc_sh[0-9]*_ins\[[0-9]*\] = {\(.*\)};$/\1/p' "$ptx" | tr -d ' ' | tr ',' '\n' |
+		awk -v k="$k" '{ printf "mpcc-shadow %s %s 1 %.9e\n", k, $1, NR * 1e-6 }'
 fi
 if [ "$lambda" -ge 48 ]; then
 	case $FAKE_FAIL in
