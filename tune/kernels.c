@@ -92,6 +92,11 @@ wanted(const struct tuner *tu, const struct kern *k)
 	return ok;
 }
 
+/* the blocks an SM holds at once at most: 32 on sm_80, sm_90 and sm_100
+ * (16 on sm_75 and sm_86, 24 on sm_89, where this overstates a launch of
+ * small blocks); gpp's solver launches blocks of one warp */
+#define MAXBLOCKS 32
+
 /* the mpcc-time lines of the timing run: each kernel's time; the total */
 static double
 kerneltimes(struct tuner *tu, const char *out, double wall)
@@ -106,8 +111,9 @@ kerneltimes(struct tuner *tu, const char *out, double wall)
 		           &nsm) < 3 || !(k = kernel(tu, name)))
 			continue;
 		if (threads > 0 && block > 0 && nsm > 0) {
+			/* an SM holds at most MAXBLOCKS blocks and 64 warps */
 			long blocks = (threads + block - 1) / block, perblock = (block + 31) / 32;
-			long w = (blocks + nsm - 1) / nsm * perblock;
+			long per = (blocks + nsm - 1) / nsm, w = (per < MAXBLOCKS ? per : MAXBLOCKS) * perblock;
 			w = w > 64 ? 64 : w;
 			k->warps = w > k->warps ? (int)w : k->warps;
 		}

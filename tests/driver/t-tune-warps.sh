@@ -45,6 +45,15 @@ else
 	passed
 fi
 
+testing "blocks of one warp: an SM holds 32 of them at most, 32 warps"
+tune w32 "4000000 32 132"
+if ! grep -q '^ *100.0%  *[0-9.]*%  *[0-9.]*  *[0-9]*  *32  multi(' "$T/w32/err" ||
+   ! grep -q 'warps: 32' "$T/w32/.mpcc.yaml"; then
+	fail "$(grep -A3 'kernels (timing' "$T/w32/err"; grep -A3 'kernels:' "$T/w32/.mpcc.yaml")"
+else
+	passed
+fi
+
 testing "timing lines without a launch shape: no warps is made up (the rule keeps the default, 0)"
 tune none ""
 if [ "$(cat "$T/none/rc")" != 0 ] || grep -q 'warps=' "$T/none/out" ||
