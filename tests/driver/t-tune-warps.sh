@@ -36,23 +36,23 @@ else
 	passed
 fi
 
+# shape DIR W: the kernel table shows W warps/SM for multi, the rule warps: W
+shape() {
+	if ! grep -q "^ *100.0%  *[0-9.]*%  *[0-9.]*  *[0-9]*  *$2  multi(" "$T/$1/err" ||
+	   ! grep -q "warps: $2" "$T/$1/.mpcc.yaml"; then
+		fail "$(grep -A3 'kernels (timing' "$T/$1/err"; grep -A3 'kernels:' "$T/$1/.mpcc.yaml")"
+	else
+		passed
+	fi
+}
+
 testing "a launch that fills the GPU (8 blocks of 256 an SM) is 64 warps; more are still 64"
 tune w64 "4000000 256 132"
-if ! grep -q '^ *100.0%  *[0-9.]*%  *[0-9.]*  *[0-9]*  *64  multi(' "$T/w64/err" ||
-   ! grep -q 'warps: 64' "$T/w64/.mpcc.yaml"; then
-	fail "$(grep -A3 'kernels (timing' "$T/w64/err"; grep -A3 'kernels:' "$T/w64/.mpcc.yaml")"
-else
-	passed
-fi
+shape w64 64
 
 testing "blocks of one warp: an SM holds 32 of them at most, 32 warps"
 tune w32 "4000000 32 132"
-if ! grep -q '^ *100.0%  *[0-9.]*%  *[0-9.]*  *[0-9]*  *32  multi(' "$T/w32/err" ||
-   ! grep -q 'warps: 32' "$T/w32/.mpcc.yaml"; then
-	fail "$(grep -A3 'kernels (timing' "$T/w32/err"; grep -A3 'kernels:' "$T/w32/.mpcc.yaml")"
-else
-	passed
-fi
+shape w32 32
 
 testing "timing lines without a launch shape: no warps is made up (the rule keeps the default, 0)"
 tune none ""
