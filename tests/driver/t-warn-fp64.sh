@@ -59,25 +59,25 @@ __global__ void stencil(const float *a, float *out, int n)
 int main() { std::printf("%p\n", (void *)stencil); return 0; }
 CU
 
+# warns_once PATTERN OPTION...: mpcc --mpcc-warn=fp64 with OPTIONs builds
+# st.cu and says one line, which matches PATTERN
+warns_once() {
+	pat=$1
+	shift
+	"$MPCC" --mpcc-warn=fp64 -arch=sm_90 "$@" -c st.cu -o st.o 2>err
+	st=$?
+	if [ $st = 0 ] && [ "$(wc -l <err)" = 1 ] && grep -q "$pat" err; then
+		passed
+	else
+		fail "status $st: $(cat err)"
+	fi
+}
+
 testing "a double literal in a float kernel: the kernel, file:line, and fiset: {}"
-"$MPCC" --mpcc-warn=fp64 -arch=sm_90 -lineinfo -c st.cu -o st.o 2>err
-st=$?
-if [ $st = 0 ] && [ "$(wc -l <err)" = 1 ] &&
-	grep -q "^st\.cu:6: warning: .*'stencil(.*fiset: {} removes .*\[--mpcc-warn=fp64\]$" err; then
-	passed
-else
-	fail "status $st: $(cat err)"
-fi
+warns_once "^st\.cu:6: warning: .*'stencil(.*fiset: {} removes .*\[--mpcc-warn=fp64\]$" -lineinfo
 
 testing "without -lineinfo: how to get source lines"
-"$MPCC" --mpcc-warn=fp64 -arch=sm_90 -c st.cu -o st.o 2>err
-st=$?
-if [ $st = 0 ] && [ "$(wc -l <err)" = 1 ] &&
-	grep -q "^st\.cu: warning: .*'stencil(.*fiset: {} removes .*compile with -lineinfo for source lines" err; then
-	passed
-else
-	fail "status $st: $(cat err)"
-fi
+warns_once "^st\.cu: warning: .*'stencil(.*fiset: {} removes .*compile with -lineinfo for source lines"
 
 testing "pure-f32 and intended-f64 kernels: silent"
 "$MPCC" --mpcc-warn=fp64 -arch=sm_90 -lineinfo -c ok.cu -o ok.o 2>err && [ ! -s err ] &&
