@@ -80,31 +80,35 @@ mparg(struct cmd *c, const char *arg)
 	return r;
 }
 
+/* "unknown warning 'w' in OPT=LIST", with the passes' warnings */
+static void
+unknownwarning(const char *w, size_t n, const char *opt, const char *list)
+{
+	const char *names[MAXPASS];
+	int nn = 0;
+	for (int t = 0; t < npass; t++)
+		if (passes[t]->warn)
+			names[nn++] = passes[t]->warn->name;
+	char *s = xstrndup(w, n), *in = fmt(" in %s=%s", opt, list);
+	char *m = unknown_msg("warning", s, in, names, nn);
+	error("%s", m);
+	free(m);
+	free(in);
+	free(s);
+}
+
 /* the passes whose warnings the lists l name (NAME,...), into *mask; -1
  * after an error */
 static int
 warnings(const struct args *l, const char *opt, uint *mask)
 {
-	const char *names[MAXPASS];
-	int n = 0;
-	for (int t = 0; t < npass; t++)
-		if (passes[t]->warn)
-			names[n++] = passes[t]->warn->name;
 	for (int i = 0; i < l->n; i++)
 		for (const char *s = l->v[i], *e; *s; s = *e ? e + 1 : e) {
 			e = until(s, ',');
 			int t = e > s ? findwarning(s, e - s) : -1;
-			if (t >= 0) {
-				*mask |= 1u << t;
-				continue;
-			}
-			char *w = xstrndup(s, e - s), *in = fmt(" in %s=%s", opt, l->v[i]);
-			char *m = unknown_msg("warning", w, in, names, n);
-			error("%s", m);
-			free(m);
-			free(in);
-			free(w);
-			return -1;
+			if (t < 0)
+				return unknownwarning(s, e - s, opt, l->v[i]), -1;
+			*mask |= 1u << t;
 		}
 	return 0;
 }
