@@ -488,17 +488,14 @@ audit(struct passctx *cx, Fn *fn, struct finding **out)
 {
 	struct fs a;
 	struct params p;
-	int n = 0;
-	if (!fs_floatcode(fn))
+	if (!fs_floatcode(fn))   /* then a.nf64 > 0 */
 		return 0;
 	fs_analyze(&a, cx, fn, 0);
-	if (a.nf64) {
-		uchar *ch = arena_alloc(a.a, a.n + 1);
-		params_default(&fiset_pass.schema, &p);
-		pick(&a, &p, ch);
-		n = fs_promotions(&a, ch, demangled(fn), arena_fmt(a.a, "%s: {}", fiset_pass.schema.name),
-		                  out);
-	}
+	uchar *ch = arena_alloc(a.a, a.n + 1);
+	params_default(&fiset_pass.schema, &p);
+	pick(&a, &p, ch);
+	int n = fs_promotions(&a, ch, demangled(fn), arena_fmt(a.a, "%s: {}", fiset_pass.schema.name),
+	                      out);
 	fs_done(&a);
 	return n;
 }
