@@ -77,11 +77,8 @@ probe(struct tuner *tu, int pass, struct pair **pr, int np)
 {
 	struct setting s = {0};
 	for (int i = 0; i < tu->nk; i++)
-		if (tu->k[i].hot) {
-			char *p = launched(tu, pass, tu->k[i].mangled, passes[pass]->tune->strongest);
-			setting_add(&s, pass, tu->k[i].mangled, p);
-			free(p);
-		}
+		if (tu->k[i].hot)
+			setting_launch(tu, &s, pass, tu->k[i].mangled, passes[pass]->tune->strongest);
 	struct trial *t = trial_for(tu, &s, -1);
 	setting_release(&s);
 	tuner_eval(tu, &t, 1);

@@ -39,8 +39,8 @@ probebuild(struct tuner *tu, const char *kernel, int shadow)
 	return t;
 }
 
-static struct kern *
-kernel(struct tuner *tu, const char *mangled)
+struct kern *
+kern_byname(const struct tuner *tu, const char *mangled)
 {
 	for (int i = 0; i < tu->nk; i++)
 		if (!strcmp(tu->k[i].mangled, mangled))
@@ -54,7 +54,7 @@ fromreport(struct tuner *tu, const char *rep)
 {
 	for (const char *l = rep ? rep : ""; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : "") {
 		char *m = jget(l, "mangled"), *d = jget(l, "demangled");
-		if (m && !kernel(tu, m)) {
+		if (m && !kern_byname(tu, m)) {
 			tu->k = xrealloc(tu->k, (tu->nk + 1) * sizeof *tu->k);
 			tu->k[tu->nk++] = (struct kern){xstrdup(m), xstrdup(d ? d : m), 0, 0, 0, 0, 0, 0};
 		}
@@ -97,6 +97,16 @@ wanted(const struct tuner *tu, const struct kern *k)
  * small blocks); gpp's solver launches blocks of one warp */
 #define MAXBLOCKS 32
 
+/* the warps an SM holds at once in a launch of threads in blocks of block
+ * over nsm SMs */
+static int
+launchwarps(long threads, long block, long nsm)
+{
+	long blocks = (threads + block - 1) / block, per = (blocks + nsm - 1) / nsm;
+	long w = (per < MAXBLOCKS ? per : MAXBLOCKS) * ((block + 31) / 32);
+	return w < 64 ? (int)w : 64;
+}
+
 /* the mpcc-time lines of the timing run: each kernel's time; the total */
 static double
 kerneltimes(struct tuner *tu, const char *out, double wall)
@@ -108,15 +118,10 @@ kerneltimes(struct tuner *tu, const char *out, double wall)
 		double ns;
 		struct kern *k;
 		if (sscanf(l, "mpcc-time %4095s %ld %lf %ld %ld %ld", name, &launches, &ns, &threads, &block,
-		           &nsm) < 3 || !(k = kernel(tu, name)))
+		           &nsm) < 3 || !(k = kern_byname(tu, name)))
 			continue;
-		if (threads > 0 && block > 0 && nsm > 0) {
-			/* an SM holds at most MAXBLOCKS blocks and 64 warps */
-			long blocks = (threads + block - 1) / block, perblock = (block + 31) / 32;
-			long per = (blocks + nsm - 1) / nsm, w = (per < MAXBLOCKS ? per : MAXBLOCKS) * perblock;
-			w = w > 64 ? 64 : w;
-			k->warps = w > k->warps ? (int)w : k->warps;
-		}
+		if (threads > 0 && block > 0 && nsm > 0 && launchwarps(threads, block, nsm) > k->warps)
+			k->warps = launchwarps(threads, block, nsm);
 		total += ns - k->ns;   /* the last line of a kernel holds its total */
 		k->launches = launches;
 		k->ns = ns;

@@ -115,18 +115,20 @@ tuner_eval(struct tuner *tu, struct trial **t, int n)
 	free(todo);
 }
 
-char *
-launched(const struct tuner *tu, int pass, const char *kernel, const char *params)
+void
+setting_launch(const struct tuner *tu, struct setting *s, int pass, const char *kernel,
+               const char *params)
 {
-	const struct schema *s = &passes[pass]->schema;
-	int w = 0;
-	for (int i = 0; i < tu->nk; i++)
-		if (!strcmp(tu->k[i].mangled, kernel))
-			w = tu->k[i].warps;
-	for (int i = 0; i < s->nparam && w; i++)
-		if (s->param[i].flags & PLAUNCH)
-			return fmt("%s%s%s=%d", params, *params ? "," : "", s->param[i].name, w);
-	return xstrdup(params);
+	const struct schema *sc = &passes[pass]->schema;
+	const struct kern *k = kern_byname(tu, kernel);
+	for (int i = 0; i < sc->nparam && k && k->warps; i++)
+		if (sc->param[i].flags & PLAUNCH) {
+			char *p = fmt("%s%s%s=%d", params, *params ? "," : "", sc->param[i].name, k->warps);
+			setting_add(s, pass, kernel, p);
+			free(p);
+			return;
+		}
+	setting_add(s, pass, kernel, params);
 }
 
 struct trial *
@@ -134,9 +136,7 @@ withknob(struct tuner *tu, const struct setting *base, int pass, const char *ker
          const char *params, double x)
 {
 	struct setting s = setting_copy(base);
-	char *p = launched(tu, pass, kernel, params);
-	setting_add(&s, pass, kernel, p);
-	free(p);
+	setting_launch(tu, &s, pass, kernel, params);
 	struct trial *t = trial_for(tu, &s, x);
 	setting_release(&s);
 	return t;
