@@ -39,15 +39,6 @@ probebuild(struct tuner *tu, const char *kernel, int shadow)
 	return t;
 }
 
-struct kern *
-kern_byname(const struct tuner *tu, const char *mangled)
-{
-	for (int i = 0; i < tu->nk; i++)
-		if (!strcmp(tu->k[i].mangled, mangled))
-			return &tu->k[i];
-	return NULL;
-}
-
 /* every kernel the report names, once */
 static void
 fromreport(struct tuner *tu, const char *rep)

@@ -115,6 +115,15 @@ tuner_eval(struct tuner *tu, struct trial **t, int n)
 	free(todo);
 }
 
+struct kern *
+kern_byname(const struct tuner *tu, const char *mangled)
+{
+	for (int i = 0; i < tu->nk; i++)
+		if (!strcmp(tu->k[i].mangled, mangled))
+			return &tu->k[i];
+	return NULL;
+}
+
 void
 setting_launch(const struct tuner *tu, struct setting *s, int pass, const char *kernel,
                const char *params)

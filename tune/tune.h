@@ -177,8 +177,6 @@ struct trial *search_units(struct tuner *tu, const struct setting *base, const s
 /* every kernel and its share of the kernel time, from a build with the
  * instrumentation pass's timers; marks the hot ones; prints the list */
 void find_kernels(struct tuner *tu);
-/* the kernel of that mangled name, NULL if the timing build named none */
-struct kern *kern_byname(const struct tuner *tu, const char *mangled);
 /* the shadow build: each f64 op's error total, by statement index, for kernel */
 struct optotal {
 	long ins;               /* statement index in the kernel as nvcc wrote it */
@@ -198,6 +196,8 @@ char *setting_words(const struct setting *s, const struct kern *k, int nk);
 /* the trial of s: from the cache, or new (not yet run) */
 struct trial *trial_for(struct tuner *tu, const struct setting *s, double x);
 /* the trial of base with one more knob */
+/* the kernel of that mangled name, NULL if the timing build named none */
+struct kern *kern_byname(const struct tuner *tu, const char *mangled);
 /* setting_add(), with the kernel's warps an SM holds (its timing build)
  * added to params where the pass has a PLAUNCH parameter */
 void setting_launch(const struct tuner *tu, struct setting *s, int pass, const char *kernel,
