@@ -6,21 +6,41 @@
  * table marks for tuning, with its strongest setting (struct tuning) on
  * every hot kernel, gives each pass's advice per kernel: whether it applies
  * and the speed-up its stats predict (the key of role RPREDICTED, else the
- * table's guess). The (kernel, pass) pairs are then searched greedily, by
- * share x (advice - 1), each on top of what was kept; a pair is kept where
- * it meets the QoS and beats what was kept beyond the noise. The probes and
- * every search's trials stay candidates: the answer is the fastest trial of
- * the session within the QoS (main.c, measure.c). */
+ * table's guess). The probes are independent: they run together. The
+ * (kernel, pass) pairs are then searched greedily, by share x (advice - 1),
+ * each on top of what was kept; a pair is kept where it meets the QoS and
+ * beats what was kept beyond the noise. The probes and every search's
+ * trials stay candidates: the answer is the fastest trial of the session
+ * within the QoS (main.c, measure.c).
+ *
+ * Each search gets its kernel's share of the budget (budget.c). With
+ * --jobs, the first trials of the searches to come are guesses for the
+ * GPUs a search leaves free (speculate()), on top of what is kept now and
+ * on top of that with each search before them keeping its strongest
+ * setting, the likelier first: which is likelier, the searches so far say. */
 #include "tune/tune.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+struct pair {
+	struct kern *k;
+	int pass;
+	double gain;            /* auto's order */
+	double weight;          /* its share of the budget */
+};
+
+/* the searches so far: how many kept their strongest first trial */
+struct odds {
+	int kept, done;
+};
+
 /* search pass on kernel k over *cur; keep it there if it pays */
 static void
-step(struct tuner *tu, struct setting *cur, struct trial **kept, const struct kern *k, int pass)
+step(struct tuner *tu, struct setting *cur, struct trial **kept, const struct kern *k, int pass,
+     struct odds *o)
 {
-	struct trial *t = search_knob(tu, cur, k, pass);
+	struct trial *t = search_knob(tu, cur, k, pass), *f[8];
 	int keep = t && beats(tu, t, *kept);
 	char *why = keep ? fmt("kept %s (%.3fx)", t->what, speedup(tu, t))
 	            : t ? fmt("its best, %s (%.3fx), is not faster than %.3fx by over the noise (%.1f%%): "
@@ -28,21 +48,73 @@ step(struct tuner *tu, struct setting *cur, struct trial **kept, const struct ke
 	                : xstrdup("nothing met the QoS");
 	fprintf(stderr, "mpcc-tune: %s on '%s': %s\n", pass_name(pass), k->demangled, why);
 	free(why);
-	if (keep) {
-		setting_release(cur);
-		*cur = setting_copy(&t->set);
-		*kept = t;
-	}
+	o->done++;
+	if (!keep)
+		return;
+	o->kept += search_first(tu, cur, k, pass, f) > 0 && f[0] == t;
+	setting_release(cur);
+	*cur = setting_copy(&t->set);
+	*kept = t;
 }
 
+/* guesses for the searches after pr[i]: their first trials over cur as it
+ * is (chain B: no search keeps anything), and over cur with each search
+ * from pr[i] on keeping its strongest first trial (chain A), ranked by
+ * the odds of each chain */
 static void
-onepass(struct tuner *tu, int pass)
+guessahead(struct tuner *tu, const struct setting *cur, const struct pair *pr, int i, int n,
+           const struct odds *o)
+{
+	double p = (o->kept + 1.0) / (o->done + 2), pa = 1, pb = 1;
+	struct setting s = setting_copy(cur);
+	speculate_clear(tu, 0);
+	for (int d = 0; i + d < n && d < tu->jobs; d++) {
+		struct trial *f[8], *g[8];
+		int m = search_first(tu, &s, pr[i + d].k, pr[i + d].pass, f);
+		if (d > 0) {
+			int mg = search_first(tu, cur, pr[i + d].k, pr[i + d].pass, g);
+			for (int j = 0; j < m; j++)
+				speculate(tu, f[j], RANKS + (int)(100 * (1 - pa)));
+			for (int j = 0; j < mg; j++)
+				speculate(tu, g[j], RANKS + (int)(100 * (1 - pb)));
+		}
+		pa *= p, pb *= 1 - p;
+		if (m) {
+			struct setting next = setting_copy(&f[0]->set);
+			setting_release(&s);
+			s = next;
+		}
+	}
+	setting_release(&s);
+}
+
+/* the pairs in order, each search on what the earlier kept */
+static void
+steps(struct tuner *tu, struct pair *pr, int n)
 {
 	struct setting cur = {0};
 	struct trial *kept = tu->base;
-	for (int i = 0; i < tu->nk; i++)
-		if (tu->k[i].hot)
-			step(tu, &cur, &kept, &tu->k[i], pass);
+	struct odds o = {0, 0};
+	double rest = 0;
+	for (int i = 0; i < n; i++)
+		rest += pr[i].weight;
+	for (int i = 0; i < n; i++) {
+		tu->later = 0;
+		for (int j = i + 1; j < n; j++)
+			tu->later += planned(tu, pr[j].pass);
+		if (tu->halt) {
+			struct curve *c = curve_new(tu, pr[i].k->demangled, pr[i].pass, "not searched");
+			curve_stop(c, xstrdup(tu->halt));
+		} else {
+			if (tu->jobs > 1)
+				guessahead(tu, &cur, pr, i, n, &o);
+			budget_search(tu, pr[i].weight, rest);
+			step(tu, &cur, &kept, pr[i].k, pr[i].pass, &o);
+		}
+		rest -= pr[i].weight;
+	}
+	speculate_clear(tu, 0);
+	tu->later = 0;
 	setting_release(&cur);
 }
 
@@ -57,12 +129,6 @@ advice(const struct trial *probe, int pass, const char *kernel)
 	return applied && a <= 0 ? passes[pass]->tune->guess : a;
 }
 
-struct pair {
-	struct kern *k;
-	int pass;
-	double gain;
-};
-
 static int
 bygain(const void *a, const void *b)
 {
@@ -70,10 +136,9 @@ bygain(const void *a, const void *b)
 	return (x->gain < y->gain) - (x->gain > y->gain);
 }
 
-/* the probe of pass: its strongest setting on every hot kernel; the pairs
- * it advises go to pr */
-static int
-probe(struct tuner *tu, int pass, struct pair **pr, int np)
+/* the probe of pass: its strongest setting on every hot kernel */
+static struct trial *
+probe(struct tuner *tu, int pass)
 {
 	struct setting s = {0};
 	for (int i = 0; i < tu->nk; i++)
@@ -81,7 +146,13 @@ probe(struct tuner *tu, int pass, struct pair **pr, int np)
 			setting_launch(tu, &s, pass, tu->k[i].mangled, passes[pass]->tune->strongest);
 	struct trial *t = trial_for(tu, &s, -1);
 	setting_release(&s);
-	tuner_eval(tu, &t, 1);
+	return t;
+}
+
+/* the pairs that probe t of pass advises, added to pr */
+static int
+advised(struct tuner *tu, const struct trial *t, int pass, struct pair **pr, int np)
+{
 	for (int i = 0; i < tu->nk; i++) {
 		struct kern *k = &tu->k[i];
 		double a = k->hot ? advice(t, pass, k->mangled) : 0;
@@ -94,7 +165,8 @@ probe(struct tuner *tu, int pass, struct pair **pr, int np)
 		}
 		fprintf(stderr, "applies, advice %.3gx, %.1f%% of kernel time\n", a, 100 * k->share);
 		*pr = xrealloc(*pr, (np + 1) * sizeof **pr);
-		(*pr)[np++] = (struct pair){k, pass, (k->share > 0 ? k->share : 1) * (a - 1)};
+		(*pr)[np++] = (struct pair){k, pass, (k->share > 0 ? k->share : 1) * (a - 1),
+		                            k->share > 0 ? k->share : 1};
 	}
 	return np;
 }
@@ -102,20 +174,32 @@ probe(struct tuner *tu, int pass, struct pair **pr, int np)
 void
 search_all(struct tuner *tu)
 {
-	if (tu->transform >= 0) {
-		onepass(tu, tu->transform);
-		return;
-	}
 	struct pair *pr = NULL;
 	int np = 0;
-	for (int p = 0; p < npass; p++)
-		if (pass_tuned(p))
-			np = probe(tu, p, &pr, np);
-	qsort(pr, np, sizeof *pr, bygain);
-	struct setting cur = {0};
-	struct trial *kept = tu->base;
-	for (int i = 0; i < np; i++)
-		step(tu, &cur, &kept, pr[i].k, pr[i].pass);
-	setting_release(&cur);
+	if (tu->transform >= 0) {
+		for (int i = 0; i < tu->nk; i++)
+			if (tu->k[i].hot) {
+				pr = xrealloc(pr, (np + 1) * sizeof *pr);
+				pr[np++] = (struct pair){&tu->k[i], tu->transform, 0,
+				                         tu->k[i].share > 0 ? tu->k[i].share : 1};
+			}
+	} else {
+		struct trial *t[8];
+		int pass[8], n = 0;
+		for (int p = 0; p < npass && n < 8; p++)
+			if (pass_tuned(p))
+				pass[n] = p, t[n++] = probe(tu, p);
+		tuner_eval(tu, t, n);
+		for (int i = 0; i < n; i++)
+			np = advised(tu, t[i], pass[i], &pr, np);
+		qsort(pr, np, sizeof *pr, bygain);
+		for (int i = 0; i < np; i++) {   /* a kernel's share, split among its pairs */
+			int same = 0;
+			for (int j = 0; j < np; j++)
+				same += pr[j].k == pr[i].k;
+			pr[i].weight /= same;
+		}
+	}
+	steps(tu, pr, np);
 	free(pr);
 }

@@ -9,9 +9,10 @@
  * ratio beats the noise: the spread of the baseline's first runs, or of
  * its runs in these rounds when larger, or --min-gain.
  *
- * Running the two builds in turn needs both programs at hand: when --build
- * and --run name $MPCC_TUNE_DIR each trial has its own files, and with
- * --binary each trial kept a copy of the program, put back before its run;
+ * Running the two builds in turn needs both programs at hand: when --run
+ * names $MPCC_TUNE_DIR and --build does too (or there is --binary) each
+ * trial has its own program; with --binary alone each trial kept a copy of
+ * the program, put back before its run;
  * otherwise the program is rebuilt whenever the other one is to run. The
  * rounds alternate which runs first (baseline, candidate; candidate,
  * baseline; ...), which cancels a steady drift within a round and halves
@@ -28,7 +29,7 @@ enum { APART, BINARY, REBUILD };
 static int
 howrun(const struct tuner *tu)
 {
-	if (strstr(tu->build, "MPCC_TUNE_DIR") && strstr(tu->run, "MPCC_TUNE_DIR"))
+	if (apart(tu))
 		return APART;
 	return tu->binary ? BINARY : REBUILD;
 }

@@ -28,6 +28,9 @@ static const char usage_text[] =
 	"  --time wall|REGEX     wall time of the run (default), or a figure of merit in its output\n"
 	"  --higher-better       the figure of merit is better higher\n"
 	"  --runs N              runs of each candidate, median taken (default 5; the baseline at least 5)\n"
+	"  --budget DURATION     the whole session, confirmation included (90s, 15m, 2h)\n"
+	"  --max-trials N        stop the searches after N trials\n"
+	"  --stop-after K        a kernel's units stop after K in a row gain nothing (default 3; 0: never)\n"
 	"  --transform T         %s or auto: the transforms of the pass table\n"
 	"  --kernels GLOB        tune only these kernels\n"
 	"  --min-share P         tune kernels over P%% of the kernel time (default 5)\n"
@@ -41,9 +44,9 @@ static const char usage_text[] =
 	"  --confirm N           interleaved rounds against the baseline before writing (default 7)\n"
 	"  --slow X              a run over X times the baseline's time fails (default 3)\n"
 	"  --jobs N              run N candidates at once, one GPU each\n"
-	"  --build-jobs N        build N candidates at once (default 1)\n"
+	"  --build-jobs N        build N candidates at once (default: the cores)\n"
 	"  --launcher CMD        prefix every run (e.g. 'srun -n1 --gpus=1')\n"
-	"  --binary FILE         the program file, compared when the profile is checked\n"
+	"  --binary FILE         the program --build makes: each trial keeps a copy ($MPCC_TUNE_DIR/binary)\n"
 	"  --policy FILE         the .mpcc.yaml to write (default: the nearest, else ./.mpcc.yaml)\n"
 	"  --profile NAME        the profile to write (default tuned)\n"
 	"  --dry-run             print the profile instead of writing it\n"
@@ -109,7 +112,7 @@ enum {
 	O_BUILD = 256, O_RUN, O_OUTPUT, O_OTYPE, O_METRIC, O_QOS, O_TIME, O_HIGHER, O_RUNS,
 	O_TRANSFORM, O_KERNELS, O_MINSHARE, O_SEARCH, O_STEP, O_LMAX, O_SHADOW, O_MODE, O_PERF,
 	O_IDEAL, O_MINGAIN, O_SLOW, O_JOBS, O_BJOBS, O_LAUNCHER, O_BINARY, O_POLICY, O_PROFILE, O_DRYRUN,
-	O_SVG, O_WORKDIR, O_KEEP, O_HELP, O_CONFIRM, O_NONFINITE,
+	O_SVG, O_WORKDIR, O_KEEP, O_HELP, O_CONFIRM, O_NONFINITE, O_BUDGET, O_MAXTRIALS, O_STOPAFTER,
 };
 
 static const struct option longopts[] = {
@@ -124,7 +127,9 @@ static const struct option longopts[] = {
 	{"launcher", 1, 0, O_LAUNCHER}, {"binary", 1, 0, O_BINARY}, {"policy", 1, 0, O_POLICY},
 	{"profile", 1, 0, O_PROFILE}, {"dry-run", 0, 0, O_DRYRUN}, {"svg", 1, 0, O_SVG},
 	{"workdir", 1, 0, O_WORKDIR}, {"keep", 0, 0, O_KEEP}, {"help", 0, 0, O_HELP},
-	{"confirm", 1, 0, O_CONFIRM}, {"allow-nonfinite", 0, 0, O_NONFINITE}, {0, 0, 0, 0},
+	{"confirm", 1, 0, O_CONFIRM}, {"allow-nonfinite", 0, 0, O_NONFINITE},
+	{"budget", 1, 0, O_BUDGET}, {"max-trials", 1, 0, O_MAXTRIALS}, {"stop-after", 1, 0, O_STOPAFTER},
+	{0, 0, 0, 0},
 };
 
 /* one option c with its argument v */
@@ -146,6 +151,12 @@ option(struct tuner *tu, int c, const char *v, int *qos)
 	case O_TIME: tu->timepat = strcmp(v, "wall") ? v : NULL; break;
 	case O_HIGHER: tu->higher = 1; break;
 	case O_RUNS: tu->runs = num("--runs", v, 1); break;
+	case O_BUDGET:
+		if ((tu->budget = duration(v)) <= 0)
+			die("--budget must be a duration such as 90s, 15m or 2h, not '%s'", v);
+		break;
+	case O_MAXTRIALS: tu->maxtrials = num("--max-trials", v, 1); break;
+	case O_STOPAFTER: tu->stopafter = num("--stop-after", v, 0); break;
 	case O_TRANSFORM: tu->transform = transform(v); break;
 	case O_KERNELS: tu->kernels = v; break;
 	case O_MINSHARE: tu->minshare = num("--min-share", v, 0); break;
@@ -189,8 +200,11 @@ options(struct tuner *tu, int argc, char **argv)
 {
 	int qos = 0, c;
 	*tu = (struct tuner){.left = -1, .output = "stdout", .runs = 5, .step = 4, .lmax = 64, .mode = 1,
-	                     .minshare = 5, .mingain = 1, .slow = 3, .jobs = 1, .bjobs = 1, .profile = "tuned",
-	                     .svg = "mpcc-tune.svg", .transform = firsttuned(), .confirm = 7};
+	                     .minshare = 5, .mingain = 1, .slow = 3, .jobs = 1, .profile = "tuned",
+	                     .svg = "mpcc-tune.svg", .transform = firsttuned(), .confirm = 7,
+	                     .stopafter = 3, .t0 = now()};
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	tu->bjobs = cores > 0 ? cores : 1;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1)
 		option(tu, c, optarg, &qos);
 	if (optind < argc)
@@ -198,17 +212,17 @@ options(struct tuner *tu, int argc, char **argv)
 	if (!tu->build || !tu->run || !qos)
 		die("--build, --run and --qos are required (mpcc-tune --help)");
 	if (tu->timepat) {
-		int e = regcomp(&tu->re, tu->timepat, REG_EXTENDED);
+		/* as grep reads it: ^ and $ at every line */
+		int e = regcomp(&tu->re, tu->timepat, REG_EXTENDED | REG_NEWLINE);
 		if (e) {
 			char msg[256];
 			regerror(e, &tu->re, msg, sizeof msg);
 			die("--time '%s': %s", tu->timepat, msg);
 		}
 	}
-	if ((tu->jobs > 1 || tu->bjobs > 1) &&
-	    !(strstr(tu->build, "MPCC_TUNE_DIR") && strstr(tu->run, "MPCC_TUNE_DIR")))
-		warn("--jobs/--build-jobs: --build and --run do not name $MPCC_TUNE_DIR, so every "
-		     "candidate builds the same files: one candidate at a time");
+	if (tu->jobs > 1 && !apart(tu))
+		warn("--jobs: --run does not name $MPCC_TUNE_DIR, or --build does not and there is no "
+		     "--binary, so every candidate runs the same program: one candidate at a time");
 }
 
 static const char *kept;   /* the work directory while it is not removed */
@@ -260,8 +274,8 @@ baseline(struct tuner *tu)
 	if (tu->base->verdict != V_OK) {
 		char *o = fmt("%s/run.out", tu->base->dir), *e = fmt("%s/run.err", tu->base->dir);
 		char *lo = lastlines(o, 10), *le = lastlines(e, 10);
-		die("the baseline failed: %s\n%s%s  the work directory is kept: %s\n  no profile written",
-		    tu->base->why, lo, le, tu->workdir);
+		die("the baseline failed: %s\n%s%s  no profile written", tu->base->why ? tu->base->why :
+		    "stopped before it ran", lo, le);
 	}
 	tu->noise = spread(tu->base->times, tu->base->ntimes);
 	fprintf(stderr, "mpcc-tune: noise: the baseline's %d runs spread over %.1f%%: a setting counts "
@@ -330,18 +344,42 @@ table(const struct tuner *tu, const struct trial *win, const struct confirmation
 		       cf->ok ? "confirmed" : "not beyond the noise");
 }
 
+/* the builds' times: the baseline's (every step run) and the trials' */
+static void
+builds(const struct tuner *tu)
+{
+	double *b = xmalloc((tu->nt + 1) * sizeof *b);
+	int n = 0;
+	for (int i = 0; i < tu->nt; i++)
+		if (tu->t[i] != tu->base && tu->t[i]->build > 0)
+			b[n++] = tu->t[i]->build;
+	if (n)
+		fprintf(stderr, "mpcc-tune: builds: the baseline's %.3g s; the trials' median %.3g s (%.2fx)\n",
+		        tu->base->build, median(b, n), median(b, n) / tu->base->build);
+	free(b);
+}
+
+/* may another confirmation start within --budget? */
+static int
+timefor(const struct tuner *tu)
+{
+	return !tu->budget || now() + tu->reserve <= tu->t0 + tu->budget;
+}
+
 /* the answer: the fastest trial of the session within the QoS that beats
- * the noise and is confirmed in interleaved runs (up to three tried); NULL
- * with *note saying why none */
+ * the noise and is confirmed in interleaved runs (up to three tried, as
+ * --budget allows); NULL with *note saying why none */
 static struct trial *
-choose(struct tuner *tu, struct confirmation *cf, char **note)
+choose(struct tuner *tu, struct confirmation *cf, char **note, const char *stopped)
 {
 	struct trial **w, *win = NULL;
-	int n = winners(tu, &w), met = 0;
+	int n = winners(tu, &w), met = 0, tried = 0, ran = 0;
 	*cf = (struct confirmation){0};
-	for (int i = 0; i < tu->nt; i++)
+	for (int i = 0; i < tu->nt; i++) {
 		met += eligible(tu, tu->t[i]);
-	for (int i = 0; i < n && i < 3 && !win; i++) {
+		ran += tu->t[i]->set.n && !instrumented(tu->t[i]) && tu->t[i]->verdict >= 0;
+	}
+	for (int i = 0; i < n && i < 3 && !win && (!i || timefor(tu)); i++, tried++) {
 		confirm(tu, w[i], cf);
 		win = cf->ok ? w[i] : NULL;
 	}
@@ -349,11 +387,14 @@ choose(struct tuner *tu, struct confirmation *cf, char **note)
 		*note = NULL;
 	else if (n)
 		*note = fmt("the fastest setting within the QoS (%s, %.3fx in its search) was not confirmed "
-		            "against the baseline beyond the noise (%.1f%%)", w[0]->what, speedup(tu, w[0]),
-		            100 * threshold(tu));
+		            "against the baseline beyond the noise (%.1f%%)%s", w[0]->what, speedup(tu, w[0]),
+		            100 * threshold(tu), tried < n && tried < 3 ? "; --budget left no time to "
+		            "confirm the next" : "");
 	else if (met)
 		*note = fmt("no setting within the QoS ran faster than the baseline beyond the noise "
 		            "(%.1f%%; %d met the QoS)", 100 * threshold(tu), met);
+	else if (!ran && stopped)
+		*note = fmt("the searches tried no setting (%s)", stopped);
 	else
 		*note = xstrdup("no setting met the QoS");
 	free(w);
@@ -393,18 +434,28 @@ main(int argc, char **argv)
 	options(&tu, argc, argv);
 	workdir(&tu);
 	keepnote(&tu);
+	catchint();
 	tu.eval = trials_run;
 	fprintf(stderr, "mpcc-tune: work directory %s\n", tu.workdir);
 	baseline(&tu);
 	find_kernels(&tu);
+	budget_start(&tu);
 	search_all(&tu);
-	struct trial *win = choose(&tu, &cf, &note);
+	const char *stopped = tu.halt;
+	if (stopped)
+		fprintf(stderr, "mpcc-tune: the searches stopped: %s\n", stopped);
+	tu.halt = NULL, tu.deadline = 0;   /* the confirmation runs */
+	struct trial *win = choose(&tu, &cf, &note, stopped);
 	table(&tu, win, &cf);
 	if (svg_write(&tu, win, tu.svg) < 0)
 		error("cannot write '%s'", tu.svg);
 	else
 		fprintf(stderr, "mpcc-tune: plots in %s\n", tu.svg);
-	fprintf(stderr, "mpcc-tune: %d trials built and run (the baseline's included)\n", tu.ntrials);
+	fprintf(stderr, "mpcc-tune: %d trials built and run (the baseline's included)", tu.ntrials);
+	if (tu.nguess)
+		fprintf(stderr, ", and %d guesses for free GPUs that no search asked for", tu.nguess);
+	fprintf(stderr, "; %.0f s\n", now() - tu.t0);
+	builds(&tu);
 	if (win)
 		fprintf(stderr, "mpcc-tune: winner: %s, %.3fx (confirmed: median %.3fx of %d interleaved "
 		        "rounds), error %.3g\n", win->what, speedup(&tu, win), cf.median, cf.rounds, win->err);

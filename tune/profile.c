@@ -44,6 +44,8 @@ profile_yaml(const struct setting *s, const struct kern *k, int nk, const char *
 	for (int i = 0; i < s->n; i++) {
 		const struct knob *kn = &s->k[i];
 		const struct schema *sc = &passes[kn->pass]->schema;
+		if (kn->refused)
+			continue;
 		struct params p;
 		char *err;
 		Arena *a = arena_new();
@@ -276,7 +278,10 @@ doneset(const char *report)
 	char **v = NULL;
 	int n = 0, cap = 0;
 	for (const char *l = report ? report : ""; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : "") {
-		if (*l == '\n')
+		char *ap = jget(l, "applied");
+		int no = !ap || strcmp(ap, "true");
+		free(ap);
+		if (*l == '\n' || no)   /* a kernel left alone is nvcc's either way */
 			continue;
 		struct buf b = BUF_INIT;
 		for (size_t k = 0; k < countof(keys); k++) {

@@ -21,7 +21,11 @@
  *   exhaustive  every point (OMG).
  * words (PENUM: half2's lane types): every word, in one batch.
  * sets (PSETS: fiset's sets): GPUMixer's modes over the units the pass's
- *   stats list (units.c). */
+ *   stats list (units.c).
+ *
+ * HEU and the units stop once --stop-after steps in a row, each within the
+ * QoS, gained nothing beyond the noise over the search's best; every
+ * search stops when its share of --budget is spent (budget.c). */
 #include "tune/tune.h"
 
 #include <math.h>
@@ -77,11 +81,13 @@ static void
 heu(const struct grid *g)
 {
 	struct tuner *tu = g->tu;
-	int step = g->step, lo = g->lo, hi = g->hi, side = 0;
+	int step = g->step, lo = g->lo, hi = g->hi, side = 0, dry = 0;
 	struct trial *tlo = point(g, lo), *thi = point(g, hi);
 	one(tu, g->c, tlo);
 	tu->left = (hi - lo) / step - 1;
 	one(tu, g->c, thi);
+	if (curve_cut(tu, g->c, thi))
+		return;
 	if (thi->meets) {
 		curve_stop(g->c, fmt("%s=%d, the top of the grid, meets the QoS", g->knob->name, hi));
 		return;
@@ -94,12 +100,20 @@ heu(const struct grid *g)
 		struct trial *t = point(g, l);
 		tu->left = (hi - lo) / step - 2;
 		one(tu, g->c, t);
+		if (curve_cut(tu, g->c, t))
+			return;
 		if (t->meets) {
+			dry = curve_gains(tu, g->c, tlo, t) ? 0 : dry + 1;
 			lo = l, flo = badness(tu, t) - q;
 			fhi /= side < 0 && isfinite(fhi) ? 2 : 1;
 			side = -1;
 			if (flo == 0) {
 				curve_stop(g->c, fmt("%s=%d has its error right at the QoS", g->knob->name, l));
+				return;
+			}
+			if (tu->stopafter && dry >= tu->stopafter) {
+				curve_stop(g->c, fmt("%d steps in a row within the QoS gained nothing beyond the "
+				                     "noise (%.1f%%)", dry, 100 * threshold(tu)));
 				return;
 			}
 		} else {
@@ -118,6 +132,8 @@ linear(const struct grid *g)
 		struct trial *t = point(g, l);
 		g->tu->left = (l - g->lo) / g->step - 1;
 		one(g->tu, g->c, t);
+		if (curve_cut(g->tu, g->c, t))
+			return;
 		if (t->meets) {
 			curve_stop(g->c, fmt("%s=%d is the first from the top to meet the QoS", g->knob->name, l));
 			return;
@@ -137,8 +153,9 @@ exhaustive(const struct grid *g)
 	tuner_eval(g->tu, t, n);
 	for (int i = 0; i < n; i++)
 		curve_add(g->c, t[i]);
+	if (!curve_cut(g->tu, g->c, t[n - 1]))
+		curve_stop(g->c, fmt("every point of the grid tried (%d)", n));
 	free(t);
-	curve_stop(g->c, fmt("every point of the grid tried (%d)", n));
 }
 
 /* the fastest trial of c with the knob (not the base) that meets the QoS */
@@ -192,10 +209,43 @@ search_words(struct tuner *tu, const struct setting *base, const struct kern *k,
 	tuner_eval(tu, t, n);
 	for (int i = 0; i < n; i++)
 		curve_add(c, t[i]);
-	free(t);
 	c->runs = tu->ntrials - before;
-	curve_stop(c, fmt("every %s tried (%d)", knob->name, n));
+	if (!curve_cut(tu, c, t[n - 1]))
+		curve_stop(c, fmt("every %s tried (%d)", knob->name, n));
+	free(t);
 	return best(tu, c, base);
+}
+
+int
+search_first(struct tuner *tu, const struct setting *base, const struct kern *k, int pass,
+             struct trial **t)
+{
+	const struct param *knob = pass_knob(pass);
+	int n = 0;
+	switch (knob->kind) {
+	case PINT: {
+		int lo = knob->lo, hi = tu->lmax < knob->hi ? tu->lmax : knob->hi;
+		char *p = fmt("%s=%d", knob->name, hi - (hi - lo) % tu->step);
+		t[n++] = withknob(tu, base, pass, k->mangled, p, -1);
+		free(p);
+		break;
+	}
+	case PENUM:
+		for (; knob->words[n] && n < 8; n++) {
+			char *p = fmt("%s=%s", knob->name, knob->words[n]);
+			t[n] = withknob(tu, base, pass, k->mangled, p, -1);
+			free(p);
+		}
+		break;
+	case PSETS:
+		t[n++] = withknob(tu, base, pass, k->mangled, passes[pass]->tune->strongest, -1);
+		if (knob->def) {
+			char *p = fmt("%s=%s", knob->name, knob->def);
+			t[n++] = withknob(tu, base, pass, k->mangled, p, -1);
+			free(p);
+		}
+	}
+	return n;
 }
 
 struct trial *

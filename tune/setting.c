@@ -14,7 +14,7 @@ void
 setting_add(struct setting *s, int pass, const char *kernel, const char *params)
 {
 	s->k = xrealloc(s->k, (s->n + 1) * sizeof *s->k);
-	s->k[s->n++] = (struct knob){pass, xstrdup(kernel), xstrdup(params ? params : "")};
+	s->k[s->n++] = (struct knob){pass, xstrdup(kernel), xstrdup(params ? params : ""), 0};
 }
 
 struct setting
@@ -22,7 +22,8 @@ setting_copy(const struct setting *s)
 {
 	struct setting c = {0};
 	for (int i = 0; i < s->n; i++)
-		setting_add(&c, s->k[i].pass, s->k[i].kernel, s->k[i].params);
+		if (!s->k[i].refused)
+			setting_add(&c, s->k[i].pass, s->k[i].kernel, s->k[i].params);
 	return c;
 }
 
@@ -98,20 +99,65 @@ trial_for(struct tuner *tu, const struct setting *s, double x)
 }
 
 void
+speculate(struct tuner *tu, struct trial *t, int rank)
+{
+	if (tu->jobs < 2 || t->verdict >= 0)
+		return;
+	for (int j = 0; j < tu->nspec; j++)
+		if (tu->spec[j].t == t)
+			return;
+	vgrow(tu->spec, tu->nspec, tu->capspec);
+	struct guess *g = tu->spec;
+	int i = tu->nspec;
+	while (i > 0 && g[i - 1].rank > rank)
+		g[i] = g[i - 1], i--;
+	g[i] = (struct guess){t, rank};
+	tu->nspec++;
+}
+
+void
+speculate_clear(struct tuner *tu, int below)
+{
+	struct guess *g = tu->spec;
+	int m = 0;
+	for (int i = 0; i < tu->nspec; i++)
+		if (g[i].rank >= below && g[i].t->verdict < 0)
+			g[m++] = g[i];
+	tu->nspec = m;
+}
+
+static int
+among(struct trial *const *t, int n, const struct trial *x)
+{
+	for (int i = 0; i < n; i++)
+		if (t[i] == x)
+			return 1;
+	return 0;
+}
+
+void
 tuner_eval(struct tuner *tu, struct trial **t, int n)
 {
-	struct trial **todo = xmalloc((n ? n : 1) * sizeof *todo);
-	int m = 0;
-	for (int i = 0; i < n; i++) {
-		int dup = 0;
-		for (int j = 0; j < m; j++)
-			dup |= todo[j] == t[i];
-		if (t[i]->verdict < 0 && !dup)
+	const struct guess *g = tu->spec;
+	struct trial **todo = xmalloc((n + tu->jobs + 1) * sizeof *todo);
+	int m = 0, asked;
+	for (int i = 0; i < n; i++)
+		if (t[i]->verdict < 0 && !among(todo, m, t[i]))
 			todo[m++] = t[i];
-	}
-	if (m)
+	asked = m;
+	for (int i = 0; i < tu->nspec && m < tu->jobs; i++)
+		if (g[i].t->verdict < 0 && !among(todo, m, g[i].t))
+			todo[m++] = g[i].t;
+	if (asked && !halted(tu))
 		tu->eval(tu, todo, m);
-	tu->ntrials += m;
+	for (int i = asked; i < m; i++)
+		tu->nguess += todo[i]->verdict >= 0;
+	for (int i = 0; i < n; i++)
+		if (!t[i]->asked && t[i]->verdict >= 0) {
+			t[i]->asked = 1;
+			tu->ntrials++;
+			tu->nguess -= !among(todo, asked, t[i]);   /* a guess that came true */
+		}
 	free(todo);
 }
 
@@ -180,4 +226,25 @@ curve_stop(struct curve *c, char *why)
 	c->stop = why;
 	fprintf(stderr, "mpcc-tune: %s on '%s' (%s): stopped: %s\n", pass_name(c->pass), c->kernel,
 	        c->how, why);
+}
+
+int
+curve_cut(struct tuner *tu, struct curve *c, const struct trial *t)
+{
+	const char *h = t->verdict < 0 ? halted(tu) : NULL;
+	if (h)
+		curve_stop(c, xstrdup(h));
+	return h != NULL;
+}
+
+int
+curve_gains(const struct tuner *tu, const struct curve *c, const struct trial *ref,
+            const struct trial *t)
+{
+	if (!t->meets || !beats(tu, t, ref))
+		return 0;
+	for (int i = 0; i < c->n; i++)
+		if (c->t[i] != t && eligible(tu, c->t[i]) && !beats(tu, t, c->t[i]))
+			return 0;
+	return 1;
 }

@@ -1,19 +1,25 @@
-/* trial.c: build, run and compare one candidate setting.
+/* trial.c: build, run and compare candidate settings.
  *
  * The build runs `sh -c BUILD` with MPCC_SET (the setting), MPCC_REPORT (a
  * fresh file in the trial's directory) and MPCC_TUNE_DIR (that directory)
- * in its environment. A build counts only if its report shows every knob
- * of the setting applied with exactly its parameters: the exit status alone
- * would accept a make that rebuilt nothing. The program then runs --runs
- * times, `sh -c RUN` (after the --launcher prefix if one is given); the
- * first run's output is compared with the baseline's. When both commands
- * name $MPCC_TUNE_DIR, each candidate has its own files: a batch of them
- * builds --build-jobs at a time, then runs --jobs at a time, one per GPU
- * (CUDA_VISIBLE_DEVICES=slot) or one per launcher call. Otherwise each
- * candidate builds and runs before the next builds.
+ * in its environment. A build counts only if its report shows the knobs of
+ * the setting applied with exactly their parameters: the exit status alone
+ * would accept a make that rebuilt nothing. A knob its kernel refuses is
+ * said and left out; the others run. The program then runs --runs times,
+ * `sh -c RUN` (after the --launcher prefix if one is given); the first
+ * run's output is compared with the baseline's.
+ *
+ * A batch of trials goes through one loop: each build starts when a build
+ * slot is free (--build-jobs when --build names $MPCC_TUNE_DIR, else one,
+ * since the builds share the user's files), and each built trial runs when
+ * a GPU is free (--jobs, CUDA_VISIBLE_DEVICES=slot, when --run names
+ * $MPCC_TUNE_DIR and each trial has its own program: its directory or its
+ * copy of --binary); so a trial runs while the next builds. Without its own
+ * program a trial builds and runs before the next builds.
  *
  * Every run and build is its own process group, so that a run over the
- * time limit is killed with its children. */
+ * time limit, or every one at a second Ctrl-C, is killed with its
+ * children. */
 #include "tune/tune.h"
 
 #include <errno.h>
@@ -33,12 +39,17 @@
  * that queues) varies by more than a few times its own */
 #define SLACK 1.0
 
-static double
-now(void)
+/* stop pid's group and wait for it: SIGINT, so that a build (mpcc, nvcc)
+ * removes its temporary files, then SIGKILL if it is not gone in 2 s */
+static void
+reap(pid_t pid)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
+	kill(-pid, SIGINT);
+	for (int tick = 0; tick < 200 && waitpid(pid, NULL, WNOHANG) == 0; tick++)
+		nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
+	kill(-pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	forget(pid);
 }
 
 static void
@@ -60,6 +71,7 @@ start(const char *cmd, const char *const *env, const char *out, const char *err)
 		die("cannot fork: %s", strerror(errno));
 	if (pid == 0) {
 		setpgid(0, 0);
+		signal(SIGINT, SIG_DFL);
 		for (int i = 0; env && env[i]; i++) {
 			char *eq = strchr(env[i], '=');
 			char *name = xstrndup(env[i], eq - env[i]);
@@ -80,6 +92,7 @@ start(const char *cmd, const char *const *env, const char *out, const char *err)
 		_exit(127);
 	}
 	setpgid(pid, pid);
+	remember(pid);
 	return pid;
 }
 
@@ -103,14 +116,14 @@ shell(const char *cmd, const char *const *env, const char *out, const char *err,
 		if (r < 0 && errno != EINTR)
 			die("waitpid: %s", strerror(errno));
 		if (limit > 0 && now() - t0 > limit) {
-			kill(-pid, SIGKILL);
-			waitpid(pid, &st, 0);
+			reap(pid);
 			*wall = now() - t0;
 			return -1;
 		}
 		if (r == 0)
 			nanosleep(&(struct timespec){0, 1000000}, NULL);
 	}
+	forget(pid);
 	*wall = now() - t0;
 	return status(st);
 }
@@ -138,44 +151,79 @@ wantparams(const struct knob *k)
 	return s;
 }
 
-/* does the report show every knob applied with its parameters, and
- * nothing else? */
+/* what the report says of knob k: 1 applied (on some target), 0 left alone
+ * on every target (*why: the first reason), -1 with other parameters than
+ * the knob's or no line at all (*why) */
+static int
+knobdone(const char *rep, const struct knob *k, char **why)
+{
+	const char *pass = pass_name(k->pass);
+	char *want = wantparams(k);
+	int lines = 0, applied = 0, bad = 0;
+	*why = NULL;
+	for (const char *l = rep; *l && !bad; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : "") {
+		char *m = jget(l, "mangled"), *tr = jget(l, "transform");
+		if (m && tr && !fnmatch(k->kernel, m, 0) && !strcmp(tr, pass)) {
+			char *ap = jget(l, "applied"), *par = jget(l, "params");
+			lines++;
+			if (!par || strcmp(par, want)) {
+				free(*why);
+				*why = fmt("the build used %s %s, not %s", pass, par ? par : "?", want);
+				bad = 1;
+			} else if (ap && !strcmp(ap, "true")) {
+				applied = 1;
+			} else if (!*why) {
+				char *r = jget(l, "reason"), *arch = jget(l, "arch");
+				*why = fmt("%s left '%s' alone (%s): %s", pass, k->kernel, arch ? arch : "?",
+				           r ? r : "?");
+				free(r), free(arch);
+			}
+			free(ap), free(par);
+		}
+		free(m), free(tr);
+	}
+	free(want);
+	if (!bad && !lines)
+		*why = fmt("no report line for %s on '%s': does --build rebuild every source (make -B)?",
+		           pass, k->kernel);
+	if (bad || !lines)
+		return -1;
+	if (applied) {
+		free(*why);
+		*why = NULL;
+	}
+	return applied;
+}
+
+/* does the report show the setting applied with its parameters? Each knob
+ * stands on its own: one that a kernel refuses is said in t->refused and
+ * the trial runs with the others; none applied, or a knob built with other
+ * parameters, fails the trial */
 static int
 checkreport(struct trial *t)
 {
 	const char *rep = t->report ? t->report : "";
+	struct buf no = BUF_INIT;
+	int done = 0;
 	for (int i = 0; i < t->set.n; i++) {
-		const struct knob *k = &t->set.k[i];
-		const char *pass = pass_name(k->pass);
-		char *want = wantparams(k);
-		int lines = 0, bad = 0;
-		for (const char *l = rep; *l && !bad; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : "") {
-			char *m = jget(l, "mangled"), *tr = jget(l, "transform");
-			if (m && tr && !fnmatch(k->kernel, m, 0) && !strcmp(tr, pass)) {
-				char *ap = jget(l, "applied"), *par = jget(l, "params");
-				lines++;
-				if (!ap || strcmp(ap, "true")) {
-					char *r = jget(l, "reason"), *arch = jget(l, "arch");
-					fail(t, V_NOAPPLY, fmt("%s left '%s' alone (%s): %s", pass, k->kernel,
-					                       arch ? arch : "?", r ? r : "?"));
-					free(r), free(arch);
-					bad = 1;
-				} else if (!par || strcmp(par, want)) {
-					fail(t, V_NOAPPLY, fmt("the build used %s %s, not %s", pass,
-					                       par ? par : "?", want));
-					bad = 1;
-				}
-				free(ap), free(par);
-			}
-			free(m), free(tr);
+		struct knob *k = &t->set.k[i];
+		char *why;
+		int r = knobdone(rep, k, &why);
+		if (r < 0) {
+			buf_release(&no);
+			return fail(t, V_NOAPPLY, why);
 		}
-		free(want);
-		if (bad)
-			return -1;
-		if (!lines)
-			return fail(t, V_NOAPPLY, fmt("no report line for %s on '%s': does --build "
-			                              "rebuild every source (make -B)?", pass, k->kernel));
+		k->refused = !r;
+		done += r;
+		if (!r)
+			buf_printf(&no, "%s%s", no.n ? "; " : "", why);
+		free(why);
 	}
+	if (t->set.n && !done)
+		return fail(t, V_NOAPPLY, buf_take(&no));
+	free(t->refused);
+	t->refused = no.n ? buf_take(&no) : NULL;
+	buf_release(&no);
 	return 0;
 }
 
@@ -230,37 +278,13 @@ built(struct tuner *tu, struct trial *t, int st)
 	}
 	free(rep), free(log);
 	if (r < 0)
-		progress(tu, t, NULL);
+		progress(tu, t);
 	return r;
 }
 
-/* build t[0..n), up to jobs at once; ok[] gets those that built */
-static int
-buildall(struct tuner *tu, struct trial **t, int n, int jobs, struct trial **ok)
-{
-	pid_t *pid = xcalloc(n, sizeof *pid);
-	int next = 0, busy = 0, m = 0;
-	while (next < n || busy) {
-		while (busy < jobs && next < n)
-			pid[next] = buildstart(tu, t[next]), next++, busy++;
-		int st;
-		pid_t p = waitpid(-1, &st, 0);
-		if (p < 0)
-			die("waitpid: %s", strerror(errno));
-		for (int i = 0; i < next; i++)
-			if (pid[i] == p) {
-				busy--;
-				pid[i] = 0;
-				if (built(tu, t[i], status(st)) == 0)
-					ok[m++] = t[i];
-			}
-	}
-	free(pid);
-	return m;
-}
-
 /* the figure of merit in the run's stdout (else stderr): --time's first
- * group, or the first number of its match, at its last match */
+ * group, or the first number of its match, at its last match. The pattern
+ * is read as grep reads it: ^ and $ match at every line (REG_NEWLINE) */
 static int
 fom(const struct tuner *tu, const char *text, double *v)
 {
@@ -315,6 +339,7 @@ ran(struct tuner *tu, struct trial *t, int run, int st, double wall)
 	char *text = readfile(out, &n), *etext = readfile(err, &ne);
 	int r = 0;
 	double v = wall;
+	t->cost += wall;
 	if (st < 0)
 		r = fail(t, V_TIMEOUT, fmt("run %d killed after %.3g s (%.3g x the baseline's %.3g s)",
 		                          run + 1, wall, wall / tu->base->wall, tu->base->wall));
@@ -361,11 +386,12 @@ lastlines(const char *file, int n)
 /* an output that cannot be compared ends the session: what the program
  * printed, and the work directory, kept */
 static _Noreturn void
-badoutput(const struct tuner *tu, const struct trial *t, const char *what)
+badoutput(const struct trial *t, const char *what)
 {
 	char *o = path(t, "output"), *e = path(t, "run.err");
 	char *lo = lastlines(o, 10), *le = lastlines(e, 10);
-	die("%s\n%s%s  the work directory is kept: %s\n  no profile written", what, lo, le, tu->workdir);
+	killall();
+	die("%s\n%s%s  no profile written", what, lo, le);
 }
 
 /* the baseline's output must hold numbers, and finite ones */
@@ -373,11 +399,11 @@ static void
 checkbase(const struct tuner *tu, const struct trial *t)
 {
 	if (!t->nnum)
-		badoutput(tu, t, fmt("the baseline's output holds no number (did the program run? "
+		badoutput(t, fmt("the baseline's output holds no number (did the program run? "
 		                     "without a GPU it prints none): nothing to compare candidates with"));
 	for (long i = 0; i < t->nnum && !tu->nonfinite; i++)
 		if (!isfinite(t->num[i]))
-			badoutput(tu, t, fmt("the baseline's output holds %g (its number %ld of %ld), where "
+			badoutput(t, fmt("the baseline's output holds %g (its number %ld of %ld), where "
 			                     "finite numbers are expected (--allow-nonfinite accepts it)",
 			                     t->num[i], i + 1, t->nnum));
 }
@@ -398,8 +424,8 @@ judge(struct tuner *tu, struct trial *t)
 	int c = compare(tu->base->num, tu->base->nnum, t->num, t->nnum, &t->e);
 	if (c == V_COUNT) {
 		fail(t, c, fmt("%ld numbers in the output, the baseline has %ld", t->nnum, tu->base->nnum));
-		progress(tu, t, NULL);
-		badoutput(tu, t, fmt("[t%d] %s printed %ld numbers where the baseline printed %ld: "
+		progress(tu, t);
+		badoutput(t, fmt("[t%d] %s printed %ld numbers where the baseline printed %ld: "
 		                     "the outputs cannot be compared", t->id, t->what, t->nnum,
 		                     tu->base->nnum));
 	}
@@ -419,17 +445,6 @@ judge(struct tuner *tu, struct trial *t)
 	t->meets = qos_met(tu, &t->e);
 }
 
-/* "at most 3 trials left" after this one, when the search knows */
-static void
-leftwords(const struct tuner *tu, char *buf, size_t n, int batch)
-{
-	int left = tu->left + tu->after + batch;
-	if (tu->left < 0)
-		snprintf(buf, n, "%s", "");
-	else
-		snprintf(buf, n, "at most %d trial%s left", left, left == 1 ? "" : "s");
-}
-
 /* runs of t: --runs, and at least 5 of the baseline, whose spread is the
  * session's noise */
 static int
@@ -437,13 +452,6 @@ runs(const struct tuner *tu, const struct trial *t)
 {
 	return t == tu->base && tu->runs < 5 ? 5 : tu->runs;
 }
-
-struct slot {
-	struct trial *t;
-	int run;
-	pid_t pid;
-	double t0;
-};
 
 static char *
 runcmd(const struct tuner *tu)
@@ -458,16 +466,17 @@ runcmd(const struct tuner *tu)
 	return buf_take(&b);
 }
 
-static void
-launch(struct tuner *tu, struct slot *s, int gpu)
+/* start one run of t on GPU slot gpu */
+static pid_t
+launch(struct tuner *tu, const struct trial *t, int gpu)
 {
-	char *out = path(s->t, "run.out"), *err = path(s->t, "run.err");
-	char *e_dir = fmt("MPCC_TUNE_DIR=%s", s->t->dir), *e_gpu = fmt("CUDA_VISIBLE_DEVICES=%d", gpu);
+	char *out = path(t, "run.out"), *err = path(t, "run.err");
+	char *e_dir = fmt("MPCC_TUNE_DIR=%s", t->dir), *e_gpu = fmt("CUDA_VISIBLE_DEVICES=%d", gpu);
 	const char *env[] = {e_dir, tu->jobs > 1 && !tu->launcher ? e_gpu : NULL, NULL};
 	char *cmd = runcmd(tu);
-	s->t0 = now();
-	s->pid = start(cmd, env, out, err);
+	pid_t pid = start(cmd, env, out, err);
 	free(cmd), free(out), free(err), free(e_dir), free(e_gpu);
+	return pid;
 }
 
 int
@@ -504,101 +513,181 @@ build_once(struct tuner *tu, const struct trial *t, const char *rep, const char 
 	return st;
 }
 
-/* the runs of t[0..n) on tu->jobs slots: each slot runs one trial's runs
- * one after the other */
+/* ---- the batch: builds and runs as their slots free up ---- */
+
+enum { J_WAIT, J_BUILD, J_BUILT, J_RUN, J_DONE };
+
+struct job {
+	struct trial *t;
+	int state;      /* J_* */
+	int run;        /* runs done */
+	int gpu;        /* its slot while it runs */
+	pid_t pid;
+	double t0;      /* its process's start */
+};
+
+struct batch {
+	struct job *j;
+	int n, left;    /* left: not J_DONE */
+	int builds, bmax, runs, rmax;
+	char *busy;     /* rmax GPU slots */
+	double limit;   /* seconds a run may take (0: no limit) */
+};
+
+/* a trial stopped before its end (the budget, Ctrl-C) is as if never run */
 static void
-runall(struct tuner *tu, struct trial **t, int n)
+unrun(struct trial *t)
 {
-	int jobs = tu->jobs > 0 ? tu->jobs : 1, next = 0, busy = 0;
-	struct slot *slot = xcalloc(jobs, sizeof *slot);
-	double limit = tu->base && tu->base->verdict == V_OK ? tu->slow * tu->base->wall + SLACK : 0;
-	int done = 0;
-	char left[64];
-	while (next < n || busy) {
-		for (int i = 0; i < jobs && next < n; i++)
-			if (!slot[i].t) {
-				slot[i] = (struct slot){t[next++], 0, 0, 0};
-				launch(tu, &slot[i], i);
-				busy++;
-			}
-		int st;
-		pid_t pid = waitpid(-1, &st, WNOHANG);
-		for (int i = 0; i < jobs; i++) {
-			struct slot *s = &slot[i];
-			if (!s->t)
-				continue;
-			double wall = now() - s->t0;
-			int code;
-			if (pid == s->pid)
-				code = status(st);
-			else if (limit > 0 && wall > limit) {
-				kill(-s->pid, SIGKILL);
-				waitpid(s->pid, &st, 0);
-				code = -1;
-			} else
-				continue;
-			if (ran(tu, s->t, s->run, code, wall) < 0 || ++s->run == runs(tu, s->t)) {
-				judge(tu, s->t);
-				leftwords(tu, left, sizeof left, n - ++done);
-				progress(tu, s->t, *left ? left : NULL);
-				s->t = NULL;
-				busy--;
-			} else {
-				launch(tu, s, i);
-			}
-		}
-		if (pid <= 0)
-			nanosleep(&(struct timespec){0, 1000000}, NULL);
-	}
-	free(slot);
+	free(t->times), free(t->walls), free(t->why), free(t->num), free(t->report), free(t->refused);
+	t->times = t->walls = t->num = NULL;
+	t->why = t->report = t->refused = NULL;
+	t->ntimes = 0, t->nnum = 0, t->verdict = -1, t->cost = t->build = 0;
 }
 
-void
-progress(const struct tuner *tu, const struct trial *t, const char *left)
+static void
+done(struct batch *b, struct job *j)
 {
-	const char *unit = tu->timepat ? "" : " s";
-	fprintf(stderr, "mpcc-tune: [t%d] %s: ", t->id, t->what);
-	if (t->verdict != V_OK)
-		fprintf(stderr, "%s: %s", verdictname[t->verdict], t->why ? t->why : "");
-	else if (t == tu->base)
-		fprintf(stderr, "time %.4g%s (median of %d; they spread over %.1f%%), %ld numbers",
-		        t->time, unit, t->ntimes, 100 * spread(t->times, t->ntimes), t->nnum);
-	else {
-		int probe = instrumented(t);
-		fprintf(stderr, "time %.4g%s (%.3fx), %s %.3g", t->time, unit, speedup(tu, t),
-		        tu->metric == M_DIGITS ? "digits" : "error", t->err);
-		if (tu->idealt && tu->idealt->verdict == V_OK && t != tu->idealt)
-			fprintf(stderr, ", %.0f%% of the ideal", ofideal(tu, t));
-		fprintf(stderr, "%s", probe || t == tu->idealt ? "" : t->meets ? ": meets the QoS" : ": over the QoS");
+	if (j->state == J_RUN)
+		b->busy[j->gpu] = 0, b->runs--;
+	if (j->state == J_BUILD)
+		b->builds--;
+	j->state = J_DONE;
+	b->left--;
+}
+
+/* the time is up or Ctrl-C was pressed: what runs is killed, what waits
+ * stays unrun */
+static void
+stopall(struct batch *b)
+{
+	for (int i = 0; i < b->n; i++) {
+		struct job *j = &b->j[i];
+		if (j->state == J_DONE)
+			continue;
+		if (j->state == J_BUILD || j->state == J_RUN)
+			reap(j->pid);
+		unrun(j->t);
+		done(b, j);
 	}
-	if (left)
-		fprintf(stderr, " (%s)", left);
-	fputc('\n', stderr);
+}
+
+/* may j's build start? A build that does not name $MPCC_TUNE_DIR writes
+ * the program the trials share: it waits until no other trial needs it */
+static int
+canbuild(const struct tuner *tu, const struct batch *b)
+{
+	if (b->builds >= b->bmax)
+		return 0;
+	if (apart(tu))
+		return 1;
+	for (int i = 0; i < b->n; i++)
+		if (b->j[i].state == J_BUILD || b->j[i].state == J_BUILT || b->j[i].state == J_RUN)
+			return 0;
+	return 1;
+}
+
+static void
+startjobs(struct tuner *tu, struct batch *b)
+{
+	for (int i = 0; i < b->n; i++) {
+		struct job *j = &b->j[i];
+		if (j->state == J_WAIT && canbuild(tu, b)) {
+			if (!maystart(tu)) {   /* its search's time is up: it stays unrun */
+				done(b, j);
+				continue;
+			}
+			j->t0 = now();
+			j->pid = buildstart(tu, j->t);
+			j->state = J_BUILD;
+			b->builds++;
+		}
+		if (j->state == J_BUILT && b->runs < b->rmax) {
+			j->gpu = 0;
+			while (b->busy[j->gpu])
+				j->gpu++;
+			b->busy[j->gpu] = 1;
+			j->state = J_RUN;
+			b->runs++;
+			j->t0 = now();
+			j->pid = launch(tu, j->t, j->gpu);
+		}
+	}
+}
+
+/* j's process ended with exit status st (-1: killed over the limit) */
+static void
+ended(struct tuner *tu, struct batch *b, struct job *j, int st)
+{
+	double wall = now() - j->t0;
+	if (j->state == J_BUILD) {
+		j->t->build = j->t->cost = wall;
+		b->builds--;
+		j->state = J_BUILT;
+		if (built(tu, j->t, st) < 0)
+			j->state = J_DONE, b->left--;
+		return;
+	}
+	if (ran(tu, j->t, j->run, st, wall) < 0 || ++j->run == runs(tu, j->t)) {
+		judge(tu, j->t);
+		progress(tu, j->t);
+		done(b, j);
+		return;
+	}
+	j->t0 = now();
+	j->pid = launch(tu, j->t, j->gpu);
+}
+
+/* wait for a process of the batch to end, or a run to pass its limit */
+static void
+await(struct tuner *tu, struct batch *b)
+{
+	int st;
+	pid_t pid = waitpid(-1, &st, WNOHANG);
+	for (int i = 0; i < b->n; i++) {
+		struct job *j = &b->j[i];
+		if ((j->state != J_BUILD && j->state != J_RUN) || !j->pid)
+			continue;
+		if (pid == j->pid) {
+			forget(pid);
+			ended(tu, b, j, status(st));
+		} else if (j->state == J_RUN && b->limit > 0 && now() - j->t0 > b->limit) {
+			reap(j->pid);
+			ended(tu, b, j, -1);
+		}
+	}
+	if (pid <= 0)
+		nanosleep(&(struct timespec){0, 1000000}, NULL);
 }
 
 void
 trials_run(struct tuner *tu, struct trial **t, int n)
 {
-	struct trial **ok = xmalloc(n * sizeof *ok);
-	/* candidates build into their own directories only if the commands
-	 * say so; otherwise each builds and runs before the next builds */
-	int apart = strstr(tu->build, "MPCC_TUNE_DIR") && strstr(tu->run, "MPCC_TUNE_DIR");
+	struct batch b = {xcalloc(n, sizeof *b.j), n, n, 0, 1, 0, 1, NULL, 0};
+	if (strstr(tu->build, "MPCC_TUNE_DIR"))
+		b.bmax = tu->bjobs > 0 ? tu->bjobs : 1;
+	if (apart(tu))
+		b.rmax = tu->jobs > 0 ? tu->jobs : 1;
+	b.busy = xcalloc(b.rmax, 1);
+	if (tu->base && tu->base->verdict == V_OK)
+		b.limit = tu->slow * tu->base->wall + SLACK;
 	for (int i = 0; i < n; i++) {
 		t[i]->dir = fmt("%s/t%d", tu->workdir, t[i]->id);
 		mkdir(t[i]->dir, 0777);
+		b.j[i] = (struct job){t[i], J_WAIT, 0, 0, 0, 0};
 	}
-	if (apart) {
-		int m = buildall(tu, t, n, tu->bjobs > 0 ? tu->bjobs : 1, ok);
-		tu->after = 0;
-		if (m)
-			runall(tu, ok, m);
-	} else {
-		for (int i = 0; i < n; i++) {
-			tu->after = n - i - 1;
-			if (buildall(tu, &t[i], 1, 1, ok))
-				runall(tu, ok, 1);
+	while ((tu->pending = b.left) > 0) {
+		if (interrupts && !tu->halt)
+			tu->halt = "stopped by Ctrl-C";
+		if (tu->halt || (tu->deadline > 0 && now() > tu->deadline)) {
+			if (!tu->halt)
+				tu->halt = "the budget is spent";
+			stopall(&b);
+			break;
 		}
+		startjobs(tu, &b);
+		if (b.left > 0)
+			await(tu, &b);
 	}
-	tu->after = 0;
-	free(ok);
+	tu->pending = 0;
+	free(b.j), free(b.busy);
 }

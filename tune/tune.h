@@ -16,9 +16,15 @@
  * of .mpcc.yaml (profile.c). What tune knows of a pass, it reads in the
  * pass table (table.c): no pass is named in tune/.
  *
+ * What a session may spend (--budget, --max-trials, Ctrl-C) and what it
+ * says of its progress is budget.c's. With --jobs N the searches hand over
+ * guesses at what they will ask for next (speculate()), which fill the
+ * slots a batch leaves free: the first trials of the kernels still to
+ * search, the next lists of a growing list of units.
+ *
  * Files call only files later in this list (tests/driver/t-tune-contract.sh):
  *   main.c  confirm.c  auto.c  search.c  units.c  kernels.c  setting.c
- *   profile.c  trial.c  svg.c  measure.c  table.c  output.c
+ *   profile.c  trial.c  budget.c  svg.c  measure.c  table.c  output.c
  *
  * Layers: tune -> driver -> transforms -> policies -> ptx -> common. */
 #ifndef MPCC_TUNE_H
@@ -28,12 +34,15 @@
 #include "transforms/pass.h"
 
 #include <regex.h>
+#include <sys/types.h>
 
 /* one rule of a setting: pass (passes[] index) on kernel with params */
 struct knob {
 	int pass;
 	char *kernel;     /* the mangled name, as the report gives it */
 	char *params;     /* text form "lambda=32" */
+	int refused;      /* its trial's build left the kernel alone: a copy of
+	                   * the setting (what a search keeps, a profile) leaves it out */
 };
 
 /* what one candidate build gets: MPCC_SET = "off;" + one item per knob */
@@ -53,6 +62,7 @@ enum {            /* trial.verdict */
 	V_COUNT,      /* another count of numbers than the baseline's (ends the session) */
 	V_NOTIME,     /* --time's pattern is not in the output */
 };
+/* a trial not run yet has verdict -1 */
 extern const char *const verdictname[];
 
 enum { M_MEAN, M_MAX, M_FRO, M_DIGITS };   /* --metric */
@@ -84,6 +94,10 @@ struct trial {
 	double *num;            /* the numbers of its output (first run) */
 	long nnum;
 	char *report;           /* the build's report lines (MPCC_REPORT) */
+	char *refused;          /* the knobs its build refused, with why (NULL: none); it
+	                         * ran with the others */
+	int asked;              /* a search asked for it (else a guess that was not needed) */
+	double build, cost;     /* seconds of wall time: its build; its build and runs */
 };
 
 /* one kernel of the program and what the timing build saw of it */
@@ -117,6 +131,14 @@ struct confirmation {
 	int ok;                 /* the median beats the noise */
 };
 
+/* a trial a search may ask for soon (speculate()): the search in progress
+ * guesses with ranks below RANKS, those of the searches to come above */
+#define RANKS 100
+struct guess {
+	struct trial *t;
+	int rank;               /* lower: sooner */
+};
+
 enum { S_HEU, S_LINEAR, S_EXHAUSTIVE };   /* --search */
 enum { O_TEXT, O_F32, O_F64 };            /* --output-type */
 
@@ -126,8 +148,9 @@ struct tuner {
 	const char *policy, *profile, *svg, *workdir, *ideal, *binary;
 	int transform;          /* a passes[] index, or -1: auto */
 	int otype, metric, higher, runs, jobs, bjobs, search, step, lmax, mode, dryrun, keep, shadow;
-	int confirm, nonfinite;
+	int confirm, nonfinite, maxtrials, stopafter;
 	double qos, perf, minshare, mingain, slow;   /* minshare, mingain, perf: % */
+	double budget;          /* --budget, seconds (0: none) */
 	regex_t re;
 	/* state */
 	struct trial *base, *idealt;
@@ -138,10 +161,22 @@ struct tuner {
 	int nk;
 	struct curve **c;
 	int nc, capc;
-	int ntrials;            /* trials built and run, the baseline's included */
+	int ntrials;            /* trials a search asked for, built and run, the baseline's
+	                         * included */
+	int nguess;             /* trials built and run as guesses (speculate()) */
 	int left;               /* trials the search in progress may still run, after
 	                         * the batch being run (-1: not known) */
-	int after;              /* trials of the batch after those being run */
+	int later;              /* trials the searches after it will likely run */
+	int pending;            /* trials of the batch being run not done yet */
+	struct guess *spec;     /* speculate(): what may be asked for next, soonest first */
+	int nspec, capspec;
+	/* the budget (budget.c) */
+	double t0;              /* the session's start (now()) */
+	double tsearch;         /* when the searches started */
+	double deadline;        /* no trial starts after it, or runs on past it (0: none) */
+	double until;           /* the search in progress starts no trial after it */
+	double reserve;         /* seconds kept for the confirmation and the check */
+	const char *halt;       /* why every search stops now (NULL: go on) */
 	/* build and run trials (trial.c's trials_run; tests put a model here) */
 	void (*eval)(struct tuner *tu, struct trial **t, int n);
 	void *arg;              /* for eval */
@@ -165,6 +200,9 @@ void search_all(struct tuner *tu);
 struct trial *search_knob(struct tuner *tu, const struct setting *base, const struct kern *k,
                           int pass);
 struct trial *search_grid(struct tuner *tu, const struct setting *base, const struct kern *k, int pass);
+/* the trials the search of pass on k over base asks for first (at most 8), into t: their count */
+int search_first(struct tuner *tu, const struct setting *base, const struct kern *k, int pass,
+                 struct trial **t);
 struct trial *search_words(struct tuner *tu, const struct setting *base, const struct kern *k, int pass);
 
 /* units.c */
@@ -189,7 +227,7 @@ int shadow_totals(struct tuner *tu, const char *kernel, struct optotal **out, in
 
 /* setting.c */
 void setting_add(struct setting *s, int pass, const char *kernel, const char *params);
-struct setting setting_copy(const struct setting *s);
+struct setting setting_copy(const struct setting *s);   /* without the refused knobs */
 void setting_release(struct setting *s);
 char *setting_env(const struct setting *s);       /* "off;sfu:lambda=32,kernels=k" */
 char *setting_words(const struct setting *s, const struct kern *k, int nk);
@@ -204,16 +242,31 @@ void setting_launch(const struct tuner *tu, struct setting *s, int pass, const c
                     const char *params);
 struct trial *withknob(struct tuner *tu, const struct setting *base, int pass, const char *kernel,
                        const char *params, double x);
-/* build and run those of t[] that have not run yet; with --jobs, in parallel */
+/* build and run those of t[] that have not run yet (none once the budget is
+ * spent: see halted()); slots left free run the guesses of speculate() */
 void tuner_eval(struct tuner *tu, struct trial **t, int n);
+/* t may be asked for soon: run it in a slot a batch leaves free (--jobs),
+ * the guesses of lower rank first */
+void speculate(struct tuner *tu, struct trial *t, int rank);
+/* forget the guesses of rank below (those of a search that moved on) */
+void speculate_clear(struct tuner *tu, int below);
 struct curve *curve_new(struct tuner *tu, const char *kernel, int pass, const char *how);
 void curve_add(struct curve *c, struct trial *t);
 void curve_stop(struct curve *c, char *why);     /* takes why (malloc'd); prints it */
+/* t did not run because the search must stop (halted()): stop c, saying why */
+int curve_cut(struct tuner *tu, struct curve *c, const struct trial *t);
+/* does t, within the QoS, beat ref (the search's base) and every trial of c
+ * but itself beyond the noise? K trials in a row that do not stop a search */
+int curve_gains(const struct tuner *tu, const struct curve *c, const struct trial *ref,
+                const struct trial *t);
 
 /* trial.c */
-/* build, run and compare: the real evaluator */
+/* build, run and compare: the real evaluator. Builds go --build-jobs at a
+ * time when --build names $MPCC_TUNE_DIR, else one at a time; runs --jobs
+ * at a time (one GPU each) when --run names $MPCC_TUNE_DIR and each trial
+ * has its own program (its directory, or its copy of --binary) */
 void trials_run(struct tuner *tu, struct trial **t, int n);
-void progress(const struct tuner *tu, const struct trial *t, const char *left);
+
 /* run cmd under sh with env pairs (NAME=VALUE; NAME= unsets); 0 or the
  * exit status / 128+signal; *wall in seconds; limit > 0 kills it after that
  * many seconds (then returns -1) */
@@ -228,6 +281,36 @@ int run_once(struct tuner *tu, const char *dir, const char *out, const char *err
 int build_once(struct tuner *tu, const struct trial *t, const char *rep, const char *log);
 /* the last lines of a file, indented, for messages (malloc'd) */
 char *lastlines(const char *path, int n);
+
+/* budget.c */
+double now(void);
+/* may a trial's runs go on while the next builds (it has its own program)? */
+int apart(const struct tuner *tu);
+/* the process groups of the builds and runs under way */
+void remember(pid_t pid);
+void forget(pid_t pid);
+/* kill every build and run in progress (the second Ctrl-C; from a signal handler too) */
+void killall(void);
+/* "90s", "15m", "2h", "1h30m", or seconds: seconds; -1 if not a duration */
+double duration(const char *s);
+/* after the baseline: set the time kept for the confirmation and the check aside */
+void budget_start(struct tuner *tu);
+/* a search of weight w starts; rest: the weights of it and the searches after
+ * it. It may spend its share of the time left to the searches */
+void budget_search(struct tuner *tu, double w, double rest);
+/* must the search in progress stop (the budget, --max-trials, Ctrl-C)? why
+ * (its own share spent, or tu->halt), NULL if not */
+const char *halted(struct tuner *tu);
+/* may a trial start now? (sets tu->halt when the session's time is up) */
+int maystart(struct tuner *tu);
+/* the estimate of trials a search of pass will run */
+int planned(const struct tuner *tu, int pass);
+/* one line per trial: its verdict, the trials done and planned, the time,
+ * the ETA and the best so far */
+void progress(const struct tuner *tu, const struct trial *t);
+/* Ctrl-C: the first stops the searches, the second the session */
+void catchint(void);
+extern volatile int interrupts;
 
 /* measure.c */
 double speedup(const struct tuner *tu, const struct trial *t);   /* over the baseline */
@@ -245,7 +328,8 @@ int eligible(const struct tuner *tu, const struct trial *t);
 /* the fastest eligible trial among t[] (NULL if none) */
 struct trial *fastest(const struct tuner *tu, struct trial **t, int n);
 /* every eligible trial of the session that beats the baseline, fastest
- * first; their count */
+ * first, except that of those within the noise of the fastest the one with
+ * the fewest knobs comes first; their count */
 int winners(const struct tuner *tu, struct trial ***out);
 /* the percentage of the ideal speed-up (003, Eq. 3) that t reaches */
 double ofideal(const struct tuner *tu, const struct trial *t);

@@ -15,8 +15,14 @@
  * stays if the QoS still holds, else it is left out and the next is tried.
  * Modes 2 and 3 stop once a setting within the QoS reaches
  * --perf-threshold (percent of the ideal speed-up of Eq. 3 with
- * --ideal-build, else percent over the baseline). Every trial is a
- * candidate: the answer is the fastest of them all that meets the QoS. */
+ * --ideal-build, else percent over the baseline). Every mode stops after
+ * --stop-after units in a row gained nothing beyond the noise (each within
+ * the QoS and faster than every trial before it, or not); and it does not
+ * start where all is the fastest so far and the shadow build gives every
+ * unit an error of 0 (then no list of units is both as safe and faster).
+ * With --jobs, the lists of the next units, as if each met the QoS, are
+ * guesses for the GPUs a trial leaves free. Every trial is a candidate:
+ * the answer is the fastest of them all that meets the QoS. */
 #include "tune/tune.h"
 
 #include <math.h>
@@ -139,36 +145,86 @@ fixed(struct tuner *tu, const struct setting *base, const struct kern *k, int pa
 	return t[0];
 }
 
+/* the trial of the units kept (ids[0..m)) and u[i] */
+static struct trial *
+withunits(struct tuner *tu, const struct setting *base, const struct kern *k, int pass, long *ids,
+          int m, const struct unit *u, int i, int n, struct trial *all)
+{
+	if (m + 1 == n)
+		return all;
+	ids[m] = u[i].id;
+	char *p = idlist(pass_knob(pass)->name, ids, m + 1);
+	struct trial *t = withknob(tu, base, pass, k->mangled, p, m + 1);
+	free(p);
+	return t;
+}
+
+/* --jobs: the lists of the units after u[i] as if each met the QoS */
+static void
+guesses(struct tuner *tu, const struct setting *base, const struct kern *k, int pass, long *ids,
+        int m, const struct unit *u, int i, int n, struct trial *all)
+{
+	speculate_clear(tu, RANKS);
+	for (int d = 0; d < tu->jobs && i + d < n; d++)
+		ids[m + d] = u[i + d].id;
+	for (int d = 1; d < tu->jobs && i + d < n; d++)
+		speculate(tu, withunits(tu, base, k, pass, ids, m + d, u, i + d, n, all), d);
+}
+
 /* units added one at a time to those kept, while the QoS holds */
 static void
 cumulative(struct tuner *tu, const struct setting *base, const struct kern *k, int pass,
            struct curve *c, const struct unit *u, int n, struct trial *all)
 {
 	long *ids = xmalloc((n + 1) * sizeof *ids);
-	int m = 0, left = tu->left;
+	int m = 0, left = tu->left, dry = 0;
+	struct trial *ref = trial_for(tu, base, -1);
 	struct buf out = BUF_INIT;
-	const char *stop = NULL;
+	char *stop = NULL;
 	for (int i = 0; i < n && !stop; i++) {
-		ids[m] = u[i].id;
-		char *p = idlist(pass_knob(pass)->name, ids, m + 1);
-		struct trial *t = m + 1 == n ? all : withknob(tu, base, pass, k->mangled, p, m + 1);
-		free(p);
+		if (tu->jobs > 1)
+			guesses(tu, base, k, pass, ids, m, u, i, n, all);
+		struct trial *t = withunits(tu, base, k, pass, ids, m, u, i, n, all);
 		tu->left = n - i - 1;
+		if (tu->stopafter && tu->left > tu->stopafter - dry - 1)
+			tu->left = tu->stopafter - dry - 1;
 		tuner_eval(tu, &t, 1);
 		curve_add(c, t);
-		if (!t->meets) {
-			buf_printf(&out, "%s%ld", out.n ? ", " : "", u[i].id);
-			continue;
+		if (t->verdict < 0 && halted(tu)) {
+			stop = fmt("%s", halted(tu));
+			break;
 		}
-		m++;
-		if (tu->mode > 1 && ofideal(tu, t) >= tu->perf)
-			stop = "it reached --perf-threshold within the QoS";
+		dry = curve_gains(tu, c, ref, t) ? 0 : dry + 1;
+		if (!t->meets)
+			buf_printf(&out, "%s%ld", out.n ? ", " : "", u[i].id);
+		else
+			m++;
+		if (t->meets && tu->mode > 1 && ofideal(tu, t) >= tu->perf)
+			stop = xstrdup("it reached --perf-threshold within the QoS");
+		else if (tu->stopafter && dry >= tu->stopafter && i + 1 < n)
+			stop = fmt("%d units in a row gained nothing beyond the noise (%.1f%%)", dry,
+			           100 * threshold(tu));
 	}
+	speculate_clear(tu, RANKS);
 	tu->left = left;
 	curve_stop(c, fmt("%s: %d of %d units kept%s%s%s", stop ? stop : "every unit tried", m, n,
 	                  out.n ? " (" : "", out.n ? out.s : "", out.n ? " broke the QoS)" : ""));
+	free(stop);
 	buf_release(&out);
 	free(ids);
+}
+
+/* no list of units is both as safe as all and faster, when all is the
+ * fastest so far and the shadow build saw no error in any unit */
+static int
+allwins(struct tuner *tu, const struct curve *c, struct trial *all, const struct unit *u, int n)
+{
+	if (!tu->shadow || tu->mode == 3 || !all->meets || fastest(tu, c->t, c->n) != all)
+		return 0;
+	for (int i = 0; i < n; i++)
+		if (u[i].err != 0)
+			return 0;
+	return 1;
 }
 
 struct trial *
@@ -182,7 +238,9 @@ search_units(struct tuner *tu, const struct setting *base, const struct kern *k,
 	struct unit *u;
 	int n = stats_units(st, pass, &u);
 	free(st);
-	if (!n) {
+	if (curve_cut(tu, c, all)) {
+		;
+	} else if (!n) {
 		curve_stop(c, fmt("no units to try (%s)", all->why ? all->why : "the report lists none"));
 	} else {
 		const char *order = rank(tu, k, u, n);
@@ -192,7 +250,11 @@ search_units(struct tuner *tu, const struct setting *base, const struct kern *k,
 			fprintf(stderr, " %ld (error %.3g, r_ac %.3g, predicted %.3gx)", u[i].id, u[i].err,
 			        u[i].ratio, u[i].pred);
 		fputc('\n', stderr);
-		cumulative(tu, base, k, pass, c, u, n, all);
+		if (allwins(tu, c, all, u, n))
+			curve_stop(c, fmt("%s meets the QoS and is the fastest, and no unit has a shadow "
+			                  "error: no list of units to try", passes[pass]->tune->strongest));
+		else
+			cumulative(tu, base, k, pass, c, u, n, all);
 	}
 	units_release(u, n);
 	c->runs = tu->ntrials - before;

@@ -125,7 +125,8 @@ TEST(setting_env_switches_everything_else_off)
 struct model {
 	double (*err)(double lambda);
 	int failfrom;              /* lambda >= failfrom fails (crash); 0: never */
-	int evals;
+	int exact;                 /* the shadow build finds no error anywhere */
+	int evals, batches;
 	char dir[PATH_MAX];
 };
 
@@ -217,11 +218,12 @@ fisetmodel(struct tuner *tu, struct trial *t, int mask)
 }
 
 static void
-shadowmodel(struct tuner *tu, struct trial *t)
+shadowmodel(struct tuner *tu, struct trial *t, int exact)
 {
 	modelset(tu, t, 30, 0);
 	char *p = fmt("%s/run.out", t->dir);
-	const char *out = "mpcc-shadow k 10 1 3e-6\nmpcc-shadow k 11 1 1e-6\n"
+	const char *out = exact ? "mpcc-shadow k 10 1 0\nmpcc-shadow k 12 1 0\nmpcc-shadow k 15 1 0\n"
+	                  : "mpcc-shadow k 10 1 3e-6\nmpcc-shadow k 11 1 1e-6\n"
 	                  "mpcc-shadow k 12 1 1e-9\nmpcc-shadow k 13 1 1e-7\n"
 	                  "mpcc-shadow k 14 1 1e-7\nmpcc-shadow k 15 1 1e-4\n";
 	writefile(p, out, strlen(out));
@@ -232,6 +234,7 @@ static void
 model_eval(struct tuner *tu, struct trial **t, int n)
 {
 	struct model *m = tu->arg;
+	m->batches++;
 	for (int i = 0; i < n; i++) {
 		long l = knobval(t[i], "sfu", "lambda="), sh = knobval(t[i], "shadow", "measure=");
 		int mask = setmask(t[i]);
@@ -246,7 +249,7 @@ model_eval(struct tuner *tu, struct trial **t, int n)
 		else if (mask >= 0)
 			fisetmodel(tu, t[i], mask);
 		else if (sh != -1)
-			shadowmodel(tu, t[i]);
+			shadowmodel(tu, t[i], m->exact);
 		else
 			modelset(tu, t[i], 10, 0);
 	}
@@ -261,7 +264,7 @@ setup(struct tuner *tu, double (*err)(double), double qos, int search)
 	static int n;
 	*tu = (struct tuner){.left = -1, .qos = qos, .search = search, .step = 4, .lmax = 64, .slow = 3,
 	                     .runs = 1, .mingain = 1, .mode = 1, .eval = model_eval, .arg = &model};
-	model = (struct model){err, 0, 0, ""};
+	model = (struct model){err, 0, 0, 0, 0, ""};
 	char *d = test_tmp("u-tune");
 	snprintf(model.dir, sizeof model.dir, "%s-%d-%d", d, (int)getpid(), n++);
 	free(d);
@@ -433,6 +436,76 @@ TEST(fiset_mode_2_measures_against_the_ideal)
 	CHECK(tu.c[0]->stop && strstr(tu.c[0]->stop, "perf-threshold"));
 }
 
+TEST(units_stop_after_k_in_a_row_that_gain_nothing)
+{
+	struct tuner tu;
+	struct setting none = {0};
+	/* within 1e-4 every list meets; by the model, 4 first: {4} (7.0) and
+	 * {1,4} (5.6) are slower than all (4.89), already measured */
+	setup(&tu, quadratic, 1e-4, S_HEU);
+	tu.stopafter = 2;
+	search_units(&tu, &none, &kern, pass_find("fiset"));
+	CHECK(tu.c[0]->runs == 4);   /* all, auto, {4}, {1,4} */
+	CHECK(tu.c[0]->stop && strstr(tu.c[0]->stop, "2 units in a row gained nothing beyond the noise"));
+	/* by shadow error within 1e-6, {2} first: no faster than auto, the
+	 * same set, measured already */
+	setup(&tu, quadratic, 1e-6, S_HEU);
+	tu.shadow = 1, tu.stopafter = 1;
+	struct trial *t = search_units(&tu, &none, &kern, pass_find("fiset"));
+	CHECK(sets_of(t) == 1 << 2);
+	CHECK(tu.c[0]->runs == 4);   /* all, auto, the shadow build, {2} */
+}
+
+TEST(units_are_not_walked_when_all_wins_and_the_shadow_sees_no_error)
+{
+	struct tuner tu;
+	struct setting none = {0};
+	setup(&tu, quadratic, 1e-4, S_HEU);
+	tu.shadow = 1, tu.stopafter = 3;
+	model.exact = 1;
+	struct trial *t = search_units(&tu, &none, &kern, pass_find("fiset"));
+	CHECK(t && !strcmp(t->set.k[0].params, "sets=all"));
+	CHECK(tu.c[0]->runs == 3);   /* all, auto, the shadow build */
+	CHECK(tu.c[0]->stop && strstr(tu.c[0]->stop, "no list of units to try"));
+}
+
+TEST(guesses_fill_free_gpus_and_change_nothing_kept)
+{
+	struct tuner one, four;
+	struct setting none = {0};
+	setup(&one, quadratic, 1e-6, S_HEU);
+	one.shadow = 1;
+	struct trial *a = search_units(&one, &none, &kern, pass_find("fiset"));
+	int batches = model.batches;
+	setup(&four, quadratic, 1e-6, S_HEU);
+	four.shadow = 1, four.jobs = 4;
+	struct trial *b = search_units(&four, &none, &kern, pass_find("fiset"));
+	CHECK(sets_of(a) == sets_of(b) && a && b && !strcmp(a->env, b->env));
+	CHECK(one.c[0]->runs == four.c[0]->runs);   /* the trials the search asked for */
+	/* fewer batches, each guess asked for in the end: none wasted here */
+	CHECK(model.batches < batches && four.nguess == 0);
+	free(one.spec), free(four.spec);
+}
+
+TEST(max_trials_stops_the_search)
+{
+	struct tuner tu;
+	struct setting none = {0};
+	setup(&tu, quadratic, 1e-6, S_HEU);
+	tu.shadow = 1, tu.maxtrials = 4;   /* the baseline, all, auto, the shadow build */
+	search_units(&tu, &none, &kern, pass_find("fiset"));
+	CHECK(model.evals == 4);
+	CHECK(tu.c[0]->stop && strstr(tu.c[0]->stop, "--max-trials reached"));
+	CHECK(tu.halt != NULL);
+}
+
+TEST(durations_read_as_people_write_them)
+{
+	CHECK(duration("90s") == 90 && duration("15m") == 900 && duration("2h") == 7200);
+	CHECK(duration("1h30m") == 5400 && duration("45") == 45 && duration("0.5m") == 30);
+	CHECK(duration("") < 0 && duration("10x") < 0 && duration("m") < 0 && duration("-5s") < 0);
+}
+
 /* ---- the answer: the fastest measured, beyond the noise ---- */
 
 TEST(the_answer_is_the_fastest_trial_measured_within_the_qos)
@@ -450,6 +523,25 @@ TEST(the_answer_is_the_fastest_trial_measured_within_the_qos)
 	for (int i = 1; i < n; i++)
 		CHECK(speedup(&tu, w[i]) <= speedup(&tu, w[i - 1]));
 	free(w);
+}
+
+TEST(within_the_noise_of_the_fastest_the_fewest_knobs_win)
+{
+	struct tuner tu;
+	setup(&tu, quadratic, 1, S_HEU);
+	struct setting s1 = {0}, s2 = {0};
+	setting_add(&s1, pass_find("sfu"), "k", "lambda=32");
+	setting_add(&s2, pass_find("sfu"), "k", "lambda=32");
+	setting_add(&s2, pass_find("fiset"), "k", "sets=all");
+	struct trial *two = trial_for(&tu, &s2, -1), *one = trial_for(&tu, &s1, -1);
+	modelset(&tu, two, 7.49, 0), modelset(&tu, one, 7.5, 0);   /* 0.1%: noise */
+	struct trial **w;
+	CHECK(winners(&tu, &w) == 2 && w[0] == one && w[1] == two);
+	free(w);
+	modelset(&tu, two, 7.0, 0);   /* 7% faster: a gain */
+	CHECK(winners(&tu, &w) == 2 && w[0] == two);
+	free(w);
+	setting_release(&s1), setting_release(&s2);
 }
 
 TEST(a_gain_within_the_noise_is_no_gain)
@@ -600,7 +692,13 @@ main(void)
 	RUN(fiset_mode_1_lowers_sets_cumulatively_while_the_qos_holds);
 	RUN(fiset_modes_2_and_3_stop_at_the_performance_threshold);
 	RUN(fiset_mode_2_measures_against_the_ideal);
+	RUN(units_stop_after_k_in_a_row_that_gain_nothing);
+	RUN(units_are_not_walked_when_all_wins_and_the_shadow_sees_no_error);
+	RUN(guesses_fill_free_gpus_and_change_nothing_kept);
+	RUN(max_trials_stops_the_search);
+	RUN(durations_read_as_people_write_them);
 	RUN(the_answer_is_the_fastest_trial_measured_within_the_qos);
+	RUN(within_the_noise_of_the_fastest_the_fewest_knobs_win);
 	RUN(a_gain_within_the_noise_is_no_gain);
 	RUN(plot_ticks_are_round);
 	RUN(profile_replaces_only_its_own_lines);

@@ -1,0 +1,310 @@
+/* budget.c: what a session may still spend, and what it says of its
+ * progress.
+ *
+ * --budget bounds the whole session, the confirmation and the profile's
+ * check included. Once the baseline has run, the time those two will take
+ * (--confirm rounds of two runs, and a build) is set aside; the searches
+ * share the rest (tu->deadline): no trial starts that would end after it,
+ * and what still runs then is stopped. Each search (a knob on a kernel)
+ * starts with its share of the time then left, its weight (the kernel's
+ * share of kernel time) over the weights of it and the searches after it
+ * (tu->until): one that spends it stops, and what it leaves goes to those
+ * after it. --max-trials stops every search after that many trials, and
+ * the first Ctrl-C stops them as the budget does: the best trial so far is
+ * confirmed and written. The second stops at once and writes nothing.
+ *
+ * Decisions only ever stop a search: what a search keeps does not depend
+ * on the budget, so a budget that lets a search end gives what no budget
+ * gives. */
+#include "tune/tune.h"
+
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+volatile int interrupts;
+
+/* the process groups started and not yet waited for, for killall() */
+static volatile pid_t live[256];
+
+void
+remember(pid_t pid)
+{
+	for (size_t i = 0; i < countof(live); i++)
+		if (!live[i]) {
+			live[i] = pid;
+			return;
+		}
+}
+
+void
+forget(pid_t pid)
+{
+	for (size_t i = 0; i < countof(live); i++)
+		if (live[i] == pid)
+			live[i] = 0;
+}
+
+/* from a signal handler too: SIGINT first, as a Ctrl-C in a terminal
+ * would send, so that a build removes its temporary files (nvcc does on
+ * SIGINT, not on SIGTERM), then, a second later, SIGKILL for what is left */
+void
+killall(void)
+{
+	for (size_t i = 0; i < countof(live); i++)
+		if (live[i] > 0)
+			kill(-live[i], SIGINT);
+	for (int tick = 0; tick < 100; tick++) {
+		int left = 0;
+		for (size_t i = 0; i < countof(live); i++)
+			if (live[i] > 0 && waitpid(live[i], NULL, WNOHANG) == 0)
+				left++;
+			else
+				live[i] = 0;
+		if (!left)
+			return;
+		nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
+	}
+	for (size_t i = 0; i < countof(live); i++)
+		if (live[i] > 0)
+			kill(-live[i], SIGKILL);
+}
+
+int
+apart(const struct tuner *tu)
+{
+	return strstr(tu->run, "MPCC_TUNE_DIR") && (strstr(tu->build, "MPCC_TUNE_DIR") || tu->binary);
+}
+
+
+double
+now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+double
+duration(const char *s)
+{
+	double total = 0;
+	int parts = 0;
+	while (*s) {
+		char *end;
+		double x = strtod(s, &end);
+		if (end == s || !(x >= 0))
+			return -1;
+		switch (*end) {
+		case 'h': x *= 3600, end++; break;
+		case 'm': x *= 60, end++; break;
+		case 's': end++; break;
+		case 0: break;
+		default: return -1;
+		}
+		total += x, parts++, s = end;
+	}
+	return parts ? total : -1;
+}
+
+/* the seconds a trial takes, build and runs, from those that ran */
+static double
+trialcost(const struct tuner *tu)
+{
+	double sum = 0;
+	int n = 0;
+	for (int i = 0; i < tu->nt; i++)
+		if (tu->t[i] != tu->base && tu->t[i]->verdict >= 0 && tu->t[i]->cost > 0)
+			sum += tu->t[i]->cost, n++;
+	return n ? sum / n : tu->base->cost;
+}
+
+/* the seconds the confirmation and the check will take: --confirm rounds of
+ * two runs, a build for each round where the two share one program, and the
+ * check's build; a build as long as the trials' builds so far, or the
+ * baseline's */
+static double
+reserve(const struct tuner *tu)
+{
+	double build = tu->base->build, sum = 0, run = tu->base->wall;
+	int n = 0;
+	for (int i = 0; i < tu->nt; i++)
+		if (tu->t[i] != tu->base && tu->t[i]->build > 0)
+			sum += tu->t[i]->build, n++;
+	if (n && sum / n > build)
+		build = sum / n;
+	return tu->confirm * 2 * run + (apart(tu) || tu->binary ? 0 : tu->confirm * build) + build;
+}
+
+/* the searches' end, as the builds so far make the reserve */
+static void
+deadline(struct tuner *tu)
+{
+	tu->reserve = reserve(tu);
+	tu->deadline = tu->t0 + tu->budget - tu->reserve;
+}
+
+void
+budget_start(struct tuner *tu)
+{
+	tu->tsearch = now();
+	if (!tu->budget)
+		return;
+	deadline(tu);
+	fprintf(stderr, "mpcc-tune: budget: %.0f s in all; %.0f s kept for the confirmation and the "
+	        "check; the searches have %.0f s\n", tu->budget, tu->reserve,
+	        fmax(0, tu->deadline - now()));
+	if (tu->deadline <= now())
+		warn("--budget %.0f s leaves no time to search: a build takes %.3g s and a run %.3g s",
+		     tu->budget, tu->base->build, tu->base->wall);
+}
+
+void
+budget_search(struct tuner *tu, double w, double rest)
+{
+	tu->until = tu->deadline > 0 && rest > 0 ? now() + fmax(0, tu->deadline - now()) * w / rest : 0;
+}
+
+static int
+ran(const struct tuner *tu)
+{
+	int n = 0;
+	for (int i = 0; i < tu->nt; i++)
+		n += tu->t[i]->verdict >= 0;
+	return n;
+}
+
+const char *
+halted(struct tuner *tu)
+{
+	if (interrupts && !tu->halt)
+		tu->halt = "stopped by Ctrl-C";
+	if (tu->maxtrials && ran(tu) >= tu->maxtrials && !tu->halt)
+		tu->halt = "--max-trials reached";
+	if (tu->halt)
+		return tu->halt;
+	if (tu->until > 0 && now() >= tu->until)
+		return "its share of the budget is spent";
+	return NULL;
+}
+
+int
+maystart(struct tuner *tu)
+{
+	if (halted(tu))
+		return 0;
+	if (tu->budget)
+		deadline(tu);
+	if (tu->deadline > 0 && now() + trialcost(tu) > tu->deadline) {
+		tu->halt = "the budget is spent";
+		return 0;
+	}
+	return 1;
+}
+
+int
+planned(const struct tuner *tu, int pass)
+{
+	const struct param *k = pass_knob(pass);
+	int n = 0;
+	switch (k->kind) {
+	case PINT:
+		n = ((tu->lmax < k->hi ? tu->lmax : (int)k->hi) - (int)k->lo) / tu->step;
+		return tu->search != S_HEU ? n : 1 + (int)ceil(log2(n > 1 ? n : 2));
+	case PENUM:
+		while (k->words[n])
+			n++;
+		return n;
+	default:
+		return 2 + tu->shadow + (tu->stopafter ? tu->stopafter + 1 : 10);
+	}
+}
+
+/* "45s", "2m05s", "1h02m" */
+static char *
+hms(double s)
+{
+	long x = lround(s > 0 ? s : 0);
+	if (x < 60)
+		return fmt("%lds", x);
+	if (x < 3600)
+		return fmt("%ldm%02lds", x / 60, x % 60);
+	return fmt("%ldh%02ldm", x / 3600, x % 3600 / 60);
+}
+
+/* "12 of about 30 trials, 2m05s, ETA 3m10s, best 1.333x (t4)" */
+static char *
+where(const struct tuner *tu)
+{
+	int done = ran(tu), plan = done + tu->pending + (tu->left > 0 ? tu->left : 0) + tu->later;
+	double t = now(), per = done > 1 && t > tu->tsearch && tu->tsearch > 0 ?
+	                         (t - tu->tsearch) / (done - 1) : trialcost(tu);
+	double eta = (plan - done) * per + tu->reserve;
+	if (tu->deadline > 0 && plan > done)
+		eta = fmin(eta, fmax(0, tu->deadline - t) + tu->reserve);
+	const struct trial *b = fastest(tu, tu->t, tu->nt);
+	char *el = hms(t - tu->t0), *e = hms(eta);
+	char *best = b ? fmt(", best %.3fx (t%d)", speedup(tu, b), b->id) : xstrdup("");
+	char *s = fmt("%d of about %d trials, %s, ETA %s%s", done, plan > done ? plan : done, el, e, best);
+	free(el), free(e), free(best);
+	return s;
+}
+
+void
+progress(const struct tuner *tu, const struct trial *t)
+{
+	const char *unit = tu->timepat ? "" : " s";
+	fprintf(stderr, "mpcc-tune: [t%d] %s: ", t->id, t->what);
+	if (t->verdict != V_OK)
+		fprintf(stderr, "%s: %s", verdictname[t->verdict], t->why ? t->why : "");
+	else if (t == tu->base)
+		fprintf(stderr, "time %.4g%s (median of %d; they spread over %.1f%%), %ld numbers",
+		        t->time, unit, t->ntimes, 100 * spread(t->times, t->ntimes), t->nnum);
+	else {
+		int probe = instrumented(t);
+		fprintf(stderr, "time %.4g%s (%.3fx), %s %.3g", t->time, unit, speedup(tu, t),
+		        tu->metric == M_DIGITS ? "digits" : "error", t->err);
+		if (tu->idealt && tu->idealt->verdict == V_OK && t != tu->idealt)
+			fprintf(stderr, ", %.0f%% of the ideal", ofideal(tu, t));
+		fprintf(stderr, "%s", probe || t == tu->idealt ? "" : t->meets ? ": meets the QoS" : ": over the QoS");
+	}
+	if (t->refused)
+		fprintf(stderr, "; refused: %s", t->refused);
+	if (t != tu->base && tu->tsearch > 0) {
+		char *w = where(tu);
+		fprintf(stderr, " [%s]", w);
+		free(w);
+	}
+	fputc('\n', stderr);
+}
+
+static void
+onint(int sig)
+{
+	static const char once[] = "\nmpcc-tune: Ctrl-C: the searches stop; the best setting so far is "
+	                           "confirmed and written (Ctrl-C again: stop now, write nothing)\n";
+	static const char twice[] = "\nmpcc-tune: Ctrl-C again: stopped; no profile written\n";
+	ssize_t w;
+	(void)sig;
+	if (++interrupts == 1) {
+		w = write(2, once, sizeof once - 1);
+		(void)w;
+		return;
+	}
+	killall();
+	w = write(2, twice, sizeof twice - 1);
+	(void)w;
+	_exit(130);
+}
+
+void
+catchint(void)
+{
+	struct sigaction sa = {.sa_handler = onint};
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+}
