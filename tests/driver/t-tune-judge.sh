@@ -23,7 +23,7 @@ tune() {
 	echo $? >"$d/rc"
 }
 
-testing "a program that prints no number (no GPU) fails, shows its output, writes no profile"
+testing "a program that prints no number (no GPU) fails, shows its output, writes no profile, says once where its logs are"
 FAKE_NOGPU=1 tune nogpu k.cu --qos 2.55e-4 --min-share 1
 if [ "$(cat "$T/nogpu/rc")" = 0 ]; then
 	fail "mpcc-tune exited 0: $(tail -3 "$T/nogpu/err")"
@@ -31,7 +31,9 @@ elif [ -e "$T/nogpu/.mpcc.yaml" ]; then
 	fail "a profile was written: $(cat "$T/nogpu/.mpcc.yaml")"
 elif ! grep -q 'holds no number' "$T/nogpu/err" ||
      ! grep -q 'CUDA error: no CUDA-capable device is detected' "$T/nogpu/err" ||
-     ! grep -q "work directory is kept: $T/nogpu/work" "$T/nogpu/err" || [ ! -d "$T/nogpu/work/t0" ]; then
+     [ "$(grep -c "is kept" "$T/nogpu/err")" != 1 ] ||
+     ! grep -q "^mpcc-tune: note: the work directory $T/nogpu/work is kept: its logs say what failed" "$T/nogpu/err" ||
+     [ ! -d "$T/nogpu/work/t0" ]; then
 	fail "$(cat "$T/nogpu/err")"
 else
 	passed
