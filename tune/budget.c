@@ -49,21 +49,27 @@ forget(pid_t pid)
 			live[i] = 0;
 }
 
+int
+alive(pid_t pid)
+{
+	waitpid(pid, NULL, WNOHANG);
+	return kill(-pid, 0) == 0;
+}
+
 /* from a signal handler too: SIGINT first, as a Ctrl-C in a terminal
  * would send, so that a build removes its temporary files (nvcc does on
- * SIGINT, not on SIGTERM), then, a second later, SIGKILL for what is left */
+ * SIGINT, not on SIGTERM; mpcc waits up to 3 s for its steps), then, 4 s
+ * later, SIGKILL for what is left */
 void
 killall(void)
 {
 	for (size_t i = 0; i < countof(live); i++)
 		if (live[i] > 0)
 			kill(-live[i], SIGINT);
-	for (int tick = 0; tick < 100; tick++) {
+	for (int tick = 0; tick < 400; tick++) {
 		int left = 0;
 		for (size_t i = 0; i < countof(live); i++)
-			if (live[i] > 0 && waitpid(live[i], NULL, WNOHANG) == 0)
-				left++;
-			else
+			if (live[i] > 0 && !(alive(live[i]) && ++left))
 				live[i] = 0;
 		if (!left)
 			return;

@@ -40,14 +40,15 @@
 #define SLACK 1.0
 
 /* stop pid's group and wait for it: SIGINT, so that a build (mpcc, nvcc)
- * removes its temporary files, then SIGKILL if it is not gone in 2 s */
+ * removes its temporary files, then SIGKILL if some of it is left in 4 s */
 static void
 reap(pid_t pid)
 {
 	kill(-pid, SIGINT);
-	for (int tick = 0; tick < 200 && waitpid(pid, NULL, WNOHANG) == 0; tick++)
+	for (int tick = 0; tick < 400 && alive(pid); tick++)
 		nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
-	kill(-pid, SIGKILL);
+	if (alive(pid))
+		kill(-pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 	forget(pid);
 }

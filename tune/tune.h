@@ -289,6 +289,8 @@ int apart(const struct tuner *tu);
 /* the process groups of the builds and runs under way */
 void remember(pid_t pid);
 void forget(pid_t pid);
+/* is any process of group pid left (its leader waited for if it ended)? */
+int alive(pid_t pid);
 /* kill every build and run in progress (the second Ctrl-C; from a signal handler too) */
 void killall(void);
 /* "90s", "15m", "2h", "1h30m", or seconds: seconds; -1 if not a duration */
