@@ -57,6 +57,24 @@ fromenv(struct cmd *c)
 	}
 }
 
+/* "unknown option '--mpcc-x'; did you mean '--mpcc-y'?" as for a policy's
+ * keys (the names compared without the prefix they share), else where the
+ * options are listed: 'man mpcc' finds nothing before mpcc is installed */
+static void
+unknownopt(const char *name)
+{
+	const char **names = xcalloc(nmpopts, sizeof *names);
+	size_t pre = strlen("--mpcc-");
+	for (int i = 0; i < nmpopts; i++)
+		names[i] = mpopts[i].name + pre;
+	const char *near = policy_suggest(name + pre, names, nmpopts);
+	if (near)
+		error("unknown option '%s'; did you mean '--mpcc-%s'?", name, near);
+	else
+		error("unknown option '%s' (mpcc --mpcc-help lists mpcc's options)", name);
+	free(names);
+}
+
 /* one --mpcc-* argument; -1 after an error message */
 static int
 mparg(struct cmd *c, const char *arg)
@@ -66,7 +84,7 @@ mparg(struct cmd *c, const char *arg)
 	const struct mpopt *o = mpopt(name);
 	int r = 0;
 	if (!o) {
-		error("unknown option '%s' (see 'man mpcc')", name);
+		unknownopt(name);
 		r = -1;
 	} else if (o->value == 1 && (!eq || !eq[1])) {
 		error("option '%s' needs a value: '%s=...'", name, name);
