@@ -311,6 +311,28 @@ dryrun_args(const struct cmd *c, struct args *out, int explain)
 	}
 }
 
+/* the .cu inputs as --mpcc-summary names them: "a.cu, b.cu" (malloc'd) */
+char *
+cmd_sources(const struct cmd *c)
+{
+	struct buf b = BUF_INIT;
+	for (int i = 0; i < c->cu.n; i++)
+		buf_printf(&b, "%s%s", i ? ", " : "", c->cu.v[i]);
+	return buf_take(&b);
+}
+
+/* --mpcc-summary's line for a compile where no rule changed a kernel;
+ * none for a line that compiles no CUDA or builds nothing */
+void
+summary_kept(const struct cmd *c)
+{
+	if (!c->summary || !c->cu.n || c->dryrun || c->nvdryrun || c->explain || c->depsonly)
+		return;
+	char *src = cmd_sources(c);
+	note("%s: no rule applies: nvcc's code is kept (--mpcc-explain says why)", src);
+	free(src);
+}
+
 void
 cmd_release(struct cmd *c)
 {
