@@ -77,6 +77,31 @@ if command -v dpkg-deb >/dev/null; then
 fi
 [ -z "$miss" ] && echo passed || fail "$miss"
 
+# README's install line, run as it is written with apt, sudo and id
+# stubbed (nothing is installed): as root, where there may be no sudo (CI
+# machines, containers), apt runs itself; as a user, through sudo
+printf "testing README's install line works as root and as a user ... "
+line=$(grep -E '^[^#]*apt install ./build-deb/mpcc_' "$MPCC_SRC/README.md")
+mkdir -p "$T/readme/build-deb" "$T/root" "$T/user"
+: >"$T/readme/build-deb/mpcc_1.0_amd64.deb"
+printf '#!/bin/sh\necho "$*" >>"$LOG"\n' >"$T/root/apt"
+printf '#!/bin/sh\necho 0\n' >"$T/root/id"
+printf '#!/bin/sh\necho "sudo: not found" >&2; exit 127\n' >"$T/root/sudo"
+cp "$T/root/apt" "$T/user/apt"
+printf '#!/bin/sh\necho 1000\n' >"$T/user/id"
+printf '#!/bin/sh\necho sudo >>"$LOG"; exec "$@"\n' >"$T/user/sudo"
+chmod +x "$T"/root/* "$T"/user/*
+for who in root user; do
+	(cd "$T/readme" && LOG=$T/$who.log PATH=$T/$who:/usr/bin:/bin sh -c "$line") >"$T/$who.out" 2>&1
+done
+want="install ./build-deb/mpcc_1.0_amd64.deb"
+if [ -n "$line" ] && [ "$(cat "$T/root.log" 2>/dev/null)" = "$want" ] &&
+	[ "$(cat "$T/user.log" 2>/dev/null)" = "$(printf 'sudo\n%s' "$want")" ]; then
+	echo passed
+else
+	fail "'$line': root: $(cat "$T/root.log" "$T/root.out" 2>&1); user: $(cat "$T/user.log" "$T/user.out" 2>&1)"
+fi
+
 # errors fail; warnings are printed, since a newer lintian may add some
 printf 'testing lintian finds no error in the .deb ... '
 if command -v lintian >/dev/null; then
