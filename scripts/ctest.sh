@@ -3,7 +3,8 @@
 # then why each skipped test did not run. ctest prints a skipped test's
 # output only under -V, but keeps it in its JUnit file; the reason is the
 # last line of it that says "skip" (tests/gpu/gpu-lib.sh's need_gpu:
-# "skipped: no GPU (nvidia-smi finds none); ..."), else its last line.
+# "skipped: no GPU (nvidia-smi finds none); ..."), or the line before a
+# bare "skipped", else its last line.
 # Exits with ctest's status.
 junit=$PWD/Testing/ctest-junit.xml
 rm -f "$junit"
@@ -19,8 +20,11 @@ for t in ET.parse(sys.argv[1]).getroot().iter('testcase'):
     if t.get('status') != 'notrun' or skip is None or skip.get('message') == 'Disabled':
         continue
     out = [l.strip() for l in (t.findtext('system-out') or '').splitlines() if l.strip()]
-    said = [l for l in out if 'skip' in l.lower()] or out
-    why.append((t.get('name'), said[-1] if said else 'it gave no reason'))
+    said = [i for i, l in enumerate(out) if 'skip' in l.lower()] or [len(out) - 1]
+    i = said[-1]
+    if i > 0 and out[i].lower().strip('.:') == 'skipped':
+        i -= 1   # a bare "skipped" after the line that says why
+    why.append((t.get('name'), out[i] if out else 'it gave no reason'))
 if why:
     print('\nWhy they were skipped:')
     for name, reason in why:
