@@ -116,6 +116,12 @@ MSG(error, "error: ")
 MSG(warn, "warning: ")
 MSG(note, "note: ")
 
+const char *
+plural(long n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
 int
 startswith(const char *s, const char *prefix)
 {

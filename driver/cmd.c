@@ -57,6 +57,24 @@ fromenv(struct cmd *c)
 	}
 }
 
+/* "unknown option '--mpcc-x'; did you mean '--mpcc-y'?" as for a policy's
+ * keys (the names compared without the prefix they share), else where the
+ * options are listed: 'man mpcc' finds nothing before mpcc is installed */
+static void
+unknownopt(const char *name)
+{
+	const char **names = xcalloc(nmpopts, sizeof *names);
+	size_t pre = strlen("--mpcc-");
+	for (int i = 0; i < nmpopts; i++)
+		names[i] = mpopts[i].name + pre;
+	const char *near = policy_suggest(name + pre, names, nmpopts);
+	if (near)
+		error("unknown option '%s'; did you mean '--mpcc-%s'?", name, near);
+	else
+		error("unknown option '%s' (mpcc --mpcc-help lists mpcc's options)", name);
+	free(names);
+}
+
 /* one --mpcc-* argument; -1 after an error message */
 static int
 mparg(struct cmd *c, const char *arg)
@@ -66,7 +84,7 @@ mparg(struct cmd *c, const char *arg)
 	const struct mpopt *o = mpopt(name);
 	int r = 0;
 	if (!o) {
-		error("unknown option '%s' (see 'man mpcc')", name);
+		unknownopt(name);
 		r = -1;
 	} else if (o->value == 1 && (!eq || !eq[1])) {
 		error("option '%s' needs a value: '%s=...'", name, name);
@@ -291,6 +309,28 @@ dryrun_args(const struct cmd *c, struct args *out, int explain)
 		if (take)
 			args_push(out, c->nv.v[++i]);
 	}
+}
+
+/* the .cu inputs as --mpcc-summary names them: "a.cu, b.cu" (malloc'd) */
+char *
+cmd_sources(const struct cmd *c)
+{
+	struct buf b = BUF_INIT;
+	for (int i = 0; i < c->cu.n; i++)
+		buf_printf(&b, "%s%s", i ? ", " : "", c->cu.v[i]);
+	return buf_take(&b);
+}
+
+/* --mpcc-summary's line for a compile where no rule changed a kernel;
+ * none for a line that compiles no CUDA or builds nothing */
+void
+summary_kept(const struct cmd *c)
+{
+	if (!c->summary || !c->cu.n || c->dryrun || c->nvdryrun || c->explain || c->depsonly)
+		return;
+	char *src = cmd_sources(c);
+	note("%s: no rule applies: nvcc's code is kept (--mpcc-explain says why)", src);
+	free(src);
 }
 
 void

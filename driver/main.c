@@ -79,8 +79,11 @@ main(int argc, char **argv)
 		/* the policy files go in the dependency output, which mpcc writes */
 		need |= c.deps && prof[i] && prof[i]->nchain;
 	}
-	if (!need)
+	if (!need) {
+		if (c.summary)   /* said before nvcc runs: exec does not come back */
+			summary_kept(&c);
 		unchanged(&c, nvcc, c.dryrun);
+	}
 	c.dryrun |= c.nvdryrun;  /* nvcc's -dryrun shows the pipeline mpcc runs */
 	if (c.unsup) {
 		note("running nvcc unchanged: %s", c.unsup);

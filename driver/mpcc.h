@@ -84,6 +84,8 @@ void mpcc_help(FILE *out);   /* --mpcc-help */
 int parse_args(struct cmd *c, int argc, char **argv);
 void analyze(struct cmd *c);
 void dryrun_args(const struct cmd *c, struct args *out, int explain);
+char *cmd_sources(const struct cmd *c);
+void summary_kept(const struct cmd *c);
 void cmd_release(struct cmd *c);
 
 /* nvcc.c */

@@ -994,9 +994,9 @@ summary(const struct run *r)
 {
 	struct buf b = BUF_INIT;
 	const struct tally *t = &r->tally;
-	for (int i = 0; i < r->c->cu.n; i++)
-		buf_printf(&b, "%s%s", i ? ", " : "", r->c->cu.v[i]);
-	buf_puts(&b, ":");
+	char *src = cmd_sources(r->c);
+	buf_printf(&b, "%s:", src);
+	free(src);
 	int any = 0;
 	for (int k = 0; k < npass; k++) {
 		if (!t->applied[k] && !t->advised[k] && !t->refused[k])
@@ -1008,6 +1008,8 @@ summary(const struct run *r)
 	}
 	if (any)
 		note("%s; kernels counted once per -gencode chain (--mpcc-explain says why)", b.s);
+	else
+		summary_kept(r->c);
 	buf_release(&b);
 }
 

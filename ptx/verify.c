@@ -564,11 +564,12 @@ callee(V *v, uint k)
 		return;
 	}
 	if (nret != f->nret)
-		errat(v, k, "call to '%.*s' with %u return values; it has %u", (int)s.n, s.s,
-		      nret, f->nret);
-	if (listlen(v->fn, a + 1 < i->narg ? i->arg[a + 1] : (Ref){0}) != f->npar)
-		errat(v, k, "call to '%.*s' with %u arguments; it takes %u", (int)s.n, s.s,
-		      listlen(v->fn, a + 1 < i->narg ? i->arg[a + 1] : (Ref){0}), f->npar);
+		errat(v, k, "call to '%.*s' with %u %s; it has %u", (int)s.n, s.s,
+		      nret, plural(nret, "return value", "return values"), f->nret);
+	uint nargs = listlen(v->fn, a + 1 < i->narg ? i->arg[a + 1] : (Ref){0});
+	if (nargs != f->npar)
+		errat(v, k, "call to '%.*s' with %u %s; it takes %u", (int)s.n, s.s, nargs,
+		      plural(nargs, "argument", "arguments"), f->npar);
 }
 
 /* the labels of "L: .branchtargets A, B;" */
@@ -891,7 +892,8 @@ pack(V *v, uint k, uint pos, const Vec *x, const Mods *md)
 	int t = md->nt ? md->t[0] : Tnone;
 
 	if (x->n != 2 && x->n != 4) {
-		errat(v, k, "'%.*s' operand %u: a vector of %u parts (2 or 4)", NM(i), pos, x->n);
+		errat(v, k, "'%.*s' operand %u: a vector of %u %s (2 or 4)", NM(i), pos, x->n,
+		      plural(x->n, "part", "parts"));
 		return;
 	}
 	for (uint e = 0; e < x->n; e++) {

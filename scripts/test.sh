@@ -8,4 +8,5 @@ cmake -S "$top" -B "$build" -DMPCC_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug >/dev/nu
 cmake --build "$build" -j"$(nproc)"
 cd "$build"
 export ASAN_OPTIONS=detect_leaks=0
-ctest --output-on-failure -j"$(nproc)" "$@"
+# ctest, and after its summary why each skipped test did not run
+sh "$top/scripts/ctest.sh" --output-on-failure -j"$(nproc)" "$@"

@@ -314,11 +314,13 @@ setwords(FILE *out, const struct fs *a, int s)
 {
 	const struct set *st = &a->s[s];
 	const char *lines = setlines(a, s);
-	fprintf(out, "           set %d: %d ops, %d casts", st->id, st->ops, st->casts);
+	fprintf(out, "           set %d: %d %s, %d %s", st->id, st->ops, plural(st->ops, "op", "ops"),
+	        st->casts, plural(st->casts, "cast", "casts"));
 	if (st->casts)
 		fprintf(out, " (r_ac %.2f)", st->rac);
 	if (st->folded)
-		fprintf(out, ", %d conversions folded", st->folded);
+		fprintf(out, ", %d %s folded", st->folded,
+		        plural(st->folded, "conversion", "conversions"));
 	fprintf(out, ", loop depth %d", st->depth);
 	if (*lines)
 		fprintf(out, ", lines %s", lines);
@@ -394,7 +396,8 @@ warn_ids(struct fs *a, long id)
 	for (int s = 0; s < a->ns; s++)
 		if (!a->s[s].lower)
 			a->s[s].why = arena_fmt(a->a, "not among the ids asked for (no set with id %ld: "
-			                        "the kernel has %d sets)", id, a->ns);
+			                        "the kernel has %d %s)", id, a->ns,
+			                        plural(a->ns, "set", "sets"));
 }
 
 /* the sets p asks for into ch, and how many; why none, into o */
@@ -455,11 +458,13 @@ explain(FILE *out, struct passctx *cx, Fn *fn, const struct params *p)
 	if (!a.nf64)
 		fprintf(out, "           no f64 arithmetic\n");
 	else if (!a.ns)
-		fprintf(out, "           %d f64 operations, no set with an f32 form\n", a.nf64);
+		fprintf(out, "           %d f64 %s, no set with an f32 form\n", a.nf64,
+		        plural(a.nf64, "operation", "operations"));
 	else {
 		pick(&a, p, ch);
-		fprintf(out, "           %d f64 operations in %d sets; cost model for %s\n", a.nf64,
-		        a.ns, a.nt ? a.tnames : "no known target");
+		fprintf(out, "           %d f64 %s in %d %s; cost model for %s\n", a.nf64,
+		        plural(a.nf64, "operation", "operations"), a.ns, plural(a.ns, "set", "sets"),
+		        a.nt ? a.tnames : "no known target");
 		for (int s = 0; s < a.ns; s++)
 			setwords(out, &a, s);
 	}
@@ -520,7 +525,8 @@ describe(FILE *out, const struct params *p)
 	if (v->i >= 0)
 		fprintf(out, "%s\n", which[v->i]);
 	else if (v->i == SETS_N)
-		fprintf(out, "the %ld best sets of f64 operations\n", (long)v->x);
+		fprintf(out, "the %ld best %s of f64 operations\n", (long)v->x,
+		        plural((long)v->x, "set", "sets"));
 	else
 		for (int i = 0; i < v->nids; i++)
 			fprintf(out, "%s%ld%s", i ? ", " : "the sets of f64 operations with ids ", v->ids[i],

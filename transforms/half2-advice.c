@@ -316,9 +316,10 @@ h2_precision(const struct h2 *h)
 		                 "known only at run time (an epsilon of 1e-8 is 0 in f16); type: bf16 "
 		                 "keeps f32's range (force: true pairs it anyway)", params);
 	if (sums)
-		return arena_fmt(h->a, "%d sums carried around a loop would keep %s's %d bits: a long "
+		return arena_fmt(h->a, "%d %s carried around a loop would keep %s's %d bits: a long "
 		                 "sum loses its digits; type: f32 pairs it without losing precision "
-		                 "(force: true pairs it anyway)", sums, h->type == BF16 ? "bf16" : "f16",
+		                 "(force: true pairs it anyway)", sums, plural(sums, "sum", "sums"),
+		                 h->type == BF16 ? "bf16" : "f16",
 		                 h->type == BF16 ? 8 : 11);
 	return NULL;
 }
@@ -430,14 +431,16 @@ h2_explain(FILE *out, const struct h2 *h)
 {
 	const char *x2 = h->type == BF16 ? "bf16x2" : "f16x2";
 	if (h->type == F32)
-		fprintf(out, "           %d instructions run once per lane, %d once for both lanes\n",
-		        h->nlane, h->nuniform);
+		fprintf(out, "           %d %s once per lane, %d once for both lanes\n", h->nlane,
+		        plural(h->nlane, "instruction runs", "instructions run"), h->nuniform);
 	else
-		fprintf(out, "           %d f32 instructions become %s ones, %d run once per lane, "
-		        "%d once for both lanes; %d packs, %d unpacks\n",
-		        h->nx2, x2, h->nlane, h->nuniform, h->npack, h->nunpack);
-	fprintf(out, "           %d branches differ between the lanes, %d blocks run under a lane mask\n",
-	        h->nvarybr, h->ndiv);
+		fprintf(out, "           %d f32 %s %s, %d %s once per lane, %d once for both lanes; "
+		        "%d %s, %d %s\n", h->nx2, plural(h->nx2, "instruction becomes", "instructions become"),
+		        x2, h->nlane, plural(h->nlane, "runs", "run"), h->nuniform, h->npack,
+		        plural(h->npack, "pack", "packs"), h->nunpack, plural(h->nunpack, "unpack", "unpacks"));
+	fprintf(out, "           %d %s between the lanes, %d %s under a lane mask\n", h->nvarybr,
+	        plural(h->nvarybr, "branch differs", "branches differ"), h->ndiv,
+	        plural(h->ndiv, "block runs", "blocks run"));
 	for (int k = 0; k < h->nsm; k++) {
 		if (!h->bound[k]) {
 			fprintf(out, "           sm_%d: no cost figures for this target\n", h->sm[k]);
@@ -452,11 +455,12 @@ h2_explain(FILE *out, const struct h2 *h)
 			        regwarps(h->sm[k], h->regs[k][0]), regwarps(h->sm[k], h->regs[k][1]));
 	}
 	if (h->rangeover)
-		fprintf(out, "           %d f32 constants overflow f16 (|x| > 65504): consider type: bf16\n",
-		        h->rangeover);
+		fprintf(out, "           %d f32 %s f16 (|x| > 65504): consider type: bf16\n",
+		        h->rangeover, plural(h->rangeover, "constant overflows", "constants overflow"));
 	if (h->rangeunder)
-		fprintf(out, "           %d f32 constants are below the %s normal range and lose digits\n",
-		        h->rangeunder, h->type == BF16 ? "bf16" : "f16");
+		fprintf(out, "           %d f32 %s below the %s normal range and %s digits\n",
+		        h->rangeunder, plural(h->rangeunder, "constant is", "constants are"),
+		        h->type == BF16 ? "bf16" : "f16", plural(h->rangeunder, "loses", "lose"));
 	if (h->type == F16 && h->orig.bytes > 0)
 		fprintf(out, "           loaded values must stay within +-65504 in f16 (bf16 keeps f32's range)\n");
 }

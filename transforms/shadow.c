@@ -580,9 +580,10 @@ explain(FILE *out, struct passctx *cx, Fn *fn, const struct params *p)
 	targets(fn, p->v[MAX_OPS].i, &n, &all);
 	(void)cx;
 	if (p->v[MEASURE].i == ERROR && n < all)
-		fprintf(out, "           %u of its %u f64 operations to shadow\n", n, all);
+		fprintf(out, "           %u of its %u f64 %s to shadow\n", n, all,
+		        plural(all, "operation", "operations"));
 	else if (p->v[MEASURE].i == ERROR)
-		fprintf(out, "           %u f64 operations to shadow\n", n);
+		fprintf(out, "           %u f64 %s to shadow\n", n, plural(n, "operation", "operations"));
 }
 
 static void

@@ -15,8 +15,21 @@ testing version-is-nvccs
 
 testing unknown-mpcc-option
 if "$MPCC" --mpcc-frobnicate -c a.cu 2>err.txt; then fail "exit 0"
-elif grep -q "mpcc: error: unknown option '--mpcc-frobnicate'" err.txt && [ ! -e a.o ]; then passed
+elif grep -qxF "mpcc: error: unknown option '--mpcc-frobnicate' (mpcc --mpcc-help lists mpcc's options)" err.txt &&
+	[ ! -e a.o ]; then passed
 else fail "$(cat err.txt)"; fi
+
+# a near miss names the option meant, as a policy key's does; 'man mpcc'
+# finds nothing until the package is installed, --mpcc-help always works
+testing unknown-mpcc-option-did-you-mean
+"$MPCC" --mpcc-summry -c a.cu 2>err.txt && fail "exit 0" ||
+	{ [ "$(cat err.txt)" = "mpcc: error: unknown option '--mpcc-summry'; did you mean '--mpcc-summary'?" ] &&
+	[ ! -e a.o ] && passed || fail "$(cat err.txt)"; }
+
+testing unknown-mpcc-option-with-value-did-you-mean
+"$MPCC" --mpcc-profle=fast -c a.cu 2>err.txt && fail "exit 0" ||
+	{ [ "$(cat err.txt)" = "mpcc: error: unknown option '--mpcc-profle'; did you mean '--mpcc-profile'?" ] &&
+	passed || fail "$(cat err.txt)"; }
 
 testing mpcc-option-needs-value
 "$MPCC" --mpcc-profile -c a.cu 2>err.txt && fail "exit 0" ||

@@ -7,7 +7,7 @@
 # report (applied false, with the reason) and to --mpcc-explain, never to a
 # warning, and never fails a build under on_unsupported: error. What a rule
 # asked and could not get (half2 on a kernel with warp shuffles) still
-# warns, once. --mpcc-summary adds at most one line per compile.
+# warns, once. --mpcc-summary adds one line per compile.
 . "$MPCC_SRC/tests/driver/lib.sh"
 
 W=$T/w
@@ -86,6 +86,29 @@ policy warn 'fiset: {}' 'half2: {}'
 	-c k.cu -o k.o 2>err
 want="mpcc: note: k.cu: fiset: 0 applied, 6 left alone (nothing to do or will not pay); half2: 0 applied, 4 left alone (nothing to do or will not pay), 2 refused; kernels counted once per -gencode chain (--mpcc-explain says why)"
 if [ "$(grep -c 'note:' err)" = 1 ] && grep -qxF "$want" err; then passed; else fail "$(cat err)"; fi
+
+# one line per compile, also where no rule applies: the compile that no
+# policy touches is nvcc's own (the same object, nvcc's stderr after the
+# line), and a line with no CUDA input compiles nothing, so says nothing
+testing "--mpcc-summary: one line where no policy applies"
+N=$T/none
+mkdir -p "$N" && cp k.cu "$N/k.cu" && (cd "$N" && nvcc -arch=sm_90 -c k.cu -o n.o &&
+	"$MPCC" --mpcc-summary -arch=sm_90 -c k.cu -o m.o 2>err && "$MPCC" -arch=sm_90 -c k.cu -o q.o 2>qerr)
+want="mpcc: note: k.cu: no rule applies: nvcc's code is kept (--mpcc-explain says why)"
+if [ "$(cat "$N/err")" = "$want" ] && [ ! -s "$N/qerr" ] && same "$N/n.o" "$N/m.o"; then
+	passed
+else
+	fail "$(cat "$N/err" "$N/qerr")"
+fi
+
+testing "--mpcc-summary: one line where a policy's rules name no kernel"
+printf 'version: 1\ndefault_profile: p\nprofiles:\n  p:\n    rules:\n      - kernels: ["nosuch"]\n        fiset: {}\n' >.mpcc.yaml
+"$MPCC" --mpcc-summary -arch=sm_90 -c k.cu -o k.o 2>err
+[ "$(cat err)" = "$want" ] && passed || fail "$(cat err)"
+
+testing "--mpcc-summary: no line without a CUDA input"
+(cd "$N" && "$MPCC" --mpcc-summary -lib m.o -o libk.a 2>lerr) && [ ! -s "$N/lerr" ] &&
+	passed || fail "$(cat "$N/lerr")"
 
 testing "explain still says why"
 policy warn 'fiset: {}'

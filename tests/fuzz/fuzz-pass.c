@@ -24,7 +24,8 @@ static const struct pass *fuzzpass;   /* the pass under test */
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 
-/* MPCC_FUZZ_PASS names the pass (run.sh sets it); sfu by default */
+/* MPCC_FUZZ_PASS names the pass (run.sh sets it); sfu by default; "list"
+ * prints the passes of the table and exits (run.sh all fuzzes each) */
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -32,7 +33,12 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 
 	(void)argc, (void)argv;
 	passes_init();
-	if (!name)
+	if (name && !strcmp(name, "list")) {
+		for (int k = 0; k < npass; k++)
+			printf("%s\n", passes[k]->schema.name);
+		exit(0);
+	}
+	if (!name || !*name)
 		name = "sfu";
 	if (!(fuzzpass = findpass(name, strlen(name))))
 		die("MPCC_FUZZ_PASS: no pass '%s'", name);
