@@ -255,7 +255,10 @@ where(const struct tuner *tu)
 	const struct trial *b = fastest(tu, tu->t, tu->nt);
 	char *el = hms(t - tu->t0), *e = hms(eta);
 	char *best = b ? fmt(", best %.3fx (t%d)", speedup(tu, b), b->id) : xstrdup("");
-	char *s = fmt("%d of about %d trials, %s, ETA %s%s", done, plan > done ? plan : done, el, e, best);
+	if (plan < done)
+		plan = done;
+	char *s = fmt("%d of about %d %s, %s, ETA %s%s", done, plan, plural(plan, "trial", "trials"), el,
+	              e, best);
 	free(el), free(e), free(best);
 	return s;
 }
@@ -268,8 +271,9 @@ progress(const struct tuner *tu, const struct trial *t)
 	if (t->verdict != V_OK)
 		fprintf(stderr, "%s: %s", verdictname[t->verdict], t->why ? t->why : "");
 	else if (t == tu->base)
-		fprintf(stderr, "time %.4g%s (median of %d; they spread over %.1f%%), %ld numbers",
-		        t->time, unit, t->ntimes, 100 * spread(t->times, t->ntimes), t->nnum);
+		fprintf(stderr, "time %.4g%s (median of %d; they spread over %.1f%%), %ld %s",
+		        t->time, unit, t->ntimes, 100 * spread(t->times, t->ntimes), t->nnum,
+		        plural(t->nnum, "number", "numbers"));
 	else {
 		int probe = instrumented(t);
 		fprintf(stderr, "time %.4g%s (%.3fx), %s %.3g", t->time, unit, speedup(tu, t),

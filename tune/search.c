@@ -112,8 +112,9 @@ heu(const struct grid *g)
 				return;
 			}
 			if (tu->stopafter && dry >= tu->stopafter) {
-				curve_stop(g->c, fmt("%d steps in a row within the QoS gained nothing beyond the "
-				                     "noise (%.1f%%)", dry, 100 * threshold(tu)));
+				curve_stop(g->c, fmt("%d %s in a row within the QoS gained nothing beyond the "
+				                     "noise (%.1f%%)", dry, plural(dry, "step", "steps"),
+				                     100 * threshold(tu)));
 				return;
 			}
 		} else {

@@ -309,8 +309,8 @@ curve(const struct tuner *tu, FILE *f, double y0, const struct curve *c, const s
 	}
 	speedaxis(tu, &fr.a, t, n);
 	erraxis(tu, &fr.b, t, n);
-	char *title = fmt("%.*s: %s, %s (%d trials run)", (int)strcspn(c->kernel, "("), c->kernel,
-	                  pass_name(c->pass), c->how, c->runs);
+	char *title = fmt("%.*s: %s, %s (%d %s run)", (int)strcspn(c->kernel, "("), c->kernel,
+	                  pass_name(c->pass), c->how, c->runs, plural(c->runs, "trial", "trials"));
 	axes(&fr, title, passes[c->pass]->tune->axis,
 	     tu->timepat ? "figure of merit: speed-up over the baseline" : "speed-up over the baseline",
 	     tu->metric == M_DIGITS ? "digits of accuracy" : "error (log)", words);

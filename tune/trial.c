@@ -424,11 +424,12 @@ judge(struct tuner *tu, struct trial *t)
 	}
 	int c = compare(tu->base->num, tu->base->nnum, t->num, t->nnum, &t->e);
 	if (c == V_COUNT) {
-		fail(t, c, fmt("%ld numbers in the output, the baseline has %ld", t->nnum, tu->base->nnum));
+		fail(t, c, fmt("%ld %s in the output, the baseline has %ld", t->nnum,
+		               plural(t->nnum, "number", "numbers"), tu->base->nnum));
 		progress(tu, t);
-		badoutput(t, fmt("[t%d] %s printed %ld numbers where the baseline printed %ld: "
+		badoutput(t, fmt("[t%d] %s printed %ld %s where the baseline printed %ld: "
 		                     "the outputs cannot be compared", t->id, t->what, t->nnum,
-		                     tu->base->nnum));
+		                     plural(t->nnum, "number", "numbers"), tu->base->nnum));
 	}
 	if (c != V_OK) {
 		fail(t, c, xstrdup("NaN or Inf where the baseline has a number"));

@@ -202,12 +202,13 @@ cumulative(struct tuner *tu, const struct setting *base, const struct kern *k, i
 		if (t->meets && tu->mode > 1 && ofideal(tu, t) >= tu->perf)
 			stop = xstrdup("it reached --perf-threshold within the QoS");
 		else if (tu->stopafter && dry >= tu->stopafter && i + 1 < n)
-			stop = fmt("%d units in a row gained nothing beyond the noise (%.1f%%)", dry,
-			           100 * threshold(tu));
+			stop = fmt("%d %s in a row gained nothing beyond the noise (%.1f%%)", dry,
+			           plural(dry, "unit", "units"), 100 * threshold(tu));
 	}
 	speculate_clear(tu, RANKS);
 	tu->left = left;
-	curve_stop(c, fmt("%s: %d of %d units kept%s%s%s", stop ? stop : "every unit tried", m, n,
+	curve_stop(c, fmt("%s: %d of %d %s kept%s%s%s", stop ? stop : "every unit tried", m, n,
+	                  plural(n, "unit", "units"),
 	                  out.n ? " (" : "", out.n ? out.s : "", out.n ? " broke the QoS)" : ""));
 	free(stop);
 	buf_release(&out);
@@ -244,7 +245,8 @@ search_units(struct tuner *tu, const struct setting *base, const struct kern *k,
 		curve_stop(c, fmt("no units to try (%s)", all->why ? all->why : "the report lists none"));
 	} else {
 		const char *order = rank(tu, k, u, n);
-		fprintf(stderr, "mpcc-tune: %s on '%s': %d units, by %s:", pass_name(pass), k->demangled, n,
+		fprintf(stderr, "mpcc-tune: %s on '%s': %d %s, by %s:", pass_name(pass), k->demangled, n,
+		        plural(n, "unit", "units"),
 		        order);
 		for (int i = 0; i < n; i++)
 			fprintf(stderr, " %ld (error %.3g, r_ac %.3g, predicted %.3gx)", u[i].id, u[i].err,

@@ -454,6 +454,7 @@ TEST(units_stop_after_k_in_a_row_that_gain_nothing)
 	struct trial *t = search_units(&tu, &none, &kern, pass_find("fiset"));
 	CHECK(sets_of(t) == 1 << 2);
 	CHECK(tu.c[0]->runs == 4);   /* all, auto, the shadow build, {2} */
+	CHECK(tu.c[0]->stop && strstr(tu.c[0]->stop, "1 unit in a row gained nothing"));
 }
 
 TEST(units_are_not_walked_when_all_wins_and_the_shadow_sees_no_error)
