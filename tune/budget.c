@@ -83,7 +83,8 @@ killall(void)
 int
 apart(const struct tuner *tu)
 {
-	return strstr(tu->run, "MPCC_TUNE_DIR") && (strstr(tu->build, "MPCC_TUNE_DIR") || tu->binary);
+	return tu->run && strstr(tu->run, "MPCC_TUNE_DIR") &&
+	       (strstr(tu->build, "MPCC_TUNE_DIR") || tu->binary);
 }
 
 

@@ -101,7 +101,7 @@ trial_for(struct tuner *tu, const struct setting *s, double x)
 void
 speculate(struct tuner *tu, struct trial *t, int rank)
 {
-	if (tu->jobs < 2 || t->verdict >= 0)
+	if (tu->jobs < 2 || !apart(tu) || t->verdict >= 0)   /* no GPU would be free */
 		return;
 	for (int j = 0; j < tu->nspec; j++)
 		if (tu->spec[j].t == t)

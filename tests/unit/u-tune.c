@@ -480,6 +480,7 @@ TEST(guesses_fill_free_gpus_and_change_nothing_kept)
 	int batches = model.batches;
 	setup(&four, quadratic, 1e-6, S_HEU);
 	four.shadow = 1, four.jobs = 4;
+	four.build = "make -C $MPCC_TUNE_DIR", four.run = "$MPCC_TUNE_DIR/prog";   /* runs apart */
 	struct trial *b = search_units(&four, &none, &kern, pass_find("fiset"));
 	CHECK(sets_of(a) == sets_of(b) && a && b && !strcmp(a->env, b->env));
 	CHECK(one.c[0]->runs == four.c[0]->runs);   /* the trials the search asked for */
