@@ -583,6 +583,9 @@ trials_run(struct tuner *tu, struct trial **t, int n)
 	/* candidates build into their own directories only if the commands
 	 * say so; otherwise each builds and runs before the next builds */
 	int apart = strstr(tu->build, "MPCC_TUNE_DIR") && strstr(tu->run, "MPCC_TUNE_DIR");
+	/* every build shares a cache of nvcc's steps (mpcc's stepcache.c) */
+	char *cache = fmt("%s/cache", tu->workdir);
+	setenv("MPCC_STEP_CACHE", cache, 0), free(cache);
 	for (int i = 0; i < n; i++) {
 		t[i]->dir = fmt("%s/t%d", tu->workdir, t[i]->id);
 		mkdir(t[i]->dir, 0777);

@@ -8,7 +8,8 @@
 # (fixed under the cache). A setting that changes one file's PTX reruns
 # that file's ptxas and host compile alone (and the report's ptxas -v); a
 # setting built before reruns nothing; PTX that ptxas rejects still falls
-# back to nvcc's; compiles running at once share the cache.
+# back to nvcc's; compiles running at once share the cache, and so do the
+# builds of an mpcc-tune session.
 . "$(dirname "$0")/lib.sh"
 command -v make >/dev/null 2>&1 || { echo "no make: skipped"; exit 77; }
 
@@ -174,6 +175,26 @@ if (cd "$W" && MPCC_STEP_CACHE= "$MPCC" -arch=sm_90 -c a.cu -o e.o) &&
 	passed
 else
 	fail "object"
+fi
+
+testing "mpcc-tune's builds share one cache in its work directory: cicc ran for nvcc's PTX and the fast-math variant alone"
+if [ -z "$MPCC_TUNE" ]; then
+	echo "skipped (no MPCC_TUNE)"
+else
+	FAKE="$MPCC_SRC/tests/driver/tune-fake"
+	mkdir -p "$T/tune"
+	cp "$FAKE/k.cu" "$FAKE/fake.sh" "$T/tune/"
+	(cd "$T/tune" && "$MPCC_TUNE" --build "$MPCC -arch=sm_90 -ptx k.cu -o k.ptx" --run "sh fake.sh k.ptx" \
+		--time 'time_ms=([0-9.]+)' --min-share 1 --runs 1 --qos 2.55e-4 --workdir "$T/tune/work" --keep >out 2>err)
+	log=$T/tune/work/cache/log
+	if ! grep -q 'winner: hot sfu lambda=32' "$T/tune/err"; then
+		fail "the tune: $(tail -3 "$T/tune/err")"
+	elif [ "$(grep -c '^miss [0-9a-f]* [^ ]*/cicc"* ' "$log")" != 2 ] ||
+	     [ "$(grep -c '^hit [0-9a-f]* [^ ]*/cicc"* ' "$log")" -lt 10 ]; then
+		fail "cicc: $(grep -o '^[a-z]* [0-9a-f]* [^ ]*/cicc' "$log" | cut -d' ' -f1 | sort | uniq -c | tr '\n' ' ')"
+	else
+		passed
+	fi
 fi
 
 finish
