@@ -70,8 +70,11 @@ main(int argc, char **argv)
 	if (c.info)
 		passthrough(nvcc, &c.nv, 0);
 	struct profile **prof = xcalloc(c.cu.n, sizeof *prof);
-	/* an audit reads the PTX that cicc writes: the pipeline's steps */
-	int need = c.force || c.explain || (c.warn && c.cu.n);
+	/* an audit reads the PTX that cicc writes: the pipeline's steps. The
+	 * step cache (mpcc-tune) keeps them whatever the setting, and fixes
+	 * nvcc's temporary names in links too: a program built twice is the
+	 * same bytes */
+	int need = c.force || c.explain || (c.warn && c.cu.n) || stepcache_dir();
 	for (int i = 0; i < c.cu.n; i++) {
 		if (policy_profile(c.cu.v[i], c.policy, c.profile, &prof[i]) < 0)
 			return 1;

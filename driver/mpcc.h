@@ -1,8 +1,9 @@
 /* mpcc.h: the driver, laid out in pipeline order.
  * argv -> struct cmd (options.c) -> real nvcc (nvcc.c) -> nvcc -dryrun ->
  * steps (dryrun.c) -> run them, calling the PTX hook after each cicc (run.c),
- * with a second cicc run for the fast-math variant on demand (fast.c) and
- * nvcc's dependency filter redone from the preprocessed file (deps.c). */
+ * with a second cicc run for the fast-math variant on demand (fast.c),
+ * nvcc's dependency filter redone from the preprocessed file (deps.c), and
+ * under mpcc-tune each step through a cache of their outputs (stepcache.c). */
 #ifndef MPCC_DRIVER_H
 #define MPCC_DRIVER_H
 
@@ -145,6 +146,15 @@ void figures_release(struct figures *fs);
  * extra (may be NULL): files to list after the headers, the policy files */
 int filterdeps(FILE *out, const char *ii, const char *target, int nonsystem, int phony,
                const struct args *extra);
+
+/* stepcache.c */
+const char *stepcache_dir(void);  /* MPCC_STEP_CACHE, NULL when unset or empty */
+void stepcache_fixnames(char *text);  /* tmpxft_<8 hex>_<8 hex> -> tmpxft_00000000_00000000 */
+/* sh -c line, its stderr to err (NULL: ours), in this process group: through
+ * the cache in dir (NULL: none) when the line is a step it keeps. tmp is the
+ * compile's temporary directory, templ its mkdtemp template (as long) */
+int stepcache_run(const char *dir, const char *tmp, const char *templ, const char *line,
+                  const char *err);
 
 /* run.c */
 int run_pipeline(struct cmd *c, const char *nvcc, struct profile **prof);

@@ -8,7 +8,10 @@
  * hook first audits nvcc's PTX, changing nothing (transforms/audit.c), and
  * the warnings are said once the compile is done. The fast-math cicc runs
  * that sfu rules will surely ask for start beside the accurate cicc, so
- * that a build machine's cores hide them; the others run on demand. */
+ * that a build machine's cores hide them; the others run on demand. With
+ * MPCC_STEP_CACHE (mpcc-tune), nvcc's temporary names are made fixed and
+ * every command runs through the step cache (stepcache.c), in a child of
+ * mpcc. */
 #include "driver/mpcc.h"
 #include "transforms/pass.h"
 
@@ -25,7 +28,9 @@
 #include <unistd.h>
 
 static char *tmpdir;          /* removed at exit and on SIGINT/SIGTERM/SIGHUP/SIGPIPE */
+static char *tmptempl;        /* its mkdtemp template */
 static char *usertmp;         /* TMPDIR as mpcc found it, or NULL */
+static const char *stepdir;   /* MPCC_STEP_CACHE, or NULL */
 /* the processes running now: the step, and fast-math cicc runs beside it */
 static volatile pid_t kids[AX_ALL + 2];
 
@@ -81,12 +86,16 @@ onsignal(int sig)
 	raise(sig);
 }
 
+/* SIGPIPE: a reader that stops early (mpcc ... 2>&1 | grep -q) */
+static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+
 static void
 mktmp(void)
 {
 	const char *t = getenv("TMPDIR");
 	usertmp = t ? xstrdup(t) : NULL;
 	char *templ = fmt("%s/mpcc-XXXXXX", t && *t ? t : "/tmp");
+	tmptempl = xstrdup(templ);
 	if (!mkdtemp(templ))
 		die("cannot create a temporary directory '%s': %s", templ, strerror(errno));
 	tmpdir = templ;
@@ -94,8 +103,6 @@ mktmp(void)
 	/* the steps' own scratch files (cicc's lgenfe.bc, gcc's) go there too,
 	 * so that nothing is left behind when a step is killed */
 	setenv("TMPDIR", tmpdir, 1);
-	/* SIGPIPE: a reader that stops early (mpcc ... 2>&1 | grep -q) */
-	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
 	for (size_t i = 0; i < countof(sigs); i++) {
 		struct sigaction sa = {.sa_handler = onsignal}, old;
 		sigaction(sigs[i], NULL, &old);
@@ -156,9 +163,41 @@ spawn(char *const *argv, const char *out, const char *err)
 	return finish(start(argv, out, err));
 }
 
+/* start lines[0..n) one after the other, each with its stderr to errs[i]
+ * (NULL: mpcc's), in a child of mpcc that runs them through the step cache
+ * when there is one; the child and what it runs are one process group, so
+ * that a signal reaches them all */
+static pid_t
+jobstart(const char *const *lines, const char *const *errs, int n)
+{
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0)
+		die("cannot fork: %s", strerror(errno));
+	if (pid == 0) {
+		setpgid(0, 0);
+		for (size_t i = 0; i < countof(sigs); i++) {
+			struct sigaction sa;
+			if (sigaction(sigs[i], NULL, &sa) == 0 && sa.sa_handler == onsignal)
+				signal(sigs[i], SIG_DFL);
+		}
+		char *tmp = tmpdir;
+		tmpdir = NULL;   /* the parent's to remove, even if the child dies */
+		int st = 0;
+		for (int i = 0; i < n; i++)
+			st = stepcache_run(stepdir, tmp, tmptempl, lines[i], errs[i]);
+		_exit(st);
+	}
+	setpgid(pid, pid);
+	setkid(0, pid);
+	return pid;
+}
+
 static pid_t
 shstart(const char *line, const char *err)
 {
+	if (stepdir)
+		return jobstart(&line, &err, 1);
 	char *argv[] = {"/bin/sh", "-c", (char *)line, NULL};
 	return start(argv, NULL, err);
 }
@@ -555,15 +594,15 @@ changedinput(struct run *r, const struct args *a)
 	return NULL;
 }
 
-/* the line of ptxas -v on the PTX that the ptxas line a just accepted,
- * its stderr to err: the same flags, -v added, the input in replaced by
- * in2 (NULL: kept), the output thrown away; a check for a virtual arch
- * (-ptx: -arch=compute_90, no output) becomes a build for its sm_NN. Only
- * the entries named (-e: ptxas gives each the figures it gets in the whole
- * module); NULL if none. malloc'd */
+/* the line of ptxas -v on the PTX that the ptxas line a just accepted: the
+ * same flags, -v added, the input in replaced by in2 (NULL: kept), the
+ * output thrown away; a check for a virtual arch (-ptx: -arch=compute_90, no
+ * output) becomes a build for its sm_NN. Only the entries named (-e: ptxas
+ * gives each the figures it gets in the whole module); NULL if none.
+ * malloc'd */
 static char *
 ptxasv(struct run *r, const struct args *a, const char *in, const char *in2,
-       const struct args *entries, const char *err)
+       const struct args *entries)
 {
 	if (!entries->n)
 		return NULL;
@@ -594,12 +633,7 @@ ptxasv(struct run *r, const struct args *a, const char *in, const char *in2,
 	buf_release(&e);
 	char *line = args_join(&v);
 	args_release(&v);
-	args_push(&v, err);
-	char *q = args_join(&v), *s = fmt("%s 2>%s", line, q);
-	free(line);
-	free(q);
-	args_release(&v);
-	return s;
+	return line;
 }
 
 static void
@@ -649,13 +683,11 @@ measure(struct run *r, const struct args *a, struct ptx *p)
 	struct pending g = {.k = p - r->ptx};
 	g.nverr = fmt("%s/%d.figures.err", tmpdir, r->nfile++);
 	g.err = fmt("%s/%d.figures.err", tmpdir, r->nfile++);
-	char *l1 = ptxasv(r, a, p->path, p->orig, &changed, g.nverr);
-	char *l2 = ptxasv(r, a, p->path, NULL, &changed, g.err);
+	char *l1 = ptxasv(r, a, p->path, p->orig, &changed);
+	char *l2 = ptxasv(r, a, p->path, NULL, &changed);
 	if (l1 && l2) {
-		char *line = fmt("%s; %s", l1, l2);
-		g.pid = shstart(line, NULL);
+		g.pid = jobstart((const char *[]){l1, l2}, (const char *[]){g.nverr, g.err}, 2);
 		r->pend = g;
-		free(line);
 	} else {
 		free(g.nverr);
 		free(g.err);
@@ -977,6 +1009,8 @@ dryrun(struct cmd *c, const char *nvcc, int *n)
 	char *text = st == 0 ? readfile(err, NULL) : NULL;
 	struct step *s = NULL;
 	if (text) {
+		if (stepdir)   /* the same names in every compile, for the cache's keys */
+			stepcache_fixnames(text);
 		catfile(out, stdout);
 		*n = dryrun_parse(text, &s);
 	}
@@ -1035,6 +1069,7 @@ run_pipeline(struct cmd *c, const char *nvcc, struct profile **prof)
 {
 	struct run r = {.c = c, .prof = prof};
 	int n = 0, st = 0;
+	stepdir = c->dryrun ? NULL : stepcache_dir();
 	mktmp();
 	struct step *s = dryrun(c, nvcc, &n);
 	if (!s) {

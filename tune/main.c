@@ -434,6 +434,11 @@ main(int argc, char **argv)
 	options(&tu, argc, argv);
 	workdir(&tu);
 	keepnote(&tu);
+	/* every build of the session, the baseline's first, shares one cache of
+	 * nvcc's steps (driver/stepcache.c); MPCC_STEP_CACHE set (empty: none) wins */
+	char *cache = fmt("%s/cache", tu.workdir);
+	setenv("MPCC_STEP_CACHE", cache, 0);
+	free(cache);
 	catchint();
 	tu.eval = trials_run;
 	fprintf(stderr, "mpcc-tune: work directory %s\n", tu.workdir);

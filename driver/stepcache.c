@@ -1,0 +1,473 @@
+/* stepcache.c: a content-keyed cache of nvcc's steps (MPCC_STEP_CACHE=DIR).
+ *
+ * mpcc-tune rebuilds the user's whole program for every trial, but a setting
+ * changes only the PTX that cicc wrote, and only for the files whose kernels
+ * it names: cudafe++, cicc and the host compile of every other file give the
+ * same output in every trial. mpcc-tune sets MPCC_STEP_CACHE to a directory
+ * of its work directory for every build; there every compile of a .cu file
+ * takes the pipeline (run.c), and each step it runs goes through
+ * stepcache_run(). The steps kept are cudafe++, cicc, ptxas and the host
+ * compile of cudafe++'s output; the others run as they are: the
+ * preprocessing (-E) steps read headers nobody lists, and fatbinary takes a
+ * few hundredths of a second to write a C array four times the size of its
+ * input, which would fill the cache at every trial.
+ *
+ * A step's key is a hash of its command line, PATH, the working directory
+ * if the line asks for debug information (which records it, as ccache's
+ * hash_dir says), and the bytes of every file it reads: the files its line
+ * names that exist before it runs (its -o aside), and for a host compile the
+ * temporary files that its input #includes (cicc's stub, which includes the
+ * fatbinary). Its outputs are the files its line names that it made, and its
+ * -o. When it exits 0 having changed none of its inputs, they are kept in
+ * DIR/KEY with its stdout and stderr; a later step of the same key gets them
+ * back without running. An entry is written under a temporary name and
+ * renamed, so builds running at once can share DIR. DIR/log gets a line for
+ * each step looked up: "hit" or "miss", the key and the line.
+ *
+ * Each compile's temporary directory is its own (run.c), and its name is in
+ * the lines and in some outputs (cicc's stub names itself). The key and the
+ * kept outputs have it replaced by its template, ".../mpcc-XXXXXX", which is
+ * as long, so that a binary output stays valid; a hit puts back the
+ * compile's own name. nvcc's temporary names (tmpxft_<8 hex>_<8 hex>, from
+ * nvcc's pid) are made fixed when the cache is on (stepcache_fixnames()), so
+ * what a hit writes is byte for byte what the step would have written. */
+#define _GNU_SOURCE   /* memmem */
+#include "driver/mpcc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define VERSION "mpcc-step 1"
+
+struct job {
+	const char *line;
+	const char *tmp, *templ;  /* the compile's temporary directory, and its template */
+	struct args words;        /* the line as sh splits it */
+	struct args in;           /* the files it reads */
+	struct stat *st;          /* of each of in, before it runs */
+	struct args out;          /* the files it may write */
+	char key[33];
+};
+
+const char *
+stepcache_dir(void)
+{
+	const char *d = getenv("MPCC_STEP_CACHE");
+	return d && *d ? d : NULL;
+}
+
+/* nvcc's temporary names, tmpxft_<8 hex>_<8 hex>, made tmpxft_00000000_00000000 */
+void
+stepcache_fixnames(char *text)
+{
+	static const char hex[] = "0123456789abcdef";
+	for (char *p = text; (p = strstr(p, "tmpxft_")); p += 7) {
+		char *id = p + 7;
+		size_t a = strspn(id, hex), b = a == 8 && id[8] == '_' ? strspn(id + 9, hex) : 0;
+		if (b == 8) {
+			memset(id, '0', 8);
+			memset(id + 9, '0', 8);
+		}
+	}
+}
+
+/* every from in s[0..n) replaced by to, as long */
+static void
+replace(char *s, size_t n, const char *from, const char *to)
+{
+	size_t k = strlen(from);
+	for (char *p = s; (p = memmem(p, n - (p - s), from, k)); p += k)
+		memcpy(p, to, k);
+}
+
+/* FNV-1a, 128 bits (policies/hash.c): it only has to tell honest changes apart */
+typedef unsigned __int128 u128;
+
+static void
+feed(u128 *h, const void *p, size_t n)
+{
+	const u128 prime = ((u128)1 << 88) + ((u128)1 << 8) + 0x3b;
+	const uchar *b = p;
+	for (size_t i = 0; i < n; i++) {
+		*h ^= b[i];
+		*h *= prime;
+	}
+}
+
+/* a length-prefixed field, so that "ab"+"c" and "a"+"bc" differ */
+static void
+field(u128 *h, const char *s, size_t n)
+{
+	char len[32];
+	snprintf(len, sizeof len, "%zu\n", n);
+	feed(h, len, strlen(len));
+	feed(h, s, n);
+}
+
+static const char *
+progname_of(const struct args *a)
+{
+	const char *s = a->n ? strrchr(a->v[0], '/') : NULL;
+	return s ? s + 1 : a->n ? a->v[0] : "";
+}
+
+static int
+has(const struct args *a, const char *s)
+{
+	for (int i = 0; i < a->n; i++)
+		if (!strcmp(a->v[i], s))
+			return 1;
+	return 0;
+}
+
+/* host compiler options that write files the line does not name (ccache's
+ * "too hard"): a line with one runs uncached */
+static const char *const toohard[] = {
+	"-M", "-save-temps", "--coverage", "-ftest-coverage", "-fprofile-", "-fdump-",
+	"-fstack-usage", "-fcallgraph-info", "-gsplit-dwarf", "-Wa,",
+};
+
+/* the host compile of cudafe++'s output, a temporary file */
+static int
+hostcompile(const struct job *j)
+{
+	if (!has(&j->words, "-c"))
+		return 0;
+	for (int i = 1; i < j->words.n; i++)
+		if (endswith(j->words.v[i], ".cudafe1.cpp") && startswith(j->words.v[i], j->tmp))
+			return 1;
+	return 0;
+}
+
+/* is the line a step the cache keeps? */
+static int
+kept(const struct job *j)
+{
+	static const char *const progs[] = {"cudafe++", "cicc", "ptxas"};
+	const struct args *w = &j->words;
+	if (has(w, "-E"))
+		return 0;
+	for (int i = 1; i < w->n; i++)
+		for (size_t k = 0; k < countof(toohard); k++)
+			if (startswith(w->v[i], toohard[k]))
+				return 0;
+	for (size_t k = 0; k < countof(progs); k++)
+		if (!strcmp(progname_of(w), progs[k]))
+			return 1;
+	return hostcompile(j);
+}
+
+static int
+regular(const char *path, struct stat *st)
+{
+	return stat(path, st) == 0 && S_ISREG(st->st_mode);
+}
+
+/* the temporary files that path #includes as "name", found beside it as gcc
+ * finds them, and what they include: cudafe++'s output includes cicc's
+ * stub, which includes the fatbinary */
+static void
+includes(struct job *j, const char *path)
+{
+	char *text = readfile(path, NULL);
+	const char *dir = strrchr(path, '/');
+	for (const char *p = dir ? text : NULL; p && (p = strstr(p, "#include \"")); p++) {
+		p += strlen("#include \"");
+		char *f = fmt("%.*s/%.*s", (int)(dir - path), path, (int)strcspn(p, "\"\n"), p);
+		struct stat st;
+		if (startswith(f, j->tmp) && regular(f, &st) && !has(&j->in, f)) {
+			args_push(&j->in, f);
+			includes(j, f);
+		}
+		free(f);
+	}
+	free(text);
+}
+
+/* the file a word may name: the word, or what follows its last '='
+ * (--embedded-fatbin=F, --image3=kind=elf,sm=90,file=F) */
+static const char *
+wordpath(const char *w)
+{
+	const char *eq = strrchr(w, '=');
+	return eq ? eq + 1 : w;
+}
+
+/* the files the line names: those that exist are its inputs, the others
+ * and its -o (or fatbinary's --create) the outputs it may write */
+static void
+named(struct job *j)
+{
+	const struct args *w = &j->words;
+	for (int i = 1; i < w->n; i++) {
+		const char *f = wordpath(w->v[i]);
+		struct stat st;
+		if (!*f || has(&j->in, f) || has(&j->out, f))
+			continue;
+		if (!strcmp(w->v[i - 1], "-o") || startswith(w->v[i], "--create="))
+			args_push(&j->out, f);
+		else if (regular(f, &st))
+			args_push(&j->in, f);
+		else if (stat(f, &st) != 0)
+			args_push(&j->out, f);
+	}
+	for (int i = 1; i < w->n; i++)
+		if (endswith(w->v[i], ".cudafe1.cpp") && hostcompile(j))
+			includes(j, w->v[i]);
+	j->st = xcalloc(j->in.n + 1, sizeof *j->st);
+	for (int i = 0; i < j->in.n; i++)
+		stat(j->in.v[i], &j->st[i]);
+}
+
+/* did the step leave its inputs as it found them? */
+static int
+untouched(const struct job *j)
+{
+	for (int i = 0; i < j->in.n; i++) {
+		struct stat st;
+		const struct stat *a = &j->st[i];
+		if (stat(j->in.v[i], &st) != 0 || st.st_ino != a->st_ino || st.st_size != a->st_size ||
+		    st.st_mtim.tv_sec != a->st_mtim.tv_sec || st.st_mtim.tv_nsec != a->st_mtim.tv_nsec)
+			return 0;
+	}
+	return 1;
+}
+
+/* does the line ask for debug information: gcc's -g*, cicc's -g and
+ * -generate-line-info, ptxas's -g and -lineinfo? */
+static int
+debuginfo(const struct args *w)
+{
+	for (int i = 1; i < w->n; i++)
+		if (startswith(w->v[i], "-g") || !strcmp(w->v[i], "-G") || !strcmp(w->v[i], "-lineinfo"))
+			return 1;
+	return 0;
+}
+
+/* the key: the line, the PATH it finds its tools on, where it runs if it
+ * records that, and the bytes it reads, the temporary directory's name
+ * masked */
+static void
+key(struct job *j)
+{
+	u128 h = ((u128)0x6c62272e07bb0142 << 64) | 0x62b821756295c58d;
+	char cwd[4096] = "";
+	const char *path = getenv("PATH");
+	if (debuginfo(&j->words) && !getcwd(cwd, sizeof cwd))
+		*cwd = 0;
+	field(&h, VERSION, strlen(VERSION));
+	field(&h, cwd, strlen(cwd));
+	field(&h, path ? path : "", path ? strlen(path) : 0);
+	for (int i = 0; i < j->words.n; i++) {
+		char *w = xstrdup(j->words.v[i]);
+		replace(w, strlen(w), j->tmp, j->templ);
+		field(&h, w, strlen(w));
+		free(w);
+	}
+	for (int i = 0; i < j->in.n; i++) {
+		size_t n = 0;
+		char *s = readfile(j->in.v[i], &n);
+		if (s)
+			replace(s, n, j->tmp, j->templ);
+		field(&h, s ? s : "", n);
+		free(s);
+	}
+	for (int i = 0; i < 16; i++, h >>= 8)
+		snprintf(j->key + 2 * i, 3, "%02x", (uint)(h & 0xff));
+}
+
+static int
+writeall(int fd, const char *s, size_t n)
+{
+	while (n) {
+		ssize_t k = write(fd, s, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -1;
+		s += k, n -= k;
+	}
+	return 0;
+}
+
+/* the log is for people and tests: a line it cannot take stops nothing */
+static void
+logline(const struct job *j, const char *dir, const char *what)
+{
+	char *path = fmt("%s/log", dir), *line = fmt("%s %s %s\n", what, j->key, j->line);
+	replace(line, strlen(line), j->tmp, j->templ);
+	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT, 0666);
+	if (fd >= 0) {
+		writeall(fd, line, strlen(line));
+		close(fd);
+	}
+	free(path);
+	free(line);
+}
+
+/* an entry: "mpcc-step 1\n", then for each output "file SIZE PATH\n"
+ * and its bytes, and "stdout SIZE\n", "stderr SIZE\n" and theirs */
+static void
+record(struct buf *b, const char *what, const char *path, const char *s, size_t n)
+{
+	buf_printf(b, "%s %zu%s%s\n", what, n, path ? " " : "", path ? path : "");
+	buf_put(b, s, n);
+}
+
+/* the entry of the step that just ran (outputs, stdout in out, stderr in
+ * err) into DIR/KEY */
+static void
+store(const struct job *j, const char *dir, const char *out, const char *err)
+{
+	struct buf b = BUF_INIT;
+	buf_puts(&b, VERSION "\n");
+	for (int i = 0; i < j->out.n; i++) {
+		size_t n;
+		struct stat st;
+		char *s = regular(j->out.v[i], &st) ? readfile(j->out.v[i], &n) : NULL;
+		if (s)
+			record(&b, "file", j->out.v[i], s, n);
+		free(s);
+	}
+	const char *std[] = {out, err};
+	for (int i = 0; i < 2; i++) {
+		size_t n = 0;
+		char *s = readfile(std[i], &n);
+		record(&b, i ? "stderr" : "stdout", NULL, s ? s : "", n);
+		free(s);
+	}
+	replace(b.s, b.n, j->tmp, j->templ);
+	char *path = fmt("%s/%s", dir, j->key);
+	if (writefile(path, b.s, b.n) != 0)
+		warn("cannot write to the step cache '%s': %s", path, strerror(errno));
+	free(path);
+	buf_release(&b);
+}
+
+/* a hit: the outputs of the entry text[0..n) written back, its stdout and
+ * stderr said (stderr to err when given); -1 if it cannot be read */
+static int
+restore(const struct job *j, char *text, size_t n, const char *err)
+{
+	char *p = text, *end = text + n;
+	replace(text, n, j->templ, j->tmp);
+	if (!startswith(p, VERSION "\n"))
+		return -1;
+	p += strlen(VERSION "\n");
+	while (p < end) {
+		char what[16], *nl = memchr(p, '\n', end - p);
+		size_t size;
+		int at = 0;
+		if (!nl || sscanf(p, "%15s %zu%n", what, &size, &at) != 2 || size > (size_t)(end - nl - 1))
+			return -1;
+		char *path = p[at] == ' ' ? xstrndup(p + at + 1, nl - p - at - 1) : NULL, *s = nl + 1;
+		int bad = 0;
+		if (!strcmp(what, "file"))
+			bad = !path || writefile(path, s, size) != 0;
+		else if (!strcmp(what, "stdout"))
+			bad = writeall(1, s, size) != 0;
+		else if (!strcmp(what, "stderr"))
+			bad = err ? writefile(err, s, size) != 0 : writeall(2, s, size) != 0;
+		free(path);
+		if (bad)
+			return -1;
+		p = s + size;
+	}
+	return 0;
+}
+
+/* sh -c line in this process group, its stdout and stderr to files when
+ * given; the exit status as sh gives it */
+static int
+runsh(const char *line, const char *out, const char *err)
+{
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0)
+		die("cannot fork: %s", strerror(errno));
+	if (pid == 0) {
+		if (out && (close(1), open(out, O_WRONLY | O_CREAT | O_TRUNC, 0666)) != 1)
+			_exit(127);
+		if (err && (close(2), open(err, O_WRONLY | O_CREAT | O_TRUNC, 0666)) != 2)
+			_exit(127);
+		execl("/bin/sh", "sh", "-c", line, (char *)NULL);
+		_exit(127);
+	}
+	int st;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			die("waitpid: %s", strerror(errno));
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* a miss: run the step with its stdout and stderr caught, keep it if it
+ * succeeded, then say what it said */
+static int
+miss(const struct job *j, const char *dir, const char *err)
+{
+	char *o = fmt("%s/%ld.step.out", j->tmp, (long)getpid());
+	char *e = fmt("%s/%ld.step.err", j->tmp, (long)getpid());
+	int st = runsh(j->line, o, e);
+	if (st == 0 && untouched(j))
+		store(j, dir, o, e);
+	size_t n = 0;
+	char *s = readfile(o, &n);
+	writeall(1, s ? s : "", n);
+	free(s);
+	s = readfile(e, &n);
+	if (err)
+		writefile(err, s ? s : "", s ? n : 0);
+	else
+		writeall(2, s ? s : "", s ? n : 0);
+	free(s);
+	unlink(o);
+	unlink(e);
+	free(o);
+	free(e);
+	return st;
+}
+
+static void
+job_release(struct job *j)
+{
+	args_release(&j->words);
+	args_release(&j->in);
+	args_release(&j->out);
+	free(j->st);
+}
+
+static const char *
+env(const char *name)
+{
+	return getenv(name);
+}
+
+int
+stepcache_run(const char *dir, const char *tmp, const char *templ, const char *line,
+              const char *err)
+{
+	struct job j = {.line = line, .tmp = tmp, .templ = templ};
+	if (!dir || shsplit(&j.words, line, env) < 0 || !kept(&j)) {
+		job_release(&j);
+		return runsh(line, NULL, err);
+	}
+	mkdir(dir, 0777);
+	named(&j);
+	key(&j);
+	size_t n;
+	char *path = fmt("%s/%s", dir, j.key), *text = readfile(path, &n);
+	int st = 0;
+	int hit = text && restore(&j, text, n, err) == 0;
+	logline(&j, dir, hit ? "hit" : "miss");
+	if (!hit)
+		st = miss(&j, dir, err);
+	free(text);
+	free(path);
+	job_release(&j);
+	return st;
+}
