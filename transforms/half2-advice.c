@@ -130,12 +130,15 @@ count(struct h2 *h, uint b, const Ins *i, double w)
 		addx2(h, &h->pair, i, w);
 		for (uint k = 1; k < i->narg; k++)
 			x2operand(h, i->arg[k], w);
-		h->nx2++;
+		if (h2_pairable(h, i))
+			h->nx2++;
+		else
+			h->nx2mov++;
 	} else if (pd && i->op == Oselp) {
 		x2operand(h, i->arg[1], w);
 		x2operand(h, i->arg[2], w);
 		h->pair.other += 2 * w;
-		h->nx2++;
+		h->nx2mov++;
 	} else if (h2_pairsetp(h, i) && h2_packedsrc(h, i) && !i->pred.kind) {
 		h->pair.x2 += w;
 		x2operand(h, i->arg[1], w);
@@ -330,7 +333,7 @@ h2_notpaying(const struct h2 *h)
 	/* every thread computes the same: nothing for a pair to share but
 	 * the thread itself, and such kernels are launched with one (a public
 	 * n-body's serial energy sum) */
-	if (!h->nx2 && !h->nlane)
+	if (!h->nx2 && !h->nx2mov && !h->nlane)
 		return arena_strdup(h->a, "nothing to pair: no instruction differs between the threads");
 	for (int k = 0; k < h->nsm; k++) {
 		if (!target(h->sm[k]))
@@ -357,8 +360,8 @@ h2_notpaying(const struct h2 *h)
 }
 
 /* the statistics: what pairing made of the kernel, and the prediction */
-enum { ST_TYPE, ST_PAIRING, ST_X2, ST_LANE, ST_UNIFORM, ST_PACKS, ST_UNPACKS, ST_VARYBR, ST_MASKED,
-       ST_PREDICTED, ST_BOUND, ST_REGS, ST_PREGS, ST_RANGE };
+enum { ST_TYPE, ST_PAIRING, ST_X2, ST_X2MOV, ST_LANE, ST_UNIFORM, ST_PACKS, ST_UNPACKS, ST_VARYBR,
+       ST_MASKED, ST_PREDICTED, ST_BOUND, ST_REGS, ST_PREGS, ST_RANGE };
 enum { RG_OVER, RG_UNDER };
 
 static const struct field rangekey[] = {
@@ -368,7 +371,10 @@ static const struct field rangekey[] = {
 static const struct field statkey[] = {
 	[ST_TYPE] = {"type", FSTR, 0, 0, NULL, 0, "f16, bf16 or f32 lanes"},
 	[ST_PAIRING] = {"pairing", FSTR, 0, 0, NULL, 0, "threads or blocks"},
-	[ST_X2] = {"x2", FINT, 0, 0, NULL, 0, "f32 instructions that became one x2 instruction"},
+	[ST_X2] = {"x2", FINT, 0, 0, NULL, 0,
+	           "f32 arithmetic and compares that became one f16x2 (bf16x2) instruction"},
+	[ST_X2MOV] = {"x2_moves", FINT, 0, 0, NULL, 0,
+	              "f32 moves and selects that became one b32 move or select of a packed value"},
 	[ST_LANE] = {"per_lane", FINT, 0, 0, NULL, 0, "instructions run once per lane"},
 	[ST_UNIFORM] = {"uniform", FINT, 0, 0, NULL, 0, "instructions run once for both lanes"},
 	[ST_PACKS] = {"packs", FINT, 0, 0, NULL, 0, "two f32 values packed into one register"},
@@ -391,7 +397,8 @@ char *
 h2_stats(const struct h2 *h)
 {
 	static const char *const ty[] = {"f16", "bf16", "f32"};
-	const int v[] = {[ST_X2] = h->nx2, [ST_LANE] = h->nlane, [ST_UNIFORM] = h->nuniform,
+	const int v[] = {[ST_X2] = h->nx2, [ST_X2MOV] = h->nx2mov, [ST_LANE] = h->nlane,
+	                 [ST_UNIFORM] = h->nuniform,
 	                 [ST_PACKS] = h->npack, [ST_UNPACKS] = h->nunpack, [ST_VARYBR] = h->nvarybr,
 	                 [ST_MASKED] = h->ndiv};
 	struct statw w;

@@ -53,6 +53,7 @@ struct h2 {
 	/* the cost model and advice (half2-cost.c) */
 	struct pipes orig, pair;  /* per logical-thread pair, as written and paired */
 	int nx2, nlane, nuniform, npack, nunpack;   /* instructions, unweighted */
+	int nx2mov;          /* moves and selects of packed values: one b32 instruction */
 	int rangeover, rangeunder;                  /* f32 constants outside the type's range */
 	int nsm;
 	int sm[16];
