@@ -72,14 +72,15 @@ firstsrc(const Ins *i)
 	return 1;
 }
 
-/* is operand r a constant of 2^52 or more, or a register that only ever
- * holds one (cicc moves libdevice's constants into registers first)? */
+/* is operand r a finite constant of 2^52 or more, or a register that only
+ * ever holds one (cicc moves libdevice's constants into registers first)?
+ * Infinity is no bit trick: sfu's f64 sqrt compares with it */
 static int
 bittrick(const Fn *fn, Ref r)
 {
 	double v;
 	if (r.kind == RImm)
-		return immval(fn, r, &v) && fabs(v) >= 0x1p52;
+		return immval(fn, r, &v) && isfinite(v) && fabs(v) >= 0x1p52;
 	if (r.kind != RReg || !fn->use || !fn->use[r.idx].ndef)
 		return 0;
 	for (uint d = 0; d < fn->use[r.idx].ndef; d++) {
