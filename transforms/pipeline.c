@@ -64,6 +64,27 @@ breakkernel(Fn *fn, const char *mangled, const char *demangled)
 		ins_insert(fn, bodystart(fn), i);
 }
 
+/* the passes of choice c on kernel fn, in the table's order, what became
+ * of each into o[t]; the passes that changed it (bit t). Each pass's
+ * figures are recounted on the kernel as the last one left it */
+static uint
+chain(struct passctx *cx, Fn *fn, const struct choice *c, struct outcome *o)
+{
+	uint applied = 0;
+	for (int t = 0; t < npass; t++) {
+		o[t] = (struct outcome){0};
+		if (!c->rule[t])
+			continue;
+		cx->changed = applied;
+		if (passes[t]->apply(cx, fn, c->rule[t]->param[t], &o[t]) == 0)
+			applied |= 1u << t;
+	}
+	for (int t = 0; t < npass; t++)
+		if ((applied & 1u << t) && passes[t]->recount)
+			passes[t]->recount(fn, &o[t]);
+	return applied;
+}
+
 /* the passes that won for one kernel, in the table's order; *applied gets
  * bit t for each pass t that changed it. quiet: a second run after a
  * fallback, whose outcomes the first run said and reported */
@@ -72,20 +93,16 @@ kernel(struct passctx *cx, Fn *fn, const struct hook *h, uint *applied, int quie
 {
 	char *mangled = symstr(cx->m, fn->sym), *demangled = demangle(mangled);
 	struct choice c;
+	struct outcome o[MAXPASS];
 	int rc = 0;
 
-	*applied = 0;
 	profile_match(h->prof, h->src, mangled, demangled, &c);
+	*applied = chain(cx, fn, &c, o);
 	for (int t = 0; t < npass; t++) {
-		const struct rule *r = c.rule[t];
-		struct outcome o = {0};
-		if (!r)
-			continue;
-		if (passes[t]->apply(cx, fn, r->param[t], &o) == 0)
-			*applied |= 1u << t;
-		rc |= outcome(h, mangled, demangled, t, r, &o, quiet);
-		free(o.why);
-		free(o.stats);
+		if (c.rule[t])
+			rc |= outcome(h, mangled, demangled, t, c.rule[t], &o[t], quiet);
+		free(o[t].why);
+		free(o[t].stats);
 	}
 	if (*applied && !quiet)
 		breakkernel(fn, mangled, demangled);
