@@ -326,6 +326,32 @@ h2_precision(const struct h2 *h)
 	return NULL;
 }
 
+/* why pairing will not pay on target k, or NULL */
+static const char *
+notpaying(const struct h2 *h, int k)
+{
+	const char *why;
+	if (!target(h->sm[k]))
+		return NULL;
+	if (membound(h, k) && (why = memwhy(h, k)))
+		return why;
+	/* two f32 lanes share index work, not arithmetic: on the bench
+	 * they gained only where memory bounds the kernel (0.98-1.00x
+	 * elsewhere; a public n-body's force kernel 0.61x) */
+	if (!membound(h, k) && h->type == F32)
+		return arena_fmt(h->a, "will not pay on sm_%d: pairing in f32 lanes pays only on "
+		                 "a kernel bound by memory, and this one is bound by %s (force: "
+		                 "true pairs it anyway)", h->sm[k], h->bound[k]);
+	if (h->speedup[k] >= PAYS)
+		return NULL;
+	if (!strcmp(h->bound[k], "memory"))
+		return arena_fmt(h->a, "will not pay on sm_%d: predicted %.2fx, the kernel is bound by memory "
+		           "(%.2f f32 operations per byte; pairing keeps f32 storage) "
+		           "(force: true pairs it anyway)", h->sm[k], h->speedup[k], intensity(h));
+	return arena_fmt(h->a, "will not pay on sm_%d: predicted %.2fx, bound by %s "
+	           "(force: true pairs it anyway)", h->sm[k], h->speedup[k], h->bound[k]);
+}
+
 const char *
 h2_notpaying(const struct h2 *h)
 {
@@ -335,27 +361,9 @@ h2_notpaying(const struct h2 *h)
 	 * n-body's serial energy sum) */
 	if (!h->nx2 && !h->nx2mov && !h->nlane)
 		return arena_strdup(h->a, "nothing to pair: no instruction differs between the threads");
-	for (int k = 0; k < h->nsm; k++) {
-		if (!target(h->sm[k]))
-			continue;
-		if (membound(h, k) && (why = memwhy(h, k)))
+	for (int k = 0; k < h->nsm; k++)
+		if ((why = notpaying(h, k)))
 			return why;
-		/* two f32 lanes share index work, not arithmetic: on the bench
-		 * they gained only where memory bounds the kernel (0.98-1.00x
-		 * elsewhere; a public n-body's force kernel 0.61x) */
-		if (!membound(h, k) && h->type == F32)
-			return arena_fmt(h->a, "will not pay on sm_%d: pairing in f32 lanes pays only on "
-			                 "a kernel bound by memory, and this one is bound by %s (force: "
-			                 "true pairs it anyway)", h->sm[k], h->bound[k]);
-		if (h->speedup[k] >= PAYS)
-			continue;
-		if (!strcmp(h->bound[k], "memory"))
-			return arena_fmt(h->a, "will not pay on sm_%d: predicted %.2fx, the kernel is bound by memory "
-			           "(%.2f f32 operations per byte; pairing keeps f32 storage) "
-			           "(force: true pairs it anyway)", h->sm[k], h->speedup[k], intensity(h));
-		return arena_fmt(h->a, "will not pay on sm_%d: predicted %.2fx, bound by %s "
-		           "(force: true pairs it anyway)", h->sm[k], h->speedup[k], h->bound[k]);
-	}
 	return NULL;
 }
 
@@ -433,7 +441,7 @@ h2_stats(const struct h2 *h)
 }
 
 void
-h2_explain(FILE *out, const struct h2 *h)
+h2_explain(FILE *out, const struct h2 *h, int paired)
 {
 	const char *x2 = h->type == BF16 ? "bf16x2" : "f16x2";
 	if (h->type == F32)
@@ -450,9 +458,15 @@ h2_explain(FILE *out, const struct h2 *h)
 			fprintf(out, "           sm_%d: no cost figures for this target\n", h->sm[k]);
 			continue;
 		}
+		/* the build's own test (h2_notpaying), not the prediction alone:
+		 * f16x2 lanes on a memory-bound sm_80 kernel are predicted 1.10x,
+		 * and the build leaves them to type: f32; and what pays may still
+		 * be left alone for its precision (h2_precision) */
+		const char *why = notpaying(h, k);
 		fprintf(out, "           sm_%d: the kernel is bound by %s; predicted %.2fx (from the PTX "
 		        "and the target's rates): %s\n", h->sm[k], h->bound[k], h->speedup[k],
-		        h->speedup[k] >= PAYS ? "pays" : h->force ? "will not pay (forced)" : "will not pay, left alone");
+		        why ? (h->force ? "will not pay (forced)" : "will not pay, left alone")
+		            : paired ? "pays" : "would pay, left alone");
 		if (membound(h, k) && h->regs[k][0] >= 0 && h->regs[k][1] >= 0)
 			fprintf(out, "           sm_%d: %d registers a thread, %d paired: %d warps an SM, "
 			        "%d paired\n", h->sm[k], h->regs[k][0], h->regs[k][1],
@@ -464,6 +478,6 @@ h2_explain(FILE *out, const struct h2 *h)
 	if (h->rangeunder)
 		fprintf(out, "           %d f32 constants are below the %s normal range and lose digits\n",
 		        h->rangeunder, h->type == BF16 ? "bf16" : "f16");
-	if (h->type == F16 && h->orig.bytes > 0)
+	if (h->type == F16 && h->orig.bytes > 0 && h->nx2 && paired)
 		fprintf(out, "           loaded values must stay within +-65504 in f16 (bf16 keeps f32's range)\n");
 }

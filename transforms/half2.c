@@ -169,6 +169,7 @@ apply(struct passctx *cx, Fn *fn, const struct params *p, struct outcome *o)
 	return rc;
 }
 
+/* what apply() decides, said: the same analysis and advice */
 static void
 explain(FILE *out, struct passctx *cx, Fn *fn, const struct params *p)
 {
@@ -178,9 +179,12 @@ explain(FILE *out, struct passctx *cx, Fn *fn, const struct params *p)
 	if (analyse(&h, &why) < 0) {
 		fprintf(out, "           half2 would leave it alone: %s\n", why);
 	} else {
-		if (!h.force)
+		if (!h.force) {
 			occupancy(&h, p);
-		h2_explain(out, &h);
+			if (!(why = h2_precision(&h)))
+				why = h2_notpaying(&h);
+		}
+		h2_explain(out, &h, !why);
 	}
 	arena_free(h.a);
 }

@@ -129,7 +129,7 @@ const char *h2_notpaying(const struct h2 *h);   /* why pairing will not pay, or 
 /* why half precision cannot be trusted with the kernel, or NULL */
 const char *h2_precision(const struct h2 *h);
 char *h2_stats(const struct h2 *h);       /* the report's JSON */
-void h2_explain(FILE *out, const struct h2 *h);
+void h2_explain(FILE *out, const struct h2 *h, int paired);   /* paired: the build pairs it */
 
 /* half2-lanes.c: the statements of the paired body */
 void h2_put(struct h2 *h, const Ins *i);                 /* append i */
