@@ -57,6 +57,7 @@ typedef struct Fn Fn;
 typedef struct Module Module;
 typedef struct Names Names;
 typedef struct Mods Mods;
+typedef struct Cvt Cvt;
 typedef struct Live Live;
 
 /* a span of text: into the module's source, or arena memory */
@@ -327,6 +328,17 @@ struct Mods {
 	uint vec;       /* 2, 4 or 8 for .v2, .v4, .v8; else 0 */
 };
 
+/* what a cvt does, read from its modifiers in any order: cicc writes
+ * cvt.f64.f32 and cvt.rn.f32.f64, and under -use_fast_math the same casts
+ * as cvt.ftz.f64.f32 and cvt.rn.ftz.f32.f64 */
+struct Cvt {
+	uchar dst, src;     /* the types: cvt.rn.f32.f64 converts f64 to f32 */
+	char rnd;           /* 'n' 'z' 'm' 'p' (.rn .rz .rm .rp, or .rni ... with irnd); 0: none */
+	uchar irnd;         /* rounds to an integral value (.rni .rzi .rmi .rpi) */
+	uchar ftz, sat;     /* .ftz: f32 subnormals in or out are flushed to zero; .sat */
+	uchar other;        /* a modifier besides these (.relu, .satfinite ...) */
+};
+
 /* table.c */
 int tyof(Str s);                            /* T* of a type name ("f32"), Tnone if none */
 void modsplit(const Ins *i, Mods *md);
@@ -337,6 +349,7 @@ int modspace(const Mods *md, const char *sp);
 int modtype(const Mods *md, int ty);        /* ty is among the type parts */
 int hasmod(const Ins *i, const char *m);    /* modhas() of i's name */
 int hasspace(const Ins *i, const char *sp); /* modspace() of i's name */
+int cvtof(const Ins *i, Cvt *c);             /* 1 if i is a cvt of two types, else 0 */
 int streq(Str s, const char *t);            /* s is t */
 /* the value of an immediate as written: 'f' for 0fXXXXXXXX (f32 bits),
  * 'd' for 0dXXXXXXXXXXXXXXXX (f64 bits), 'n' for a decimal or 0x number;

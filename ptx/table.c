@@ -98,6 +98,35 @@ hasspace(const Ins *i, const char *sp)
 }
 
 int
+cvtof(const Ins *i, Cvt *c)
+{
+	Mods md;
+	memset(c, 0, sizeof *c);
+	if (i->op != Ocvt)
+		return 0;
+	modsplit(i, &md);
+	if (md.nt != 2)
+		return 0;
+	c->dst = md.t[0], c->src = md.t[1];
+	for (uint k = 1; k < md.n; k++) {
+		Str p = md.part[k];
+		if (tyof(p))
+			continue;
+		if (p.n >= 2 && p.n <= 3 && p.s[0] == 'r' && strchr("nzmp", p.s[1]) &&
+		    (p.n == 2 || p.s[2] == 'i')) {
+			c->rnd = p.s[1];
+			c->irnd = p.n == 3;
+		} else if (streq(p, "ftz"))
+			c->ftz = 1;
+		else if (streq(p, "sat"))
+			c->sat = 1;
+		else
+			c->other = 1;
+	}
+	return 1;
+}
+
+int
 immnum(Str t, double *v)
 {
 	char buf[64], *end;

@@ -7,7 +7,24 @@
  * instructions are rewritten in f32 (immediates folded to f32 ones), the
  * entry conversions nothing reads any more are dropped, and the new
  * statements inserted from the end of the body, so that the positions
- * still to use do not move. */
+ * still to use do not move.
+ *
+ * Flushing. Under -use_fast_math cicc writes the promotions into f64 as
+ * cvt.ftz.f64.f32 and the way back as cvt.rn.ftz.f32.f64: an f32
+ * subnormal going in is read as zero, a result that is subnormal in f32
+ * comes out as zero; the f64 operations between them flush nothing (PTX
+ * has no .ftz for f64). A set whose conversions flush (struct set's ftz)
+ * is lowered into the f32 operations' .ftz forms: then an input is flushed
+ * where the conversion flushed it and a result where the conversion
+ * flushed it, which is what the same kernel with float literals makes
+ * under -use_fast_math. What differs from the f64 code is only an
+ * intermediate value below FLT_MIN (1.2e-38), which f64 kept and f32 now
+ * flushes: an absolute error below FLT_MIN, which the build's flag asked
+ * for in every other f32 operation of the kernel. A value that reaches an
+ * output through moves and selects alone (no .ftz form) is flushed where it
+ * enters (cvt.ftz.f32.f32, cvt.rn.ftz.f32.f64). A set whose conversions do
+ * not flush (a plain build, or f64 data) is lowered without .ftz: f32
+ * keeps subnormals, as the f64 code did. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,7 +32,9 @@
 
 struct lower {
 	struct fs *a;
+	const uchar *ch;    /* the chosen instructions (old indices) */
 	uint *s32;          /* per register: its f32 shadow (lowered, or entered), ~0u */
+	uchar *ftz;         /* per register: read or written by a set that flushes */
 	uint shift, from;   /* declarations inserted at from: old index k >= from is k + shift */
 };
 
@@ -54,14 +73,32 @@ imm32(const Fn *fn, Ref r)
 	return arena_fmt(fn->mod->arena, "0f%08X", u);
 }
 
-/* name with every .f64 made .f32 */
-static const char *
-name32(const Fn *fn, Str s)
+/* f32 operations with a .ftz form (mov, selp and copysign have none) */
+static int
+hasftz(const Ins *i)
 {
-	char *n = arena_strndup(fn->mod->arena, s.s, s.n);
+	switch (i->op) {
+	case Oadd: case Osub: case Omul: case Ofma: case Omad: case Odiv: case Osqrt: case Orcp:
+	case Orsqrt: case Omin: case Omax: case Oabs: case Oneg: case Osetp: case Ocvt:
+		return 1;
+	}
+	return 0;
+}
+
+/* i's name with every .f64 made .f32; with ftz, and where i has a .ftz
+ * form, .ftz before the first type: fma.rn.f64 -> fma.rn.ftz.f32,
+ * setp.lt.and.f64 -> setp.lt.and.ftz.f32, cvt.rni.f64.f64 ->
+ * cvt.rni.ftz.f32.f32 */
+static const char *
+name32(const Fn *fn, const Ins *i, int ftz)
+{
+	char *n = arena_strndup(fn->mod->arena, i->name.s, i->name.n);
 	for (char *p = n; (p = strstr(p, ".f64")); p += 4)
 		memcpy(p, ".f32", 4);
-	return n;
+	if (!ftz || !hasftz(i) || hasmod(i, "ftz"))
+		return n;
+	char *t = strstr(n, ".f32");
+	return arena_fmt(fn->mod->arena, "%.*s.ftz%s", (int)(t - n), n, t);
 }
 
 static void
@@ -72,12 +109,12 @@ replace(Fn *fn, uint at, const char *text)
 
 /* rewrite the chosen instruction at (its new index) in f32 */
 static void
-rewrite(struct lower *lw, uint at)
+rewrite(struct lower *lw, uint at, int ftz)
 {
 	Fn *fn = lw->a->fn;
 	const Ins *i = &fn->ins[at];
 	struct buf b = BUF_INIT;
-	buf_printf(&b, "%s%s ", guardtext(fn, i), name32(fn, i->name));
+	buf_printf(&b, "%s%s ", guardtext(fn, i), name32(fn, i, ftz));
 	for (uint j = 0; j < i->narg; j++) {
 		Ref r = i->arg[j];
 		if (j)
@@ -134,6 +171,37 @@ shadows(struct lower *lw, const uchar *ch)
 	}
 }
 
+/* registers a set that flushes reads or writes (before shadows() moves
+ * the statements) */
+static void
+flushing(struct lower *lw)
+{
+	struct fs *a = lw->a;
+	const Fn *fn = a->fn;
+	uchar *one = arena_alloc(a->a, a->n + 1);
+	lw->ftz = arena_alloc(a->a, fn->nreg + 1);
+	for (uint k = 0; k < a->n; k++)
+		if (lw->ch[k] && a->set[k] >= 0 && a->s[a->set[k]].ftz) {
+			one[k] = 1;
+			fs_touched(a, one, lw->ftz, lw->ftz);
+			one[k] = 0;
+		}
+}
+
+/* does a chosen instruction pass register r on without flushing it (a
+ * mov, selp or copysign)? */
+static int
+passeson(const struct lower *lw, uint r)
+{
+	const Fn *fn = lw->a->fn;
+	for (uint j = 0; j < fn->use[r].nuse; j++) {
+		uint k = fn->use[r].use[j];
+		if (lw->ch[k] && !hasftz(&fn->ins[newidx(lw, k)]))
+			return 1;
+	}
+	return 0;
+}
+
 /* edit e of the plan as text to insert (into add), or done in place: the
  * f32 shadow sh of its register, dead[] the entries to drop */
 static void
@@ -149,20 +217,22 @@ edit1(struct lower *lw, const struct edit *e, int seq, struct ins1 *add, int *na
 		g = e->after ? guardtext(fn, i) : "";
 		add[(*nadd)++] = (struct ins1){at + e->after, seq,
 		                               e->dir ? arena_fmt(A, "%scvt.f64.f32 %s, %s;", g, r, sh)
-		                                      : arena_fmt(A, "%scvt.rn.f32.f64 %s, %s;", g, sh, r)};
+		                                      : arena_fmt(A, "%scvt.rn%s.f32.f64 %s, %s;", g,
+		                                                  lw->ftz[e->reg] ? ".ftz" : "", sh, r)};
 		break;
 	case X_MOV:
-		add[(*nadd)++] = (struct ins1){at + 1, seq, arena_fmt(A, "%smov.f32 %s, %s;",
-		                               guardtext(fn, i), sh, refstr(fn, i->arg[1]))};
+		nm = lw->ftz[e->reg] && passeson(lw, e->reg) ? "cvt.ftz.f32.f32" : "mov.f32";
+		add[(*nadd)++] = (struct ins1){at + 1, seq, arena_fmt(A, "%s%s %s, %s;",
+		                               guardtext(fn, i), nm, sh, refstr(fn, i->arg[1]))};
 		break;
 	case X_DEAD:
 		dead[e->at] = 1;
 		break;
 	case X_FOLD:
-		if (fn->reg[i->arg[0].idx].ty == Tf32 && strpre(i->name, "cvt.r") && i->name.n == 14)
-			nm = "mov.f32";
+		if (fn->reg[i->arg[0].idx].ty == Tf32 && fs_exitf32(i))
+			nm = "mov.f32";   /* flushed already where the set flushes */
 		else
-			nm = name32(fn, i->name);
+			nm = name32(fn, i, 0);
 		replace(fn, at, arena_fmt(A, "%s%s %s, %s;", guardtext(fn, i), nm,
 		                          refstr(fn, i->arg[0]), sh));
 		break;
@@ -173,7 +243,8 @@ void
 fs_lower(struct fs *a, const uchar *ch, const struct plan *p)
 {
 	Fn *fn = a->fn;
-	struct lower lw = {a, NULL, 0, 0};
+	struct lower lw = {a, ch, NULL, NULL, 0, 0};
+	flushing(&lw);
 	shadows(&lw, ch);
 	/* casts, movs and folds, computed on the old indices before rewriting */
 	struct ins1 *add = arena_alloc(a->a, (p->n + 1) * sizeof *add);
@@ -183,7 +254,7 @@ fs_lower(struct fs *a, const uchar *ch, const struct plan *p)
 		edit1(&lw, &p->e[j], (int)j, add, &nadd, dead);
 	for (uint k = 0; k < a->n; k++)
 		if (ch[k])
-			rewrite(&lw, newidx(&lw, k));
+			rewrite(&lw, newidx(&lw, k), a->s[a->set[k]].ftz);
 	/* insert from the end, so that the positions still to use do not move;
 	 * the dropped entries first, from the end too */
 	for (uint k = a->n; k-- > 0;)

@@ -72,14 +72,15 @@ firstsrc(const Ins *i)
 	return 1;
 }
 
-/* is operand r a constant of 2^52 or more, or a register that only ever
- * holds one (cicc moves libdevice's constants into registers first)? */
+/* is operand r a finite constant of 2^52 or more, or a register that only
+ * ever holds one (cicc moves libdevice's constants into registers first)?
+ * Infinity is no bit trick: sfu's f64 sqrt compares with it */
 static int
 bittrick(const Fn *fn, Ref r)
 {
 	double v;
 	if (r.kind == RImm)
-		return immval(fn, r, &v) && fabs(v) >= 0x1p52;
+		return immval(fn, r, &v) && isfinite(v) && fabs(v) >= 0x1p52;
 	if (r.kind != RReg || !fn->use || !fn->use[r.idx].ndef)
 		return 0;
 	for (uint d = 0; d < fn->use[r.idx].ndef; d++) {
@@ -301,36 +302,40 @@ push(struct plan *p, struct edit e)
 	p->folded += e.kind == X_FOLD || e.kind == X_DEAD;
 }
 
-/* cvt.f64.f32 r, x: an entry from f32 */
+/* cvt.f64.f32 r, x: an entry from f32 (cvt.ftz.f64.f32 under
+ * -use_fast_math: the same entry, x flushed if subnormal) */
 static int
 fromf32(const Fn *fn, uint k)
 {
 	const Ins *i = &fn->ins[k];
-	return i->op == Ocvt && streq(i->name, "cvt.f64.f32") && i->narg == 2 &&
-	       i->arg[1].kind == RReg;
+	Cvt c;
+	return cvtof(i, &c) && c.dst == Tf64 && c.src == Tf32 && !c.rnd && !c.sat && !c.other &&
+	       i->narg == 2 && i->arg[1].kind == RReg;
 }
 
-/* a use of r that reads it as f32 just as well: cvt.*.f32.f64 (the
- * rounding to f32 is the lowered operation's own), cvt.*.s32.f64 (to an
- * integer) */
+int
+fs_exitf32(const Ins *i)
+{
+	Cvt c;
+	return cvtof(i, &c) && c.dst == Tf32 && c.src == Tf64 && c.rnd && !c.irnd && !c.sat &&
+	       !c.other;
+}
+
+/* a use of r that reads it as f32 just as well: cvt.rn.f32.f64 (the
+ * rounding to f32 is the lowered operation's own; .ftz or not), cvt.rni.s32.f64
+ * (to an integer) */
 static int
 tof32(const Fn *fn, uint k, uint r)
 {
 	const Ins *i = &fn->ins[k];
-	if (i->op != Ocvt || i->narg != 2 || i->arg[1].kind != RReg || i->arg[1].idx != r ||
+	Cvt c;
+	if (!cvtof(i, &c) || i->narg != 2 || i->arg[1].kind != RReg || i->arg[1].idx != r ||
 	    i->arg[0].kind != RReg)
 		return 0;
-	if (strpre(i->name, "cvt.rn.f32.f64") || strpre(i->name, "cvt.rz.f32.f64") ||
-	    strpre(i->name, "cvt.rm.f32.f64") || strpre(i->name, "cvt.rp.f32.f64"))
-		return fn->reg[i->arg[0].idx].ty == Tf32 && i->name.n == 14;
-	static const char *const ints[] = {".s32.f64", ".u32.f64", ".s64.f64", ".u64.f64"};
-	for (size_t j = 0; j < countof(ints); j++)
-		if (i->name.n > 12 && !memcmp(i->name.s + i->name.n - 8, ints[j], 8) &&
-		    (strpre(i->name, "cvt.rni.") || strpre(i->name, "cvt.rzi.") ||
-		     strpre(i->name, "cvt.rmi.") || strpre(i->name, "cvt.rpi.")) &&
-		    !hasmod(i, "sat"))
-			return 1;
-	return 0;
+	if (fs_exitf32(i))
+		return fn->reg[i->arg[0].idx].ty == Tf32;
+	return c.src == Tf64 && c.irnd && !c.sat && !c.other && !c.ftz &&
+	       (c.dst == Ts32 || c.dst == Tu32 || c.dst == Ts64 || c.dst == Tu64);
 }
 
 /* the entry of register r into the chosen instructions */
@@ -515,9 +520,12 @@ measure(struct fs *a)
 		st->folded = p.folded;
 		st->rac = p.casts ? (double)st->ops / p.casts : INFINITY;
 		st->accidental = !p.casts && p.folded > 0;
-		for (uint j = 0; j < p.n; j++)
+		for (uint j = 0; j < p.n; j++) {
 			if (p.e[j].kind == X_MOV && !st->promo)
 				st->promo = insline(fn, p.e[j].at, NULL);
+			if (p.e[j].kind != X_CAST && hasmod(&fn->ins[p.e[j].at], "ftz"))
+				st->ftz = 1;
+		}
 		for (int j = 0; j < a->nt; j++)
 			st->pred[j] = predict(a, j, ch);
 		fs_choose(a, ch, s, 0);

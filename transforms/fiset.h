@@ -19,6 +19,8 @@ struct set {
 	int accidental;      /* every entry a cvt.f64.f32 or constant, every exit a cvt to f32 */
 	double rac;          /* ops / casts; INFINITY without casts */
 	uint promo;          /* line of the first cvt.f64.f32 it folds (accidental), 0 */
+	int ftz;             /* a conversion it folds flushes f32 subnormals (.ftz: cicc's
+	                      * -ftz=1, under -use_fast_math): its f32 form flushes too */
 	double pred[MAXT];   /* predicted kernel speedup per target */
 	int lower;           /* chosen */
 	const char *why;     /* why not chosen (static, or text in fs.a) */
@@ -82,6 +84,8 @@ void fs_plan(const struct fs *a, const uchar *ch, struct plan *p);
 void fs_predict(struct fs *a, int j, const uchar *ch, double x[2]);
 void fs_choose(const struct fs *a, uchar *ch, int set, int on);   /* set's instructions in ch */
 int f64reg(const Fn *fn, Ref r);
+/* i is cvt.rn.f32.f64 (any float rounding, .ftz or not): an exit to f32 */
+int fs_exitf32(const Ins *i);
 uint firstsrc(const Ins *i);    /* the first argument that is an operand */
 /* the f64 registers i reads, into regs (at most 8) */
 int srcregs(const Fn *fn, const Ins *i, uint *regs);

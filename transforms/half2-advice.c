@@ -130,12 +130,15 @@ count(struct h2 *h, uint b, const Ins *i, double w)
 		addx2(h, &h->pair, i, w);
 		for (uint k = 1; k < i->narg; k++)
 			x2operand(h, i->arg[k], w);
-		h->nx2++;
+		if (h2_pairable(h, i))
+			h->nx2++;
+		else
+			h->nx2mov++;
 	} else if (pd && i->op == Oselp) {
 		x2operand(h, i->arg[1], w);
 		x2operand(h, i->arg[2], w);
 		h->pair.other += 2 * w;
-		h->nx2++;
+		h->nx2mov++;
 	} else if (h2_pairsetp(h, i) && h2_packedsrc(h, i) && !i->pred.kind) {
 		h->pair.x2 += w;
 		x2operand(h, i->arg[1], w);
@@ -324,6 +327,32 @@ h2_precision(const struct h2 *h)
 	return NULL;
 }
 
+/* why pairing will not pay on target k, or NULL */
+static const char *
+notpaying(const struct h2 *h, int k)
+{
+	const char *why;
+	if (!target(h->sm[k]))
+		return NULL;
+	if (membound(h, k) && (why = memwhy(h, k)))
+		return why;
+	/* two f32 lanes share index work, not arithmetic: on the bench
+	 * they gained only where memory bounds the kernel (0.98-1.00x
+	 * elsewhere; a public n-body's force kernel 0.61x) */
+	if (!membound(h, k) && h->type == F32)
+		return arena_fmt(h->a, "will not pay on sm_%d: pairing in f32 lanes pays only on "
+		                 "a kernel bound by memory, and this one is bound by %s (force: "
+		                 "true pairs it anyway)", h->sm[k], h->bound[k]);
+	if (h->speedup[k] >= PAYS)
+		return NULL;
+	if (!strcmp(h->bound[k], "memory"))
+		return arena_fmt(h->a, "will not pay on sm_%d: predicted %.2fx, the kernel is bound by memory "
+		           "(%.2f f32 operations per byte; pairing keeps f32 storage) "
+		           "(force: true pairs it anyway)", h->sm[k], h->speedup[k], intensity(h));
+	return arena_fmt(h->a, "will not pay on sm_%d: predicted %.2fx, bound by %s "
+	           "(force: true pairs it anyway)", h->sm[k], h->speedup[k], h->bound[k]);
+}
+
 const char *
 h2_notpaying(const struct h2 *h)
 {
@@ -331,35 +360,17 @@ h2_notpaying(const struct h2 *h)
 	/* every thread computes the same: nothing for a pair to share but
 	 * the thread itself, and such kernels are launched with one (a public
 	 * n-body's serial energy sum) */
-	if (!h->nx2 && !h->nlane)
+	if (!h->nx2 && !h->nx2mov && !h->nlane)
 		return arena_strdup(h->a, "nothing to pair: no instruction differs between the threads");
-	for (int k = 0; k < h->nsm; k++) {
-		if (!target(h->sm[k]))
-			continue;
-		if (membound(h, k) && (why = memwhy(h, k)))
+	for (int k = 0; k < h->nsm; k++)
+		if ((why = notpaying(h, k)))
 			return why;
-		/* two f32 lanes share index work, not arithmetic: on the bench
-		 * they gained only where memory bounds the kernel (0.98-1.00x
-		 * elsewhere; a public n-body's force kernel 0.61x) */
-		if (!membound(h, k) && h->type == F32)
-			return arena_fmt(h->a, "will not pay on sm_%d: pairing in f32 lanes pays only on "
-			                 "a kernel bound by memory, and this one is bound by %s (force: "
-			                 "true pairs it anyway)", h->sm[k], h->bound[k]);
-		if (h->speedup[k] >= PAYS)
-			continue;
-		if (!strcmp(h->bound[k], "memory"))
-			return arena_fmt(h->a, "will not pay on sm_%d: predicted %.2fx, the kernel is bound by memory "
-			           "(%.2f f32 operations per byte; pairing keeps f32 storage) "
-			           "(force: true pairs it anyway)", h->sm[k], h->speedup[k], intensity(h));
-		return arena_fmt(h->a, "will not pay on sm_%d: predicted %.2fx, bound by %s "
-		           "(force: true pairs it anyway)", h->sm[k], h->speedup[k], h->bound[k]);
-	}
 	return NULL;
 }
 
 /* the statistics: what pairing made of the kernel, and the prediction */
-enum { ST_TYPE, ST_PAIRING, ST_X2, ST_LANE, ST_UNIFORM, ST_PACKS, ST_UNPACKS, ST_VARYBR, ST_MASKED,
-       ST_PREDICTED, ST_BOUND, ST_REGS, ST_PREGS, ST_RANGE };
+enum { ST_TYPE, ST_PAIRING, ST_X2, ST_X2MOV, ST_LANE, ST_UNIFORM, ST_PACKS, ST_UNPACKS, ST_VARYBR,
+       ST_MASKED, ST_PREDICTED, ST_BOUND, ST_REGS, ST_PREGS, ST_RANGE };
 enum { RG_OVER, RG_UNDER };
 
 static const struct field rangekey[] = {
@@ -369,7 +380,10 @@ static const struct field rangekey[] = {
 static const struct field statkey[] = {
 	[ST_TYPE] = {"type", FSTR, 0, 0, NULL, 0, "f16, bf16 or f32 lanes"},
 	[ST_PAIRING] = {"pairing", FSTR, 0, 0, NULL, 0, "threads or blocks"},
-	[ST_X2] = {"x2", FINT, 0, 0, NULL, 0, "f32 instructions that became one x2 instruction"},
+	[ST_X2] = {"x2", FINT, 0, 0, NULL, 0,
+	           "f32 arithmetic and compares that became one f16x2 (bf16x2) instruction"},
+	[ST_X2MOV] = {"x2_moves", FINT, 0, 0, NULL, 0,
+	              "f32 moves and selects that became one b32 move or select of a packed value"},
 	[ST_LANE] = {"per_lane", FINT, 0, 0, NULL, 0, "instructions run once per lane"},
 	[ST_UNIFORM] = {"uniform", FINT, 0, 0, NULL, 0, "instructions run once for both lanes"},
 	[ST_PACKS] = {"packs", FINT, 0, 0, NULL, 0, "two f32 values packed into one register"},
@@ -392,7 +406,8 @@ char *
 h2_stats(const struct h2 *h)
 {
 	static const char *const ty[] = {"f16", "bf16", "f32"};
-	const int v[] = {[ST_X2] = h->nx2, [ST_LANE] = h->nlane, [ST_UNIFORM] = h->nuniform,
+	const int v[] = {[ST_X2] = h->nx2, [ST_X2MOV] = h->nx2mov, [ST_LANE] = h->nlane,
+	                 [ST_UNIFORM] = h->nuniform,
 	                 [ST_PACKS] = h->npack, [ST_UNPACKS] = h->nunpack, [ST_VARYBR] = h->nvarybr,
 	                 [ST_MASKED] = h->ndiv};
 	struct statw w;
@@ -427,7 +442,7 @@ h2_stats(const struct h2 *h)
 }
 
 void
-h2_explain(FILE *out, const struct h2 *h)
+h2_explain(FILE *out, const struct h2 *h, int paired)
 {
 	const char *x2 = h->type == BF16 ? "bf16x2" : "f16x2";
 	if (h->type == F32)
@@ -446,9 +461,15 @@ h2_explain(FILE *out, const struct h2 *h)
 			fprintf(out, "           sm_%d: no cost figures for this target\n", h->sm[k]);
 			continue;
 		}
+		/* the build's own test (h2_notpaying), not the prediction alone:
+		 * f16x2 lanes on a memory-bound sm_80 kernel are predicted 1.10x,
+		 * and the build leaves them to type: f32; and what pays may still
+		 * be left alone for its precision (h2_precision) */
+		const char *why = notpaying(h, k);
 		fprintf(out, "           sm_%d: the kernel is bound by %s; predicted %.2fx (from the PTX "
 		        "and the target's rates): %s\n", h->sm[k], h->bound[k], h->speedup[k],
-		        h->speedup[k] >= PAYS ? "pays" : h->force ? "will not pay (forced)" : "will not pay, left alone");
+		        why ? (h->force ? "will not pay (forced)" : "will not pay, left alone")
+		            : paired ? "pays" : "would pay, left alone");
 		if (membound(h, k) && h->regs[k][0] >= 0 && h->regs[k][1] >= 0)
 			fprintf(out, "           sm_%d: %d registers a thread, %d paired: %d warps an SM, "
 			        "%d paired\n", h->sm[k], h->regs[k][0], h->regs[k][1],
@@ -461,6 +482,6 @@ h2_explain(FILE *out, const struct h2 *h)
 		fprintf(out, "           %d f32 %s below the %s normal range and %s digits\n",
 		        h->rangeunder, plural(h->rangeunder, "constant is", "constants are"),
 		        h->type == BF16 ? "bf16" : "f16", plural(h->rangeunder, "loses", "lose"));
-	if (h->type == F16 && h->orig.bytes > 0)
+	if (h->type == F16 && h->orig.bytes > 0 && h->nx2 && paired)
 		fprintf(out, "           loaded values must stay within +-65504 in f16 (bf16 keeps f32's range)\n");
 }

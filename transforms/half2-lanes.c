@@ -546,11 +546,13 @@ x2setp(struct h2 *h, const Ins *i)
 	const char *a = x2arg(h, i->arg[1], 0), *c = x2arg(h, i->arg[2], 1);
 	uint p = i->arg[0].idx;
 	struct buf b = BUF_INIT;
-	const char *s = i->name.s, *e = s + i->name.n;
-	/* setp.lt.ftz.f32 -> setp.lt.ftz.f16x2 */
-	while (e > s && e[-1] != '.')
-		e--;
-	buf_put(&b, s, e - s);
+	Mods md;
+	/* setp.lt.ftz.f32 -> setp.lt.ftz.f16x2, setp.lt.bf16x2: bf16x2 has no
+	 * .ftz (-use_fast_math writes it on every f32 setp) */
+	modsplit(i, &md);
+	for (uint k = 0; k + 1 < md.n; k++)
+		if (!(h->type == BF16 && streq(md.part[k], "ftz")))
+			buf_printf(&b, "%.*s.", (int)md.part[k].n, md.part[k].s);
 	buf_printf(&b, "%s %s|%s, %s, %s;", h->type == BF16 ? "bf16x2" : "f16x2", regstr(h->fn, p),
 	           regstr(h->fn, h->l1[p]), a, c);
 	h2_emit(h, "%s", b.s);

@@ -127,12 +127,29 @@ occupancy(struct h2 *h, const struct params *p)
 	h2_occupancy(h);
 }
 
+/* Pairing runs much of a kernel once per lane: a pass before it whose
+ * report counts the kernel's instructions must recount them on the paired
+ * code (pass.h, recount), or its report would no longer be true of the
+ * output; a kernel such a pass changed is left alone */
+static char *
+uncounted(const struct passctx *cx)
+{
+	for (int t = 0; t < npass; t++)
+		if ((cx->changed & 1u << t) && passes[t]->stats && !passes[t]->recount)
+			return fmt("%s changed the kernel, and its report counts the kernel's "
+			           "instructions as one thread runs them: paired, they would no longer be "
+			           "true", passes[t]->schema.name);
+	return NULL;
+}
+
 static int
 apply(struct passctx *cx, Fn *fn, const struct params *p, struct outcome *o)
 {
 	struct h2 h;
 	const char *why;
 	int rc = -1;
+	if ((o->why = uncounted(cx)))
+		return -1;
 	setup(&h, cx, fn, p);
 	if (analyse(&h, &why) == 0 && !h.force) {
 		occupancy(&h, p);
@@ -152,6 +169,7 @@ apply(struct passctx *cx, Fn *fn, const struct params *p, struct outcome *o)
 	return rc;
 }
 
+/* what apply() decides, said: the same analysis and advice */
 static void
 explain(FILE *out, struct passctx *cx, Fn *fn, const struct params *p)
 {
@@ -161,9 +179,12 @@ explain(FILE *out, struct passctx *cx, Fn *fn, const struct params *p)
 	if (analyse(&h, &why) < 0) {
 		fprintf(out, "           half2 would leave it alone: %s\n", why);
 	} else {
-		if (!h.force)
+		if (!h.force) {
 			occupancy(&h, p);
-		h2_explain(out, &h);
+			if (!(why = h2_precision(&h)))
+				why = h2_notpaying(&h);
+		}
+		h2_explain(out, &h, !why);
 	}
 	arena_free(h.a);
 }

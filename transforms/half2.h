@@ -53,6 +53,7 @@ struct h2 {
 	/* the cost model and advice (half2-cost.c) */
 	struct pipes orig, pair;  /* per logical-thread pair, as written and paired */
 	int nx2, nlane, nuniform, npack, nunpack;   /* instructions, unweighted */
+	int nx2mov;          /* moves and selects of packed values: one b32 instruction */
 	int rangeover, rangeunder;                  /* f32 constants outside the type's range */
 	int nsm;
 	int sm[16];
@@ -128,7 +129,7 @@ const char *h2_notpaying(const struct h2 *h);   /* why pairing will not pay, or 
 /* why half precision cannot be trusted with the kernel, or NULL */
 const char *h2_precision(const struct h2 *h);
 char *h2_stats(const struct h2 *h);       /* the report's JSON */
-void h2_explain(FILE *out, const struct h2 *h);
+void h2_explain(FILE *out, const struct h2 *h, int paired);   /* paired: the build pairs it */
 
 /* half2-lanes.c: the statements of the paired body */
 void h2_put(struct h2 *h, const Ins *i);                 /* append i */

@@ -251,36 +251,114 @@ report(const char *path, struct passctx *cx, const struct step *st, Fn *fn,
 	free(dm);
 }
 
-/* run a pass on every kernel it selects, a note for each to stderr; with
- * dump, the pass's dump of each kernel after it ran */
+/* What the steps did: per kernel the passes that changed it (bit t:
+ * passes[t], what passctx_order() asks), and every outcome, said once the
+ * last step ran, when each pass's figures are recounted on the kernels as
+ * they leave (pass.h, recount) */
+struct said {
+	const struct step *st;
+	Fn *fn;
+	struct outcome o;
+	int applied;
+};
+struct ran {
+	const Fn **fn;
+	uint *bits;
+	int n, cap;
+	struct said *s;
+	int ns, caps;
+};
+
+static uint *
+changes_of(struct ran *c, const Fn *fn)
+{
+	for (int i = 0; i < c->n; i++)
+		if (c->fn[i] == fn)
+			return &c->bits[i];
+	if (c->n == c->cap) {
+		c->cap = c->cap ? 2 * c->cap : 64;
+		c->fn = xrealloc(c->fn, c->cap * sizeof *c->fn);
+		c->bits = xrealloc(c->bits, c->cap * sizeof *c->bits);
+	}
+	c->fn[c->n] = fn;
+	c->bits[c->n] = 0;
+	return &c->bits[c->n++];
+}
+
+static int
+passindex(const struct pass *p)
+{
+	for (int t = 0; t < npass; t++)
+		if (passes[t] == p)
+			return t;
+	BUG("mpcc-opt: a pass not in the table");
+}
+
+/* pass st on kernel fn; a pass after it in the table's order may have
+ * changed fn already: then it is left alone (passctx_order) */
+static int
+apply1(struct passctx *cx, const struct step *st, Fn *fn, struct ran *rn, struct outcome *o)
+{
+	uint *bits = changes_of(rn, fn);
+	int t = passindex(st->pass);
+	cx->changed = *bits;
+	if ((o->why = passctx_order(cx, t)))
+		return -1;
+	if (st->pass->apply(cx, fn, &st->par, o) < 0)
+		return -1;
+	*bits |= 1u << t;
+	return 0;
+}
+
+/* run a pass on every kernel it selects, what became of each into rn;
+ * with dump, the pass's dump of each kernel after it ran */
 static void
-runpass(struct passctx *cx, const struct step *st, const char *reportpath, FILE *dump)
+runpass(struct passctx *cx, const struct step *st, FILE *dump, struct ran *rn)
 {
 	Module *m = cx->m;
-	const char *name = st->pass->schema.name;
 	/* the kernels as parsed: passes add functions to m->fn */
 	uint nfn = m->nfn;
 	Fn **fns = xmalloc((nfn ? nfn : 1) * sizeof *fns);
 	memcpy(fns, m->fn, nfn * sizeof *fns);
 	for (uint k = 0; k < nfn; k++) {
 		Fn *fn = fns[k];
-		struct outcome o = {0};
+		struct said s = {st, fn, {0}, 0};
 		if (!selected(m, fn, st->kernels))
 			continue;
-		char *kname = symstr(m, fn->sym);
-		if (st->pass->apply(cx, fn, &st->par, &o) < 0)
-			note("%s: kernel '%s' left alone: %s", name, kname, o.why);
-		else
-			note("%s: kernel '%s' applied: %s", name, kname, o.stats ? o.stats : "{}");
-		if (reportpath)
-			report(reportpath, cx, st, fn, &o);
+		s.applied = apply1(cx, st, fn, rn, &s.o) == 0;
+		vgrow(rn->s, rn->ns, rn->caps);
+		rn->s[rn->ns++] = s;
 		if (dump && st->pass->dump)
 			st->pass->dump(dump, cx, fn, &st->par);
-		free(kname);
-		free(o.why);
-		free(o.stats);
 	}
 	free(fns);
+}
+
+/* a note for each outcome to stderr, and the report; the figures as the
+ * kernels leave */
+static void
+sayall(struct passctx *cx, struct ran *rn, const char *reportpath)
+{
+	for (int i = 0; i < rn->ns; i++) {
+		struct said *s = &rn->s[i];
+		const char *name = s->st->pass->schema.name;
+		char *kname = symstr(cx->m, s->fn->sym);
+		if (s->applied && s->st->pass->recount)
+			s->st->pass->recount(s->fn, &s->o);
+		if (!s->applied)
+			note("%s: kernel '%s' left alone: %s", name, kname, s->o.why);
+		else
+			note("%s: kernel '%s' applied: %s", name, kname, s->o.stats ? s->o.stats : "{}");
+		if (reportpath)
+			report(reportpath, cx, s->st, s->fn, &s->o);
+		free(kname);
+		free(s->o.why);
+		free(s->o.stats);
+	}
+	free(rn->s);
+	free(rn->fn);
+	free(rn->bits);
+	*rn = (struct ran){0};
 }
 
 /* an analysis's dump of every function, or the module's PTX when it has
@@ -302,7 +380,7 @@ dump(FILE *f, Module *m, void (*fndump)(FILE *, Fn *))
 
 /* run step st; with dumping, print what -d asks for */
 static void
-runstep(struct passctx *cx, const struct step *st, const char *reportpath, int dumping)
+runstep(struct passctx *cx, const struct step *st, int dumping, struct ran *rn)
 {
 	if (st->an) {
 		st->an->run(cx->m);
@@ -310,7 +388,7 @@ runstep(struct passctx *cx, const struct step *st, const char *reportpath, int d
 			dump(stdout, cx->m, st->an->dump);
 		return;
 	}
-	runpass(cx, st, reportpath, dumping && st->pass->dump ? stdout : NULL);
+	runpass(cx, st, dumping && st->pass->dump ? stdout : NULL, rn);
 	if (dumping && !st->pass->dump)
 		dump(stdout, cx->m, NULL);
 }
@@ -429,16 +507,19 @@ main(int argc, char **argv)
 	}
 	char *arch = nsm ? fmt("compute_%d", sm[0]) : NULL;
 	struct passctx cx = {.m = m, .src = in, .arch = arch, .sm = sm, .nsm = nsm};
+	struct ran rn = {0};
 	for (int k = 0; k < np; k++) {
-		runstep(&cx, &steps[k], reportpath, k == dumpk);
+		runstep(&cx, &steps[k], k == dumpk, &rn);
 		dumped |= k == dumpk;
 		if (vfy && verify(m, stderr)) {
+			sayall(&cx, &rn, reportpath);
 			note("the output of '%s' does not verify", pv[k]);
 			return 1;
 		}
 	}
 	if (dumpname && !dumped)
-		runstep(&cx, &dstep, reportpath, 1);
+		runstep(&cx, &dstep, 1, &rn);
+	sayall(&cx, &rn, reportpath);
 	passctx_release(&cx);
 	if (!dumpname)
 		output(m, out);

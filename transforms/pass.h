@@ -80,6 +80,7 @@ struct passctx {
 	int nsm;
 	int jit;                /* embedded as PTX too (see struct hook) */
 	const struct hook *h;   /* the driver's hook; NULL under mpcc-opt */
+	uint changed;           /* bit t: passes[t] changed the kernel being worked on */
 	Module *fast[AX_ALL + 1];  /* sfu: the fast-math twins by mask, parsed once */
 	Module **loaded;        /* passctx_load(): modules by path, parsed once */
 	char **loadedpath;
@@ -100,6 +101,10 @@ Module *passctx_load(struct passctx *cx, const char *path);
 /* the driver's fast-math twin of cx->m for mask, parsed once; NULL if none */
 Module *passctx_fast(struct passctx *cx, uint mask);
 void passctx_release(struct passctx *cx);   /* frees what was parsed, not m */
+/* why passes[t] leaves the kernel alone when a pass after it in the
+ * table's order changed it already (cx->changed): they compose in that
+ * order only (passes.c says why); NULL if none did. malloc'd */
+char *passctx_order(const struct passctx *cx, int t);
 
 /* what became of one kernel: why NULL means applied (both malloc'd) */
 struct outcome {
@@ -206,6 +211,12 @@ struct pass {
 	/* optional: what the pass sees in fn, for --mpcc-explain (lines
 	 * starting with 11 spaces) */
 	void (*explain)(FILE *out, struct passctx *cx, Fn *fn, const struct params *p);
+	/* optional: after the last pass of the build ran on kernel fn, which
+	 * the pass changed (apply returned 0 with o->stats), restate in
+	 * o->stats the figures that count the kernel's code, so that the
+	 * report is a fact about the PTX that ships (half2, after fiset, runs
+	 * each f64 operation fiset left once per lane) */
+	void (*recount)(Fn *fn, struct outcome *o);
 	/* optional: mpcc-opt -d NAME after the pass ran on fn */
 	void (*dump)(FILE *out, struct passctx *cx, Fn *fn, const struct params *p);
 	/* optional: the fast-math cicc runs (bit M: approximation mask M) that
@@ -287,6 +298,9 @@ void reports_flush(struct reports *l, const char *path, const char *restored);
  * object in one): a string unquoted, anything else as written; NULL if
  * absent (malloc'd) */
 char *jget(const char *line, const char *key);
+/* line with the value of its key (JSON text, e.g. "12") replaced; a copy
+ * if it has no such key (malloc'd) */
+char *jset(const char *line, const char *key, const char *value);
 
 /* stats.c */
 void statw_begin(struct statw *w, const struct field *root);   /* root: the pass's stats */

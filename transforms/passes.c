@@ -1,12 +1,17 @@
 /* passes.c: the table of passes. Adding a pass is one line here plus its
  * own file (DESIGN.md, "Adding a pass").
  *
- * The order is the order the pipeline runs them on each kernel: sfu first,
- * since it merges a second body from another cicc run, which the passes
- * after it then see too; fiset lowers f64 groups (in both bodies); half2
+ * The order is the order the pipeline runs them on each kernel, and the
+ * only one in which they compose (mpcc-opt leaves a kernel alone for a pass
+ * that a later one changed: passctx_order): sfu first, since it merges a
+ * second body from another cicc run, which would drop the work of a pass
+ * before it and which the passes after it then see too; fiset lowers f64
+ * groups (in both bodies, and sfu's f64 approximations 1 for 1); half2
  * last, since pairing refuses what sfu's %warpid partition and anything
  * warp-level would break; shadow (mpcc-tune's instrumented builds) after
- * every transform, so that it measures what they made. */
+ * every transform, so that it times what they made (its error
+ * instrumentation takes nvcc's code only). Each pass's report is a fact
+ * about the kernel as the last pass left it (pass.h, recount). */
 #include "transforms/pass.h"
 
 #include <string.h>

@@ -64,6 +64,27 @@ breakkernel(Fn *fn, const char *mangled, const char *demangled)
 		ins_insert(fn, bodystart(fn), i);
 }
 
+/* the passes of choice c on kernel fn, in the table's order, what became
+ * of each into o[t]; the passes that changed it (bit t). Each pass's
+ * figures are recounted on the kernel as the last one left it */
+static uint
+chain(struct passctx *cx, Fn *fn, const struct choice *c, struct outcome *o)
+{
+	uint applied = 0;
+	for (int t = 0; t < npass; t++) {
+		o[t] = (struct outcome){0};
+		if (!c->rule[t])
+			continue;
+		cx->changed = applied;
+		if (passes[t]->apply(cx, fn, c->rule[t]->param[t], &o[t]) == 0)
+			applied |= 1u << t;
+	}
+	for (int t = 0; t < npass; t++)
+		if ((applied & 1u << t) && passes[t]->recount)
+			passes[t]->recount(fn, &o[t]);
+	return applied;
+}
+
 /* the passes that won for one kernel, in the table's order; *applied gets
  * bit t for each pass t that changed it. quiet: a second run after a
  * fallback, whose outcomes the first run said and reported */
@@ -72,20 +93,16 @@ kernel(struct passctx *cx, Fn *fn, const struct hook *h, uint *applied, int quie
 {
 	char *mangled = symstr(cx->m, fn->sym), *demangled = demangle(mangled);
 	struct choice c;
+	struct outcome o[MAXPASS];
 	int rc = 0;
 
-	*applied = 0;
 	profile_match(h->prof, h->src, mangled, demangled, &c);
+	*applied = chain(cx, fn, &c, o);
 	for (int t = 0; t < npass; t++) {
-		const struct rule *r = c.rule[t];
-		struct outcome o = {0};
-		if (!r)
-			continue;
-		if (passes[t]->apply(cx, fn, r->param[t], &o) == 0)
-			*applied |= 1u << t;
-		rc |= outcome(h, mangled, demangled, t, r, &o, quiet);
-		free(o.why);
-		free(o.stats);
+		if (c.rule[t])
+			rc |= outcome(h, mangled, demangled, t, c.rule[t], &o[t], quiet);
+		free(o[t].why);
+		free(o[t].stats);
 	}
 	if (*applied && !quiet)
 		breakkernel(fn, mangled, demangled);
@@ -94,30 +111,70 @@ kernel(struct passctx *cx, Fn *fn, const struct hook *h, uint *applied, int quie
 	return rc;
 }
 
+/* why a kernel whose transformed code does not verify was left as nvcc
+ * made it, in its report and in explain */
+static const char unverified[] = "the transformed kernel did not verify (a bug in mpcc): "
+                                 "nvcc's code was kept";
+
+/* --mpcc-explain runs the chain the build runs (chain() without the
+ * reports), so that it says what the build's report will: each pass's
+ * words are about the kernel as the passes before it left it (fiset after
+ * sfu sees both bodies), and its verdict is what its apply said */
 struct explaining {
 	struct passctx *cx;
 	Fn *fn;
+	uint applied;
 };
 
 static void
 more(FILE *out, int t, const struct params *p, void *arg)
 {
 	struct explaining *e = arg;
+	struct outcome o = {0};
 	if (passes[t]->explain)
 		passes[t]->explain(out, e->cx, e->fn, p);
+	e->cx->changed = e->applied;
+	if (passes[t]->apply(e->cx, e->fn, p, &o) == 0) {
+		e->applied |= 1u << t;
+		fprintf(out, "           verdict: applied\n");
+	} else {
+		fprintf(out, "           verdict: left alone: %s\n", o.why);
+	}
+	free(o.why);
+	free(o.stats);
+}
+
+/* do kernel fn (m->fn[k]) and the functions its passes added
+ * (m->fn[from..]) verify? The build keeps nvcc's code for it if not */
+static int
+verifies(Module *m, uint k, uint from)
+{
+	uint *nerr = xcalloc(m->nfn + 1, sizeof *nerr), e;
+	verifyeach(m, NULL, nerr);
+	e = nerr[k];
+	for (uint j = from; j < m->nfn; j++)
+		e += nerr[j];
+	free(nerr);
+	return e == 0;
 }
 
 static void
 explain(struct passctx *cx, const struct hook *h)
 {
 	Module *m = cx->m;
-	for (uint k = 0; k < m->nfn; k++) {
+	uint nfn = m->nfn;   /* the kernels as cicc wrote them: passes add functions */
+	for (uint k = 0; k < nfn; k++) {
 		Fn *fn = m->fn[k];
+		uint from = m->nfn;
 		if (!(fn->flags & FENTRY) || (fn->flags & FDECL))
 			continue;
 		char *mangled = symstr(m, fn->sym), *demangled = demangle(mangled);
-		struct explaining e = {cx, fn};
+		struct explaining e = {cx, fn, 0};
 		explain_kernel(h->explain, h->prof, h->src, mangled, demangled, more, &e);
+		if (e.applied)
+			breakkernel(fn, mangled, demangled);
+		if (e.applied && !verifies(m, k, from))   /* each pass that applied */
+			fprintf(h->explain, "  verdict: left alone: %s\n", unverified);
 		free(mangled);
 		free(demangled);
 	}
@@ -255,8 +312,7 @@ fellback(const struct hook *h, const char *mangled, uint applied)
 		if (r->applied && !strcmp(r->mangled, mangled)) {
 			r->applied = 0;
 			free((char *)r->reason);
-			r->reason = xstrdup("the transformed kernel did not verify (a bug in mpcc): "
-			                    "nvcc's code was kept");
+			r->reason = xstrdup(unverified);
 		}
 	}
 	for (int t = 0; h->tally && t < npass; t++)

@@ -135,17 +135,18 @@ skipvalue(const char *s)
 	return s;
 }
 
-char *
-jget(const char *line, const char *key)
+/* the value of top-level key of the object text line: [*v, *e); 0 if absent */
+static int
+jfind(const char *line, const char *key, const char **v, const char **e)
 {
 	const char *s = strchr(line, '{');
 	if (!s)
-		return NULL;
+		return 0;
 	for (s++; *s && *s != '}';) {
 		while (*s == ' ' || *s == ',')
 			s++;
 		if (*s != '"')
-			return NULL;
+			return 0;
 		const char *k = ++s;
 		while (*s && *s != '"')
 			s += *s == '\\' && s[1] ? 2 : 1;
@@ -153,22 +154,39 @@ jget(const char *line, const char *key)
 		s = *s ? s + 1 : s;
 		while (*s == ' ' || *s == ':')
 			s++;
-		const char *v = s;
-		s = skipvalue(s);
-		if (!match)
-			continue;
-		if (*v != '"')
-			return xstrndup(v, s - v);
-		struct buf b = BUF_INIT;
-		for (const char *p = v + 1; p < s - 1; p++) {
-			if (*p == '\\' && p + 1 < s - 1) {
-				p++;
-				buf_put(&b, *p == 'n' ? "\n" : *p == 't' ? "\t" : p, 1);
-			} else {
-				buf_put(&b, p, 1);
-			}
-		}
-		return buf_take(&b);
+		*v = s;
+		s = *e = skipvalue(s);
+		if (match)
+			return 1;
 	}
-	return NULL;
+	return 0;
+}
+
+char *
+jget(const char *line, const char *key)
+{
+	const char *v, *s;
+	if (!jfind(line, key, &v, &s))
+		return NULL;
+	if (*v != '"')
+		return xstrndup(v, s - v);
+	struct buf b = BUF_INIT;
+	for (const char *p = v + 1; p < s - 1; p++) {
+		if (*p == '\\' && p + 1 < s - 1) {
+			p++;
+			buf_put(&b, *p == 'n' ? "\n" : *p == 't' ? "\t" : p, 1);
+		} else {
+			buf_put(&b, p, 1);
+		}
+	}
+	return buf_take(&b);
+}
+
+char *
+jset(const char *line, const char *key, const char *value)
+{
+	const char *v, *e;
+	if (!jfind(line, key, &v, &e))
+		return xstrdup(line);
+	return fmt("%.*s%s%s", (int)(v - line), line, value, e);
 }

@@ -333,6 +333,44 @@ rsqrtpair(const Fn *fn, uint k, uint j)
 	return 1;
 }
 
+/* the sqrt-then-reciprocal pairs of fn->ins[from, n) that become one
+ * rsqrt: pair[k] 1 at the sqrt, 2 at its reciprocal, whose partner is k
+ * (refreshes defuse) */
+static void
+rsqrtpairs(Fn *fn, uint from, uint n, uint mask, uchar *pair, uint *partner)
+{
+	filldefuse(fn);
+	for (uint k = from; k < n; k++) {
+		Ins *i = &fn->ins[k];
+		if (f64kind(i, mask) != FSQRT || i->arg[0].kind != RReg ||
+		    fn->use[i->arg[0].idx].nuse != 1)
+			continue;
+		uint j = fn->use[i->arg[0].idx].use[0];
+		if (j > k && j < n && rsqrtpair(fn, k, j)) {
+			pair[k] = 1, pair[j] = 2;
+			partner[j] = k;
+		}
+	}
+}
+
+/* what f64body() rewrites in fn, counted, fn left as it is: a function
+ * of the fast PTX whose copy an earlier kernel's merge made */
+static void
+f64tally(Fn *fn, uint mask, struct sfu_stats *st)
+{
+	Arena *A = fn->mod->arena;
+	uchar *pair = arena_alloc(A, fn->nins + 1);
+	uint *partner = arena_alloc(A, (fn->nins + 1) * sizeof *partner);
+	rsqrtpairs(fn, 0, fn->nins, mask, pair, partner);
+	for (uint k = 0; k < fn->nins; k++)
+		switch (pair[k] == 2 ? FRSQRT : pair[k] == 1 ? FNONE : f64kind(&fn->ins[k], mask)) {
+		case FDIV: st->f64div++; break;
+		case FRCP: st->f64rcp++; break;
+		case FSQRT: st->f64sqrt++; break;
+		case FRSQRT: st->f64rsqrt++; break;
+		}
+}
+
 /* rewrite the FP64 operations of fn->ins[from, *to); *to moves with the
  * inserted statements */
 static void
@@ -355,18 +393,7 @@ f64body(Fn *fn, uint from, uint *to, const struct sfu_params *p, struct sfu_stat
 	uint n = *to;
 	uchar *pair = arena_alloc(A, fn->nins + 1);   /* 1: the sqrt of an rsqrt pair; 2: its rcp */
 	uint *partner = arena_alloc(A, (fn->nins + 1) * sizeof *partner);
-	filldefuse(fn);
-	for (uint k = from; k < n; k++) {
-		Ins *i = &fn->ins[k];
-		if (f64kind(i, p->approx) != FSQRT || i->arg[0].kind != RReg ||
-		    fn->use[i->arg[0].idx].nuse != 1)
-			continue;
-		uint j = fn->use[i->arg[0].idx].use[0];
-		if (j > k && j < n && rsqrtpair(fn, k, j)) {
-			pair[k] = 1, pair[j] = 2;
-			partner[j] = k;
-		}
-	}
+	rsqrtpairs(fn, from, n, p->approx, pair, partner);
 	/* from the end, so that the indices still to visit do not move */
 	for (uint k = n; k-- > from;) {
 		Ins *i = &fn->ins[k];
@@ -571,7 +598,9 @@ partition(Fn *fn, int lambda)
 }
 
 /* the fast module's .funcs that the fast body reaches, copied into m under
- * new names; map[old] = new for the calls */
+ * new names (or the copies an earlier kernel's merge made); map[old] = new
+ * for the calls. st counts what every one of them approximates: they are
+ * this kernel's fast code as much as the earlier kernel's */
 static void
 copyfuncs(Module *m, Module *fast, const struct funcs *fs, const char *fsuffix,
           const struct sfu_params *p, int debug, struct sfu_stats *st, uint **mapp,
@@ -597,8 +626,13 @@ copyfuncs(Module *m, Module *fast, const struct funcs *fs, const char *fsuffix,
 		map[old[k]] = intern(m, name, strlen(name));
 	}
 	for (int k = 0; k < fs->n; k++) {
-		if (!nf[k])
+		if (!nf[k]) {
+			const char *name = symname(m, map[old[k]]);
+			Fn *copy = fnbysym(m, (Str){name, (uint)strlen(name)});
+			count(copy, 0, copy->nins, st);
+			f64tally(fs->src[k], p->approx, st);
 			continue;
+		}
 		uint to = nf[k]->nins;
 		remap(nf[k], 0, to, map, nmap);
 		f64body(nf[k], 0, &to, p, st);
@@ -732,14 +766,14 @@ enum { ST_TRANS, ST_DIV, ST_SQRT, ST_RCP, ST_F64DIV, ST_F64RCP, ST_F64SQRT, ST_F
 
 static const struct field statkey[] = {
 	[ST_TRANS] = {"transcendental", FINT, 0, 0, NULL, 0,
-	              "f32 ex2, lg2, sin, cos and tanh .approx instructions in the fast body"},
-	[ST_DIV] = {"div", FINT, 0, 0, NULL, 0, "f32 approximate divisions in the fast body"},
-	[ST_SQRT] = {"sqrt", FINT, 0, 0, NULL, 0, "f32 sqrt.approx and rsqrt.approx in the fast body"},
-	[ST_RCP] = {"rcp", FINT, 0, 0, NULL, 0, "f32 rcp.approx in the fast body"},
-	[ST_F64DIV] = {"f64_div", FINT, 0, 0, NULL, 0, "f64 divisions rewritten through rcp.approx.ftz.f64"},
-	[ST_F64RCP] = {"f64_rcp", FINT, 0, 0, NULL, 0, "f64 reciprocals rewritten to rcp.approx.ftz.f64"},
-	[ST_F64SQRT] = {"f64_sqrt", FINT, 0, 0, NULL, 0, "f64 square roots rewritten through rsqrt.approx.f64"},
-	[ST_F64RSQRT] = {"f64_rsqrt", FINT, 0, 0, NULL, 0, "f64 reciprocal square roots rewritten to rsqrt.approx.f64"},
+	              "f32 ex2, lg2, sin, cos and tanh .approx instructions in the fast code (its body and the functions it calls)"},
+	[ST_DIV] = {"div", FINT, 0, 0, NULL, 0, "f32 approximate divisions in the fast code"},
+	[ST_SQRT] = {"sqrt", FINT, 0, 0, NULL, 0, "f32 sqrt.approx and rsqrt.approx in the fast code"},
+	[ST_RCP] = {"rcp", FINT, 0, 0, NULL, 0, "f32 rcp.approx in the fast code"},
+	[ST_F64DIV] = {"f64_div", FINT, 0, 0, NULL, 0, "f64 divisions rewritten through rcp.approx.ftz.f64 (fiset may then run it in f32)"},
+	[ST_F64RCP] = {"f64_rcp", FINT, 0, 0, NULL, 0, "f64 reciprocals rewritten to rcp.approx.ftz.f64 (fiset may then run it in f32)"},
+	[ST_F64SQRT] = {"f64_sqrt", FINT, 0, 0, NULL, 0, "f64 square roots rewritten through rsqrt.approx.f64 (fiset may then run it in f32)"},
+	[ST_F64RSQRT] = {"f64_rsqrt", FINT, 0, 0, NULL, 0, "f64 reciprocal square roots rewritten to rsqrt.approx.f64 (fiset may then run it in f32)"},
 	[ST_KEPT] = {"kept", FSTR, 0, 0, NULL, 0,
 	             "both bodies, or the one every warp takes: accurate (lambda 0) or fast"},
 	[ST_ALLFAST] = {"all_fast_from", FINT, 0, 0, NULL, 0,
@@ -855,7 +889,8 @@ fastmasks(const struct params *p)
 	return mask & (AX_TRANS | AX_FTZ) ? 1u << mask : 0;
 }
 
-static const char *const sweep[] = {"lambda=32", NULL};
+/* 64: every warp fast on sm_90, the kernel collapsed to its fast body */
+static const char *const sweep[] = {"lambda=32", "lambda=64", NULL};
 
 const struct pass sfu_pass = {
 	.schema = {"sfu", "warp-partitioned approximation: warps below lambda run fast-math code",

@@ -539,6 +539,12 @@ apply(struct passctx *cx, Fn *fn, const struct params *p, struct outcome *o)
 	uint *ins = targets(fn, max, &n, &all);
 	if (findlbl(fn, "$L__mpcc_shadow_exit") != ~0u)
 		return o->why = xstrdup("the kernel is already instrumented"), -1;
+	/* the ops are numbered as nvcc wrote them (mpcc-tune matches them
+	 * with fiset's sets), and the twins' f64 arithmetic would count as the
+	 * kernel's: measure=error instruments nvcc's code, not a transform's */
+	if (measure == ERROR && cx->changed)
+		return o->why = xstrdup("measure=error instruments the kernel as nvcc made it, and "
+		                        "a transform changed it"), -1;
 	if (measure == ERROR && n == 0) {
 		o->advised = 1;
 		return o->why = xstrdup("no f64 arithmetic to shadow"), -1;
