@@ -209,7 +209,10 @@ restofline(P *p)
 		next(p);
 }
 
-/* up to and including ';', braces balanced */
+static int checknum(P *p, const char *b, Tok t);
+
+/* up to and including ';', braces balanced (an initializer's numbers read
+ * as an operand's are) */
 static void
 tosemi(P *p)
 {
@@ -218,6 +221,8 @@ tosemi(P *p)
 	for (;;) {
 		if (p->tok.kind == TEOF)
 			errat(p, p->tok.s, "expected ';' before end of file");
+		if (p->tok.kind == TNUM)
+			checknum(p, p->tok.s, p->tok);
 		if (ispunct_(p->tok, '{') || ispunct_(p->tok, '('))
 			depth++;
 		if ((ispunct_(p->tok, '}') || ispunct_(p->tok, ')')) && depth-- == 0)
@@ -478,28 +483,32 @@ name(P *p, Fn *fn, Str *sel)
 	return REF(RSym, intern(p->m, b, p->lastend - b));
 }
 
-static void
-checknum(P *p, Tok t)
+/* the number from b (its sign) to the end of token t as ptxas reads it */
+static int
+checknum(P *p, const char *b, Tok t)
 {
-	const char *s = t.s;
-	uint n = t.n, k, want = 0;
+	Str s = span(b, t.s + t.n);
+	int k = numform(s);
+	uint64_t u;
+	double v;
 
-	if (n > 1 && s[0] == '0' && (s[1] == 'f' || s[1] == 'F'))
-		want = 8;
-	if (n > 1 && s[0] == '0' && (s[1] == 'd' || s[1] == 'D'))
-		want = 16;
-	if (want) {
-		for (k = 2; k < n && isxdigit((uchar)s[k]); k++)
-			;
-		if (k != n || n - 2 != want)
-			errat(p, s, "bad float constant %s", tokdesc(t));
-	}
+	if (k == NBAD && t.n > 1 && t.s[0] == '0' && t.s[1] && strchr("fFdD", t.s[1]))
+		errat(p, t.s, "bad float constant %s", tokdesc(t));
+	if (k == NBAD)
+		errat(p, t.s, "bad number %s", tokdesc(t));
+	if (k == NF32 && b != t.s)
+		errat(p, b, "a sign before an 0f constant: write the bits of the negated value");
+	if (k == NINT && !numint(s, &u))
+		errat(p, t.s, "%s does not fit in 64 bits", tokdesc(t));
+	if (k == NREAL && !numreal(s, &v))
+		errat(p, t.s, "%s is out of the range of .f64", tokdesc(t));
+	return k;
 }
 
 static Ref
 imm(P *p, Fn *fn, const char *b)
 {
-	checknum(p, p->tok);
+	checknum(p, b, p->tok);
 	next(p);
 	fn->imm = agrow(p->m->arena, fn->imm, fn->nimm, &fn->capimm, sizeof *fn->imm);
 	fn->imm[fn->nimm] = (Imm){span(b, p->lastend)};
@@ -540,6 +549,16 @@ list(P *p, Fn *fn, int kind, int c)
 	return REF(kind, fn->nvec++);
 }
 
+/* an address's integer: the offset, or the whole address ([8]) */
+static void
+addrnum(P *p, const char *b)
+{
+	if (p->tok.kind != TNUM)
+		errat(p, p->tok.s, "expected an offset before %s", tokdesc(p->tok));
+	if (checknum(p, b, p->tok) != NINT)
+		errat(p, p->tok.s, "an address takes an integer, not %s", tokdesc(p->tok));
+}
+
 /* addr = (reg | name | num) ("+" "-"? num)? ("," vec)? */
 static Ref
 addr(P *p, Fn *fn)
@@ -548,24 +567,23 @@ addr(P *p, Fn *fn)
 
 	if (p->tok.kind == TIDENT)
 		m.base = name(p, fn, NULL);
-	else if (p->tok.kind == TNUM)
+	else if (p->tok.kind == TNUM) {
+		addrnum(p, p->tok.s);
 		m.base = imm(p, fn, p->tok.s);
-	else
+	} else
 		errat(p, p->tok.s, "expected an address before %s", tokdesc(p->tok));
-	if (ispunct_(p->tok, '+') || ispunct_(p->tok, '-')) {
-		const char *b;
-		char *e;
-		if (consume(p, '+'))
-			b = p->tok.s;
-		else
-			b = p->tok.s;
+	if (ispunct_(p->tok, '-'))
+		errat(p, p->tok.s, "expected '+' before the offset: PTX writes [%%r+-4]");
+	if (consume(p, '+')) {
+		const char *b = p->tok.s;
+		uint64_t u;
 		if (ispunct_(p->tok, '-'))
 			next(p);
-		if (p->tok.kind != TNUM)
-			errat(p, p->tok.s, "expected an offset before %s", tokdesc(p->tok));
+		addrnum(p, b);
 		next(p);
 		m.offs = span(b, p->lastend);
-		m.off = strtol(b, &e, 0);
+		numint(m.offs, &u);
+		m.off = (long)u;
 	}
 	if (consume(p, ',')) {
 		if (!consume(p, '{'))
@@ -578,7 +596,7 @@ addr(P *p, Fn *fn)
 	return REF(RMem, fn->nmem++);
 }
 
-// operand = "!"? (name sel? | "-"? num | "_" | "[" addr "]" | "{" list "}" | "(" list ")")
+// operand = "!"? (name sel? | ("-" | "+")? num | "_" | "[" addr "]" | "{" list "}" | "(" list ")")
 static Ref
 operand(P *p, Fn *fn, Str *sel)
 {
@@ -591,7 +609,7 @@ operand(P *p, Fn *fn, Str *sel)
 		r = name(p, fn, sel);
 	else if (p->tok.kind == TNUM)
 		r = imm(p, fn, p->tok.s);
-	else if (ispunct_(p->tok, '-') && peek(p).kind == TNUM) {
+	else if ((ispunct_(p->tok, '-') || ispunct_(p->tok, '+')) && peek(p).kind == TNUM) {
 		const char *b = p->tok.s;
 		next(p);
 		r = imm(p, fn, b);

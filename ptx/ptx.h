@@ -338,8 +338,20 @@ int modtype(const Mods *md, int ty);        /* ty is among the type parts */
 int hasmod(const Ins *i, const char *m);    /* modhas() of i's name */
 int hasspace(const Ins *i, const char *sp); /* modspace() of i's name */
 int streq(Str s, const char *t);            /* s is t */
+/* what a number is as ptxas reads it (PTX ISA 4.5), after an optional
+ * sign: NF32 0fXXXXXXXX and NF64 0dXXXXXXXXXXXXXXXX (the bits), NREAL a
+ * decimal real (1.5, 1., .5, 1e3, 1.5E-3), NINT an integer (12, 0x1F,
+ * 0b101, 017 octal: a leading 0, as in C) with an optional U; NBAD if none */
+enum { NBAD, NINT, NREAL, NF32, NF64 };
+int numform(Str t);
+/* an NINT's value (two's complement when negative); 0 if t is no NINT or
+ * needs more than 64 bits */
+int numint(Str t, uint64_t *u);
+/* the value of an NREAL, NF32 or NF64; 0 if t is none, or a real beyond
+ * the normal range of .f64 (ptxas: "Constant overflow") */
+int numreal(Str t, double *v);
 /* the value of an immediate as written: 'f' for 0fXXXXXXXX (f32 bits),
- * 'd' for 0dXXXXXXXXXXXXXXXX (f64 bits), 'n' for a decimal or 0x number;
+ * 'd' for 0dXXXXXXXXXXXXXXXX (f64 bits), 'n' for a real or an integer;
  * 0 if t is none of these */
 int immnum(Str t, double *v);
 /* the f32 value of an immediate written as 0fXXXXXXXX or a number; 0 if

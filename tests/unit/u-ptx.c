@@ -577,6 +577,31 @@ TEST(reprint_gives_the_same_text_for_cicc_layout)
 	mod_free(m);
 }
 
+/* immediates read at the value ptxas gives them: a leading 0 is octal */
+enum { UNREAD = 12345 };
+
+static double
+num(const char *s)
+{
+	double v;
+	return immnum((Str){s, (uint)strlen(s)}, &v) ? v : UNREAD;
+}
+
+TEST(immnum_reads_every_form_ptxas_reads)
+{
+	CHECK(num("010") == 8);
+	CHECK(num("0b101") == 5);
+	CHECK(num("10U") == 10);
+	CHECK(num("0x1FU") == 31);
+	CHECK(num("-0d3FF0000000000000") == -1);
+	CHECK(num(".5") == 0.5);
+	CHECK(num("+1") == 1);
+	CHECK(num("2f") == UNREAD);
+	CHECK(num("08") == UNREAD);
+	CHECK(num("0x1p3") == UNREAD);
+	CHECK(num("1.5U") == UNREAD);
+}
+
 int
 main(void)
 {
@@ -602,5 +627,6 @@ main(void)
 	RUN(locfile_reads_the_file_table);
 	RUN(inlinedat_reads_the_call_site);
 	RUN(reprint_gives_the_same_text_for_cicc_layout);
+	RUN(immnum_reads_every_form_ptxas_reads);
 	return DONE();
 }
