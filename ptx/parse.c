@@ -336,7 +336,6 @@ raw(P *p, Fn *fn, int line)
 	endstmt(p, i);
 }
 
-/* reg = ".reg" dir* (name "<" num ">" | name ("," name)*) ";" */
 static uint
 addreg(P *p, Fn *fn, Str pfx, int num, int ty, uint decl)
 {
@@ -376,22 +375,54 @@ lookreg(Fn *fn, const char *s, uint n)
 	return names_get(fn->regnames, s, n);
 }
 
+/* the directives of a .reg up to its names; its type */
+static int
+regdirs(P *p)
+{
+	int ty, vec = 1;
+	uint64_t u;
+
+	next(p);
+	if (tokis(p->tok, ".align")) {
+		next(p);
+		if (p->tok.kind != TNUM || checknum(p, p->tok.s, p->tok) != NINT
+		    || !numint((Str){p->tok.s, p->tok.n}, &u) || !u || (u & (u - 1)))
+			errat(p, p->tok.s, "expected a power of two before %s", tokdesc(p->tok));
+		next(p);
+	}
+	if (tokis(p->tok, ".v2") || tokis(p->tok, ".v4")) {
+		vec = p->tok.s[2] - '0';
+		next(p);
+	}
+	if (p->tok.kind != TDIR)
+		errat(p, p->tok.s, "expected a register type before %s", tokdesc(p->tok));
+	ty = typeof_(p->tok.s + 1, p->tok.n - 1);
+	if (!ty)
+		errat(p, p->tok.s, "expected a register type before %s", tokdesc(p->tok));
+	if (!regtype(ty))
+		errat(p, p->tok.s, "%s is no register type: a .b%d register holds it",
+		      tokdesc(p->tok), tybits[ty]);
+	if (vec > 1 && ty == Tpred)
+		errat(p, p->tok.s, "a vector of .pred");
+	if (vec * tybits[ty] > 128)
+		errat(p, p->tok.s, "a .v%d of .%s is wider than 128 bits", vec, tyname[ty]);
+	next(p);
+	return ty;
+}
+
+/* reg = ".reg" (".align" num)? (".v2" | ".v4")? type
+ *       (name "<" num ">" | name ("," name)*) ";" */
 static void
 reg(P *p, Fn *fn)
 {
 	Ins *i = newins(p, fn, Oreg);
 	uint at = i - fn->ins, first, nr = 0, cap = 0;
-	const char *nameend = p->tok.s;
 	Ref *rs = NULL;
+	int ty = regdirs(p);
+	const char *nameend = p->lastend;
 
-	while (p->tok.kind == TDIR) {
-		int ty = typeof_(p->tok.s + 1, p->tok.n - 1);
-		if (ty)
-			i->ty = ty;
-		next(p);
-		nameend = p->lastend;
-	}
 	i = &fn->ins[at];
+	i->ty = ty;
 	i->name = span(i->lead.s + i->lead.n, nameend);
 	i->sep = span(nameend, p->tok.s);
 	if (p->tok.kind != TIDENT)

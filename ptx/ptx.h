@@ -329,6 +329,9 @@ struct Mods {
 
 /* table.c */
 int tyof(Str s);                            /* T* of a type name ("f32"), Tnone if none */
+/* a register may be of type t (.bf16, .bf16x2 and .tf32 are types of
+ * instructions, held in .b16 and .b32 registers) */
+int regtype(int t);
 void modsplit(const Ins *i, Mods *md);
 int modhas(const Mods *md, const char *m);  /* a part after the opcode is m */
 /* a part after the opcode is the state space sp, or sp qualified

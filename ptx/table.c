@@ -37,6 +37,12 @@ tyof(Str s)
 	return Tnone;
 }
 
+int
+regtype(int t)
+{
+	return t > Tnone && t < NTYPE && t != Tbf16 && t != Tbf16x2 && t != Ttf32;
+}
+
 /* modifiers */
 
 void

@@ -357,6 +357,9 @@ regdecl(V *v, uint k, struct decls *ds)
 {
 	const Ins *i = &v->fn->ins[k];
 
+	if (!regtype(i->ty))
+		errat(v, k, "a .reg without a register type");
+
 	if (i->narg == 2 && i->arg[1].kind == RNum) {
 		declare(v, k, ds, (struct decl){'r', v->fn->reg[i->arg[0].idx].pfx, i->arg[1].idx});
 		return;

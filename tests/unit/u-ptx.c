@@ -423,6 +423,24 @@ TEST(verify_finds_labels_the_ir_gets_wrong)
 	mod_free(m);
 }
 
+/* a .reg a pass made without a register type: text cannot say it (the
+ * parser stops at it), the IR can */
+TEST(verify_finds_a_reg_without_a_type)
+{
+	Module *m = mod();
+	Fn *k = findfn(m, "_Z3sumPfi");
+	uint r = newreg(k, Tb32);
+
+	CHECK(verify(m, stderr) == 0);
+	for (uint j = 0; j < k->nins; j++)
+		if (k->ins[j].op == Oreg && k->ins[j].arg[0].kind == RReg && k->ins[j].arg[0].idx == r) {
+			k->ins[j].ty = Tbf16x2;
+			ins_touch(&k->ins[j]);
+		}
+	CHECK(verify(m, NULL) == 1);
+	mod_free(m);
+}
+
 TEST(ins_replace_keeps_the_place_and_lines)
 {
 	Module *m = mod();
@@ -617,6 +635,7 @@ main(void)
 	RUN(clonebody_merges_two_copies_of_a_kernel);
 	RUN(clonebody_keeps_comments_with_a_nul_byte);
 	RUN(verify_finds_labels_the_ir_gets_wrong);
+	RUN(verify_finds_a_reg_without_a_type);
 	RUN(newregat_declares_with_the_code_at_bodystart);
 	RUN(ins_replace_keeps_the_place_and_lines);
 	RUN(adddecl_adds_once_before_the_functions);
