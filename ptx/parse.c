@@ -8,6 +8,7 @@
  * previous statement) and its own text, which is what makes printing
  * lossless (see ptx.h). Errors longjmp back to parse(), which returns NULL:
  * the parser never exits, so the fuzzer and the driver's hook can call it. */
+#define _GNU_SOURCE   /* memmem */
 #include "ptx/ptx.h"
 #include <ctype.h>
 #include <setjmp.h>
@@ -375,21 +376,28 @@ lookreg(Fn *fn, const char *s, uint n)
 	return names_get(fn->regnames, s, n);
 }
 
+/* ".align" num: a power of two */
+static void
+align(P *p)
+{
+	uint64_t u;
+
+	next(p);
+	if (p->tok.kind != TNUM || checknum(p, p->tok.s, p->tok) != NINT
+	    || !numint((Str){p->tok.s, p->tok.n}, &u) || !u || (u & (u - 1)))
+		errat(p, p->tok.s, "expected a power of two before %s", tokdesc(p->tok));
+	next(p);
+}
+
 /* the directives of a .reg up to its names; its type */
 static int
 regdirs(P *p)
 {
 	int ty, vec = 1;
-	uint64_t u;
 
 	next(p);
-	if (tokis(p->tok, ".align")) {
-		next(p);
-		if (p->tok.kind != TNUM || checknum(p, p->tok.s, p->tok) != NINT
-		    || !numint((Str){p->tok.s, p->tok.n}, &u) || !u || (u & (u - 1)))
-			errat(p, p->tok.s, "expected a power of two before %s", tokdesc(p->tok));
-		next(p);
-	}
+	if (tokis(p->tok, ".align"))
+		align(p);
 	if (tokis(p->tok, ".v2") || tokis(p->tok, ".v4")) {
 		vec = p->tok.s[2] - '0';
 		next(p);
@@ -855,27 +863,86 @@ body(P *p, Fn *fn)
 	resolve(p, fn);
 }
 
-// param = dir* name ("[" num? "]")*
+enum { PENTRY, PIN, PRET };   /* a kernel's parameter, a .func's, its return value */
+
+/* a .param's type: one that a variable may have, or a kernel's opaque handle */
+static void
+paramtype(P *p, int where)
+{
+	int ty = typeof_(p->tok.s + 1, p->tok.n - 1);
+
+	if (tokis(p->tok, ".texref") || tokis(p->tok, ".surfref")
+	    || (tokis(p->tok, ".samplerref") && p->m->target.s
+	        && memmem(p->m->target.s, p->m->target.n, "texmode_independent", 19))) {
+		if (where != PENTRY)
+			errat(p, p->tok.s, "%s in a parameter of a .func", tokdesc(p->tok));
+	} else if (p->tok.kind != TDIR || (!ty && !tokis(p->tok, ".samplerref")))
+		errat(p, p->tok.s, "expected a parameter type before %s", tokdesc(p->tok));
+	else if (!regtype(ty) || ty == Tpred || ty == Tf16x2)
+		errat(p, p->tok.s, "%s is no parameter type", tokdesc(p->tok));
+	next(p);
+}
+
+/* what follows .param: (".align" num)? type (".ptr" space? (".align" num)?)? */
+static void
+paramdirs(P *p, int where)
+{
+	if (tokis(p->tok, ".align"))
+		align(p);
+	paramtype(p, where);
+	if (!tokis(p->tok, ".ptr"))
+		return;
+	if (where != PENTRY)
+		errat(p, p->tok.s, "'.ptr' in a parameter of a .func");
+	next(p);
+	if (tokis(p->tok, ".global") || tokis(p->tok, ".shared") || tokis(p->tok, ".local")
+	    || tokis(p->tok, ".const"))
+		next(p);
+	if (tokis(p->tok, ".align"))
+		align(p);
+}
+
+// param = ".param" paramdirs name ("[" num? "]")? | ".reg" regdirs name
 static Param
-param(P *p)
+param(P *p, int where, int *nosize)
 {
 	Param pa = {0};
-	const char *b = p->tok.s, *e = b;
+	const char *b = p->tok.s;
+	int isreg = tokis(p->tok, ".reg");
 
-	while (p->tok.kind == TDIR || p->tok.kind == TNUM) {
+	if (isreg && where != PENTRY)
+		regdirs(p);
+	else if (tokis(p->tok, ".param")) {
 		next(p);
-		e = p->lastend;
-	}
+		paramdirs(p, where);
+	} else
+		errat(p, p->tok.s, where == PENTRY ? "expected '.param' before %s"
+		      : "expected '.param' or '.reg' before %s", tokdesc(p->tok));
 	if (p->tok.kind != TIDENT)
 		errat(p, p->tok.s, "expected a parameter name before %s", tokdesc(p->tok));
-	pa.decl = span(b, e);
+	pa.decl = span(b, p->lastend);
 	pa.name = (Str){p->tok.s, p->tok.n};
 	next(p);
 	b = p->lastend;
-	while (consume(p, '[')) {
-		if (p->tok.kind == TNUM)
+	if (ispunct_(p->tok, '[')) {
+		const char *at = p->tok.s;
+		uint64_t u = 0;
+		if (isreg)
+			errat(p, at, "a .reg parameter is no array");
+		next(p);
+		if (p->tok.kind == TNUM) {
+			if (checknum(p, p->tok.s, p->tok) != NINT || !numint((Str){p->tok.s, p->tok.n}, &u))
+				errat(p, p->tok.s, "expected a size before %s", tokdesc(p->tok));
 			next(p);
+		}
 		expect(p, ']');
+		*nosize = !u;
+		if (!u && where == PENTRY)
+			errat(p, at, "a kernel's parameter array needs a size");
+		if (!u && where == PRET)
+			errat(p, at, "a return value's array needs a size");
+		if (ispunct_(p->tok, '['))
+			errat(p, p->tok.s, "a parameter array has one dimension");
 	}
 	pa.tail = span(b, p->lastend);
 	return pa;
@@ -883,10 +950,12 @@ param(P *p)
 
 // params = "(" (param ("," param)*)? ")"
 static Param *
-params(P *p, uint *n)
+params(P *p, uint *n, int where)
 {
 	Param buf[256], *v = buf;
-	uint cap = countof(buf);
+	uint cap = countof(buf), nreg = 0;
+	const char *b = p->tok.s;
+	int nosize = 0;
 
 	*n = 0;
 	expect(p, '(');
@@ -897,11 +966,16 @@ params(P *p, uint *n)
 				memcpy(nv, v, *n * sizeof *v);
 				v = nv, cap *= 2;
 			}
-			v[(*n)++] = param(p);
+			if (nosize)   /* [] or [0]: ptxas's incomplete array */
+				errat(p, v[*n - 1].name.s, "only the last parameter may be an array without a size");
+			nreg += tokis(p->tok, ".reg");
+			v[(*n)++] = param(p, where, &nosize);
 			if (!consume(p, ','))
 				break;
 		}
 	expect(p, ')');
+	if (where == PRET && *n > 1 && nreg < *n)
+		errat(p, b, "a .func returns one .param value at most (several must all be .reg)");
 	Param *r = arena_alloc(p->m->arena, (*n ? *n : 1) * sizeof *r);
 	memcpy(r, v, *n * sizeof *r);
 	return r;
@@ -978,8 +1052,10 @@ function(P *p)
 			attribute(p);
 		else
 			next(p);
+	if (ispunct_(p->tok, '(') && (fn->flags & FENTRY))
+		errat(p, p->tok.s, "a kernel returns nothing");
 	if (ispunct_(p->tok, '('))
-		fn->ret = params(p, &fn->nret);
+		fn->ret = params(p, &fn->nret, PRET);
 	if (p->tok.kind != TIDENT)
 		errat(p, p->tok.s, "expected a function name before %s", tokdesc(p->tok));
 	fn->nameoff = p->tok.s - b;
@@ -987,7 +1063,7 @@ function(P *p)
 	fn->sym = intern(m, p->tok.s, p->tok.n);
 	next(p);
 	if (ispunct_(p->tok, '('))
-		fn->par = params(p, &fn->npar);
+		fn->par = params(p, &fn->npar, fn->flags & FENTRY ? PENTRY : PIN);
 	pb = p->tok.s;
 	while (!ispunct_(p->tok, '{') && !ispunct_(p->tok, ';')) {
 		if (tokis(p->tok, ".pragma")) {   /* entry-level: ends with its own ';' */

@@ -398,6 +398,24 @@ decls(V *v)
 	}
 }
 
+/* a parameter's declaration: .param or .reg, and a type (the parser
+ * reads it so; a pass that makes a function may not) */
+static int
+paramok(const Param *p)
+{
+	Lexer lx;
+	Tok t;
+	int state, typed = 0;
+
+	lex_init(&lx, p->decl.s, p->decl.s ? p->decl.n : 0);
+	t = lex(&lx);
+	state = tokis(t, ".param") || tokis(t, ".reg");
+	for (; t.kind != TEOF; t = lex(&lx))
+		typed |= t.kind == TDIR && (tyof((Str){t.s + 1, t.n - 1}) || tokis(t, ".texref")
+		                            || tokis(t, ".surfref") || tokis(t, ".samplerref"));
+	return state && typed;
+}
+
 static void
 params(V *v)
 {
@@ -406,6 +424,9 @@ params(V *v)
 
 	for (uint a = 0; a < n; a++) {
 		const Param *p = a < fn->nret ? &fn->ret[a] : &fn->par[a - fn->nret];
+		if (!paramok(p))
+			errline(v, fn->line, "parameter '%.*s' needs a state space (.param or .reg) and a type",
+			        (int)p->name.n, p->name.s);
 		for (uint b = 0; b < a; b++) {
 			const Param *q = b < fn->nret ? &fn->ret[b] : &fn->par[b - fn->nret];
 			if (p->name.n == q->name.n && !memcmp(p->name.s, q->name.s, p->name.n)) {

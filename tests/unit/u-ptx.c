@@ -441,6 +441,19 @@ TEST(verify_finds_a_reg_without_a_type)
 	mod_free(m);
 }
 
+/* a return parameter a pass wrote without .param and a type (sfu once
+ * cloned `(c)` so): the verifier says it before the parser must */
+TEST(verify_finds_a_param_without_state_or_type)
+{
+	Module *m = mod();
+	Fn *f = findfn(m, "_Z4halff");
+
+	CHECK(verify(m, stderr) == 0);
+	f->ret[0].decl = (Str){0};
+	CHECK(verify(m, NULL) == 1);
+	mod_free(m);
+}
+
 TEST(ins_replace_keeps_the_place_and_lines)
 {
 	Module *m = mod();
@@ -636,6 +649,7 @@ main(void)
 	RUN(clonebody_keeps_comments_with_a_nul_byte);
 	RUN(verify_finds_labels_the_ir_gets_wrong);
 	RUN(verify_finds_a_reg_without_a_type);
+	RUN(verify_finds_a_param_without_state_or_type);
 	RUN(newregat_declares_with_the_code_at_bodystart);
 	RUN(ins_replace_keeps_the_place_and_lines);
 	RUN(adddecl_adds_once_before_the_functions);
