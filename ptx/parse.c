@@ -161,6 +161,18 @@ span(const char *a, const char *b)
 	return (Str){a, (uint)(b - a)};
 }
 
+/* the current token as a name, of what: an identifier that is none of
+ * `_`, `$` and `%` alone (PTX ISA 4.4; `_` is the sink) */
+static void
+isname(P *p, const char *what)
+{
+	if (p->tok.kind != TIDENT)
+		errat(p, p->tok.s, "expected %s before %s", what, tokdesc(p->tok));
+	if (p->tok.n == 1 && !isalpha((uchar)*p->tok.s))
+		errat(p, p->tok.s, "%s is no name: a name of one character is a letter",
+		      tokdesc(p->tok));
+}
+
 /* statements */
 
 static Ins *
@@ -308,8 +320,7 @@ var(P *p, Fn *fn)
 			next(p);
 		nameend = p->lastend;
 	}
-	if (p->tok.kind != TIDENT)
-		errat(p, p->tok.s, "expected a name before %s", tokdesc(p->tok));
+	isname(p, "a name");
 	i->name = span(b, nameend);
 	i->sep = span(nameend, p->tok.s);
 	a = REF(RSym, intern(p->m, p->tok.s, p->tok.n));
@@ -433,8 +444,7 @@ reg(P *p, Fn *fn)
 	i->ty = ty;
 	i->name = span(i->lead.s + i->lead.n, nameend);
 	i->sep = span(nameend, p->tok.s);
-	if (p->tok.kind != TIDENT)
-		errat(p, p->tok.s, "expected a register name before %s", tokdesc(p->tok));
+	isname(p, "a register name");
 	if (ispunct_(peek(p), '<')) {
 		Tok name = p->tok, n;
 		long cnt;
@@ -459,8 +469,7 @@ reg(P *p, Fn *fn)
 	} else {
 		for (;;) {
 			uint r;
-			if (p->tok.kind != TIDENT)
-				errat(p, p->tok.s, "expected a register name before %s", tokdesc(p->tok));
+			isname(p, "a register name");
 			r = addreg(p, fn, (Str){p->tok.s, p->tok.n}, -1, fn->ins[at].ty, at);
 			declare(p, &fn->regnames, p->tok.s, p->tok.n, r);
 			rs = agrow(p->m->arena, rs, nr, &cap, sizeof *rs);
@@ -753,6 +762,7 @@ label(P *p, Fn *fn)
 	Ins *i = newins(p, fn, Olabel);
 	uint l = names_get(fn->lblnames, p->tok.s, p->tok.n);
 
+	isname(p, "a label");
 	if (l != ~0u && fn->lbl[l].ins != ~0u)
 		errat(p, p->tok.s, "duplicate label %s", tokdesc(p->tok));
 	if (l == ~0u) {
@@ -1056,12 +1066,13 @@ function(P *p)
 		errat(p, p->tok.s, "a kernel returns nothing");
 	if (ispunct_(p->tok, '('))
 		fn->ret = params(p, &fn->nret, PRET);
-	if (p->tok.kind != TIDENT)
-		errat(p, p->tok.s, "expected a function name before %s", tokdesc(p->tok));
+	isname(p, "a function name");
 	fn->nameoff = p->tok.s - b;
 	fn->headname = (Str){p->tok.s, p->tok.n};
 	fn->sym = intern(m, p->tok.s, p->tok.n);
 	next(p);
+	if (p->tok.kind == TDIR && p->tok.adj)
+		errat(p, p->tok.s, "a function name has no '.'");
 	if (ispunct_(p->tok, '('))
 		fn->par = params(p, &fn->npar, fn->flags & FENTRY ? PENTRY : PIN);
 	pb = p->tok.s;
