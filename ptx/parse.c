@@ -1121,14 +1121,19 @@ item(P *p)
 	if (tokis(t, ".version") || tokis(t, ".target") || tokis(t, ".address_size")) {
 		Tok v = peek(p);
 		Ins *i;
+		uint64_t u = 0;
 		raw(p, NULL, 1);
 		i = &m->top[m->ntop - 1];
+		if (v.line != t.line)   /* the directive alone: say so in verify() */
+			v.s = i->src.s + i->src.n, v.kind = TEOF;
 		if (tokis(t, ".version"))
 			m->version = span(v.s, i->src.s + i->src.n);
 		else if (tokis(t, ".target"))
 			m->target = span(v.s, i->src.s + i->src.n);
+		else if (v.kind == TNUM && numint((Str){v.s, v.n}, &u) && u < 1024)
+			m->addrsize = (int)u;
 		else
-			m->addrsize = atoi(v.s);
+			m->addrsize = -1;
 	} else if (tokis(t, ".file"))
 		raw(p, NULL, 1);
 	else if (tokis(t, ".section") || tokis(t, ".pragma") || tokis(t, ".alias"))
