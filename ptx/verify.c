@@ -1054,6 +1054,37 @@ regfits(V *v, uint k, uint pos, uint r, int t, int rel)
 		      rt ? tyname[rt] : "(untyped)", tyname[t]);
 }
 
+/* can an immediate of form k (numform()) stand for an operand of type
+ * t? As ptxas 13 reads them: an integer for an integer, bit or predicate
+ * operand; a real or 0d bits for .f32, .f64 and .b64; 0f bits for .f32,
+ * .f64 and .b32; no immediate at all for .f16, .bf16, their pairs, .tf32 */
+static int
+immfits(int k, int t)
+{
+	switch (t) {
+	case Tf32: case Tf64:
+		return k != NINT;
+	case Tf16: case Tf16x2: case Tbf16: case Tbf16x2: case Ttf32:
+		return 0;
+	case Tb32:
+		return k == NINT || k == NF32;
+	case Tb64:
+		return k == NINT || k == NREAL || k == NF64;
+	}
+	return k == NINT;
+}
+
+static void
+immediate(V *v, uint k, uint pos, Ref r, int t)
+{
+	const Ins *i = &v->fn->ins[k];
+	Str s = v->fn->imm[r.idx].text;
+
+	if (t && !immfits(numform(s), t))
+		errat(v, k, "'%.*s' operand %u: '%.*s' is no .%s constant", NM(i), pos, (int)s.n, s.s,
+		      tyname[t]);
+}
+
 /* mov.b64 %rd, {%r1, %r2}: 2 or 4 parts that add up to the type */
 static void
 pack(V *v, uint k, uint pos, const Vec *x, const Mods *md)
@@ -1091,10 +1122,35 @@ vector(V *v, uint k, uint pos, const Vec *x, const Mods *md, int t)
 	for (uint e = 0; e < x->n; e++)
 		if (x->el[e].kind == RReg)
 			regfits(v, k, pos, x->el[e].idx, t, relaxed(i));
+		else if (x->el[e].kind == RImm && isflt(t))   /* ptxas takes 1.5 for .u32 here */
+			immediate(v, k, pos, x->el[e], t);
+}
+
+/* the sink _ (read as a name where a character follows it: "_|%p") */
+static int
+issink(const V *v, Ref r)
+{
+	return r.kind == RSink || (r.kind == RSym && streq(v->m->sym[r.idx].name, "_"));
+}
+
+/* a result goes to a register, or to the sink _ */
+static void
+result(V *v, uint k, uint pos, Ref r)
+{
+	const Ins *i = &v->fn->ins[k];
+
+	if (r.kind == RVec) {
+		for (uint e = 0; e < v->fn->vec[r.idx].n; e++)
+			result(v, k, pos, v->fn->vec[r.idx].el[e]);
+		return;
+	}
+	if (r.kind != RReg && !issink(v, r))
+		errat(v, k, "'%.*s' operand %u: a result goes to a register, not '%s'", NM(i), pos,
+		      refstr(v->fn, r));
 }
 
 static void
-address(V *v, uint k, uint pos, Ref r)
+address(V *v, uint k, uint pos, Ref r, const Mods *md)
 {
 	const Ins *i = &v->fn->ins[k];
 	Ref b;
@@ -1105,6 +1161,8 @@ address(V *v, uint k, uint pos, Ref r)
 		return;
 	}
 	b = v->fn->mem[r.idx].base;
+	if (b.kind == RImm && !modspace(md, "local"))
+		errat(v, k, "'%.*s' operand %u: an address of a number is for .local only", NM(i), pos);
 	if (b.kind == RReg && (rt = regty(v->fn, b.idx)) > 0
 	    && (rt == Tpred || isflt(rt) || (tybits[rt] != 32 && tybits[rt] != 64))) {
 		Str s = regspan(v, b.idx);
@@ -1113,16 +1171,23 @@ address(V *v, uint k, uint pos, Ref r)
 	}
 }
 
+/* operand pos of statement k, of letter c; def: a result */
 static void
-operand(V *v, uint k, uint pos, char c, Ref r, const Mods *md)
+operand(V *v, uint k, uint pos, char c, Ref r, const Mods *md, int def)
 {
 	const Ins *i = &v->fn->ins[k];
 	int t = want(c, md), data = (i->op == Old || i->op == Oldu) ? pos == 1 : i->op == Ost && pos == 2;
 
 	if (c == 'a') {
-		address(v, k, pos, r);
+		address(v, k, pos, r, md);
 		return;
 	}
+	if (def)
+		result(v, k, pos, r);
+	else if (issink(v, r))
+		errat(v, k, "'%.*s' operand %u: '_' takes a result, it has no value", NM(i), pos);
+	if (r.kind == RImm && !def)
+		immediate(v, k, pos, r, t);
 	if (r.kind == RVec && i->op == Omov) {
 		pack(v, k, pos, &v->fn->vec[r.idx], md);
 		return;
@@ -1186,9 +1251,11 @@ operands(V *v, uint k, const Mods *md)
 		if (r.bar) {
 			if (r.kind == RReg)
 				regfits(v, k, pos, r.idx, Tpred, 0);
+			else if (isdef(i, a))
+				result(v, k, pos, r);
 			continue;
 		}
-		operand(v, k, pos + 1, letters[pos], r, md);
+		operand(v, k, pos + 1, letters[pos], r, md, isdef(i, a));
 		pos++;
 	}
 }
