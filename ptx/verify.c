@@ -820,6 +820,14 @@ cvtround(V *v, uint k, const Mods *md)
 		errat(v, k, "'%.*s' needs an integer rounding modifier (.rni, .rzi, .rmi, .rpi)", NM(i));
 }
 
+/* .u16x2, .s16x2, .f32x2: types of two lanes that no register has, so
+ * not in tyname[] (add.u16x2 %r1, %r2, %r3 works on .b32 registers) */
+static int
+pairtype(const Mods *md)
+{
+	return modhas(md, "u16x2") || modhas(md, "s16x2") || modhas(md, "f32x2");
+}
+
 /* the type suffix, and the rounding and .approx modifiers that have no
  * default (PTX ISA 9.7.3 and cvt; ptxas 13 rejects each one missing) */
 static void
@@ -828,7 +836,7 @@ suffixes(V *v, uint k, const Mods *md)
 	const Ins *i = &v->fn->ins[k];
 	int t = md->nt ? md->t[0] : Tnone, ap = modhas(md, "approx");
 
-	if (opinfo[i->op].ty && !md->nt) {
+	if (opinfo[i->op].ty && !md->nt && !pairtype(md)) {
 		errat(v, k, "'%.*s' needs a type suffix", NM(i));
 		return;
 	}
@@ -864,6 +872,128 @@ suffixes(V *v, uint k, const Mods *md)
 		break;
 	}
 }
+
+/* The types each opcode takes (its first type suffix), as ptxas 13 takes
+ * them (probed with every type on every opcode here); an opcode not
+ * listed is not checked. */
+#define B(t) (1u << (t))
+#define INT (B(Tu16) | B(Tu32) | B(Tu64) | B(Ts16) | B(Ts32) | B(Ts64))
+#define SINT (B(Ts16) | B(Ts32) | B(Ts64))
+#define BITS (B(Tb16) | B(Tb32) | B(Tb64))
+#define FLT (B(Tf32) | B(Tf64))
+#define HALF (B(Tf16) | B(Tf16x2) | B(Tbf16) | B(Tbf16x2))
+#define MEM (B(Tb8) | B(Tu8) | B(Ts8) | BITS | B(Tb128) | INT | FLT)
+static const struct optype {
+	ushort op;
+	uint types;
+} optypes[] = {
+	{Oadd, INT | HALF | FLT}, {Osub, INT | HALF | FLT}, {Omul, INT | HALF | FLT},
+	{Omad, INT | FLT}, {Omul24, B(Tu32) | B(Ts32)}, {Omad24, B(Tu32) | B(Ts32)},
+	{Osad, INT}, {Odiv, INT | FLT}, {Orem, INT}, {Oabs, SINT | HALF | FLT},
+	{Oneg, SINT | HALF | FLT}, {Omin, INT | HALF | FLT}, {Omax, INT | HALF | FLT},
+	{Opopc, B(Tb32) | B(Tb64)}, {Oclz, B(Tb32) | B(Tb64)}, {Obrev, B(Tb32) | B(Tb64)},
+	{Obfi, B(Tb32) | B(Tb64)}, {Obfind, B(Tu32) | B(Tu64) | B(Ts32) | B(Ts64)},
+	{Obfe, B(Tu32) | B(Tu64) | B(Ts32) | B(Ts64)}, {Oand, B(Tpred) | BITS},
+	{Oor, B(Tpred) | BITS}, {Oxor, B(Tpred) | BITS}, {Onot, B(Tpred) | BITS},
+	{Ocnot, BITS}, {Oshl, BITS}, {Oshr, BITS | INT}, {Osetp, BITS | INT | HALF | FLT},
+	{Oselp, BITS | INT | FLT}, {Omov, B(Tpred) | BITS | B(Tb128) | INT | FLT},
+	{Old, MEM}, {Oldu, MEM}, {Ost, MEM}, {Orcp, FLT}, {Osqrt, FLT}, {Orsqrt, FLT},
+	{Osin, B(Tf32)}, {Ocos, B(Tf32)}, {Olg2, B(Tf32)}, {Oex2, HALF | B(Tf32)},
+	{Otanh, HALF | B(Tf32)}, {Ofma, HALF | FLT}, {Otestp, FLT}, {Ocopysign, FLT},
+	{Oprmt, B(Tb32)}, {Olop3, B(Tb32)}, {Oaddc, INT}, {Osubc, INT},
+	{Ocvta, B(Tu32) | B(Tu64)},
+};
+
+static const char *const cmps[] = {"eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs",
+	"equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan"};
+
+/* the comparison of setp and set: one, and one that the type has (eq
+ * and ne for bits, lo ls hi hs for unsigned too, the unordered ones and
+ * num and nan for floating point); .and, .or or .xor with a predicate
+ * operand, and only then */
+static void
+compare(V *v, uint k, const Mods *md)
+{
+	const Ins *i = &v->fn->ins[k];
+	int t = i->op == Oset ? (md->nt > 1 ? md->t[1] : Tnone) : md->nt ? md->t[0] : Tnone;
+	int c = -1, boolop = modhas(md, "and") || modhas(md, "or") || modhas(md, "xor");
+	uint n = 0;
+
+	for (uint j = 0; j < countof(cmps); j++)
+		if (modhas(md, cmps[j]))
+			c = (int)j;
+	if (c < 0) {
+		errat(v, k, "'%.*s' needs a comparison (.eq, .ne, .lt, .le, .gt, .ge ...)", NM(i));
+		return;
+	}
+	if (t && ((isbit(t) && c > 1) || (t >= Ts8 && t <= Ts64 && c > 5)
+	          || (t >= Tu8 && t <= Tu64 && c > 9) || (isflt(t) && c >= 6 && c <= 9)))
+		errat(v, k, "'%.*s': .%s does not compare .%s", NM(i), cmps[c], tyname[t]);
+	if (t && !isflt(t) && modhas(md, "ftz"))
+		errat(v, k, "'%.*s': .ftz is for floating-point types", NM(i));
+	if (i->op == Oset && md->nt > 1 && !(B(md->t[0]) & (B(Tu32) | B(Ts32) | B(Tf32) | HALF)))
+		errat(v, k, "'%.*s': set writes .u32, .s32, .f32 or a half type, not .%s", NM(i),
+		      tyname[md->t[0]]);
+	if (i->op == Oset && md->nt < 2)
+		errat(v, k, "'%.*s' needs the type of its result and of its sources", NM(i));
+	for (uint a = 0; a < i->narg; a++)
+		n += !i->arg[a].bar;
+	if (boolop && n == 3)
+		errat(v, k, "'%.*s' needs the predicate its .and, .or or .xor combines", NM(i));
+	if (!boolop && n == 4)
+		errat(v, k, "'%.*s': a predicate operand needs .and, .or or .xor", NM(i));
+}
+
+static int mixed(const Ins *i, const Mods *md);
+
+/* the opcode takes the type; its modifiers are for that kind of type */
+static void
+types(V *v, uint k, const Mods *md)
+{
+	const Ins *i = &v->fn->ins[k];
+	int t = md->nt ? md->t[0] : Tnone, arith = 0;
+
+	if (i->op == Osetp || i->op == Oset)
+		compare(v, k, md);
+	if (!t || (md->nt > 1 && i->op != Oset && i->op != Ocvt && !mixed(i, md)))
+		return;   /* a second type: operands() says it */
+	for (size_t j = 0; j < countof(optypes); j++)
+		if (optypes[j].op == i->op && !(optypes[j].types & B(t))) {
+			errat(v, k, "'%.*s': %s takes no .%s", NM(i), opinfo[i->op].name, tyname[t]);
+			return;
+		}
+	switch (i->op) {
+	case Oadd: case Osub: case Omul: case Omad: case Odiv: case Orem: case Omin: case Omax:
+	case Oabs: case Oneg:
+		arith = 1;
+	}
+	if (arith && isint(t) && (frnd(md) || modhas(md, "ftz") || modhas(md, "approx")
+	                          || modhas(md, "full")))
+		errat(v, k, "'%.*s': its rounding and .ftz, .approx, .full are for floating-point types",
+		      NM(i));
+	if ((i->op == Omul || i->op == Omad) && isint(t)
+	    && !modhas(md, "lo") && !modhas(md, "hi") && !modhas(md, "wide"))
+		errat(v, k, "'%.*s' needs .lo, .hi or .wide", NM(i));
+	if ((i->op == Omul || i->op == Omad) && !isint(t)
+	    && (modhas(md, "lo") || modhas(md, "hi") || modhas(md, "wide")))
+		errat(v, k, "'%.*s': .lo, .hi and .wide are for integer types", NM(i));
+	if ((i->op == Omul || i->op == Omad) && modhas(md, "wide") && tybits[t] > 32)
+		errat(v, k, "'%.*s': .wide is for 16- and 32-bit integers", NM(i));
+	if (i->op == Oex2 && (t == Tf16 || t == Tf16x2) && modhas(md, "ftz"))
+		errat(v, k, "'%.*s': ex2 of .f16 takes no .ftz", NM(i));
+	if (i->op == Oex2 && (t == Tbf16 || t == Tbf16x2) && !modhas(md, "ftz"))
+		errat(v, k, "'%.*s': ex2 of .bf16 needs .ftz", NM(i));
+	if (i->op == Ocvta && tybits[t] != (v->m->addrsize == 32 ? 32 : 64))
+		errat(v, k, "'%.*s': an address is .u%d here (.address_size)", NM(i),
+		      v->m->addrsize == 32 ? 32 : 64);
+	if (i->op == Ocvt && md->nt != 2)
+		errat(v, k, "'%.*s' needs the type of its result and of its source", NM(i));
+	if ((i->op == Oadd || i->op == Osub) && isint(t) && t != Ts32 && modhas(md, "sat"))
+		errat(v, k, "'%.*s': .sat on an integer is for .s32 only", NM(i));
+	if ((i->op == Oabs || i->op == Oneg || i->op == Omin || i->op == Omax) && frnd(md))
+		errat(v, k, "'%.*s' takes no rounding modifier", NM(i));
+}
+#undef B
 
 /* forms that need more than their opcode's base form (ops.h): a type or a
  * modifier among the parts of the name, from the "Target ISA Notes" */
@@ -1288,6 +1418,7 @@ instructions(V *v)
 			continue;
 		modsplit(&fn->ins[k], &md);
 		suffixes(v, k, &md);
+		types(v, k, &md);
 		needs(v, k, &md);
 		operands(v, k, &md);
 		writes(v, k);
