@@ -268,7 +268,7 @@ runpass(struct passctx *cx, const struct step *st, const char *reportpath, FILE 
 		if (!selected(m, fn, st->kernels))
 			continue;
 		char *kname = symstr(m, fn->sym);
-		if (st->pass->apply(cx, fn, &st->par, &o) < 0)
+		if ((o.why = passctx_refuse(cx)) || st->pass->apply(cx, fn, &st->par, &o) < 0)
 			note("%s: kernel '%s' left alone: %s", name, kname, o.why);
 		else
 			note("%s: kernel '%s' applied: %s", name, kname, o.stats ? o.stats : "{}");

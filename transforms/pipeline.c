@@ -81,7 +81,7 @@ kernel(struct passctx *cx, Fn *fn, const struct hook *h, uint *applied, int quie
 		struct outcome o = {0};
 		if (!r)
 			continue;
-		if (passes[t]->apply(cx, fn, r->param[t], &o) == 0)
+		if (!(o.why = passctx_refuse(cx)) && passes[t]->apply(cx, fn, r->param[t], &o) == 0)
 			*applied |= 1u << t;
 		rc |= outcome(h, mangled, demangled, t, r, &o, quiet);
 		free(o.why);
