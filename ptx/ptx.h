@@ -357,8 +357,9 @@ int numreal(Str t, double *v);
  * 'd' for 0dXXXXXXXXXXXXXXXX (f64 bits), 'n' for a real or an integer;
  * 0 if t is none of these */
 int immnum(Str t, double *v);
-/* the f32 value of an immediate written as 0fXXXXXXXX or a number; 0 if
- * it is neither (an f64 0d constant is not an f32 value) */
+/* the f32 value of an immediate as an .f32 operand reads it: 0f bits, a
+ * number, or 0d bits rounded (ptxas takes an f64 constant there); 0 if it
+ * is none of these */
 int immf32(Str t, float *f);
 int strpre(Str s, const char *t);           /* s starts with t */
 Fn *findfn(Module *m, const char *name);   /* the definition, else a declaration */

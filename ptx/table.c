@@ -255,8 +255,7 @@ int
 immf32(Str t, float *f)
 {
 	double v;
-	int k = immnum(t, &v);
-	if (k != 'f' && k != 'n')
+	if (!immnum(t, &v))
 		return 0;
 	*f = (float)v;
 	return 1;
