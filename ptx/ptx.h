@@ -514,10 +514,12 @@ int regunits(const Fn *fn, uint r);
 
 /* verify.c */
 /* Check what ptxas and the passes rely on (as LLVM's verifier does after
- * every pass): registers declared once, with a type that fits each use,
- * and defined before they are used; labels, callees and symbols resolve;
- * operand counts, vector sizes and predicates; the modifiers and the
- * .target/.version each instruction needs. Prints "path:line: error: ..."
+ * every pass, and before the first: a pass's contract starts from PTX that
+ * verifies): the module's .version and .target; registers declared once,
+ * with a type that fits each use, and defined before they are used;
+ * labels, callees and symbols resolve; operand counts, vector sizes,
+ * predicates and immediates; the types and modifiers of each opcode and
+ * the .target/.version each instruction needs. Prints "path:line: error: ..."
  * and the statement for each problem to err (NULL: silent) and returns
  * their number. Runs fillcfg() on every function. */
 int verify(Module *m, FILE *err);

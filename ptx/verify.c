@@ -2,17 +2,24 @@
  * sees it, as LLVM verifies its IR after every pass: what ptxas would
  * reject, and what a pass can break without ptxas noticing.
  *
- * The module: .version and .target read once (they bound what instructions
- * may use); module names defined once. Each function: parameters, and
- * declarations within one { } scope, declared once; every operand resolves
- * (a register declared or special, a label placed, a symbol or callee
- * declared, a call with the callee's count of arguments); each instruction
- * has the type suffix and the rounding or .approx modifier the ISA
- * requires, the operand count and types its shape gives (PTX ISA 9.4:
- * Table 26, and Tables 27/28 for the wider registers ld, st and cvt take),
- * vectors of the size its .vN says, and a .target and .version at least
- * those it needs (ops.h, and the table below for forms that need more).
- * Each rule was checked against ptxas 13, which is the reference.
+ * The module: .version first and .target second, each one ptxas knows,
+ * the target no newer than the version (they bound what instructions may
+ * use), .address_size once; module names defined once. Each function:
+ * parameters of a state space and a type, and declarations within one { }
+ * scope, declared once, each .reg of a register type; every operand
+ * resolves (a register declared or special, a label placed, a symbol or
+ * callee declared, a call with the callee's count of arguments); each
+ * instruction has a type its opcode takes, the type suffix and the
+ * rounding or .approx modifier the ISA requires and only the modifiers of
+ * that kind of type, setp/set a comparison of the type, the operand count
+ * and types its shape gives (PTX ISA 9.4: Table 26, and Tables 27/28 for
+ * the wider registers ld, st and cvt take), immediates of the operand's
+ * kind, results in registers, vectors of the size its .vN says, and a
+ * .target and .version at least those it needs (ops.h, and the table
+ * below for forms that need more). Each rule was checked against ptxas 13,
+ * which is the reference, by probes of one difference each. What the
+ * parser rejects is syntax (numbers, names, .reg and parameter forms); the
+ * rest is here, where a pass's output is checked too.
  *
  * Definedness. PTX gives a register read before any write an undefined
  * value; it is not an error, and ptxas accepts it. cicc writes such reads
