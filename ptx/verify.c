@@ -827,12 +827,19 @@ cvtround(V *v, uint k, const Mods *md)
 		errat(v, k, "'%.*s' needs an integer rounding modifier (.rni, .rzi, .rmi, .rpi)", NM(i));
 }
 
-/* .u16x2, .s16x2, .f32x2: types of two lanes that no register has, so
- * not in tyname[] (add.u16x2 %r1, %r2, %r3 works on .b32 registers) */
+/* how many of the parts are types that no register has, so not in
+ * tyname[]: lanes (add.u16x2 works on .b32 registers) and the 8-, 6- and
+ * 4-bit floats of cvt (cvt.rn.f16x2.e4m3x2 %r1, %rs1) */
 static int
-pairtype(const Mods *md)
+othertypes(const Mods *md)
 {
-	return modhas(md, "u16x2") || modhas(md, "s16x2") || modhas(md, "f32x2");
+	static const char *const names[] = {"u16x2", "s16x2", "f32x2", "e4m3", "e5m2", "e4m3x2",
+		"e5m2x2", "e2m3x2", "e3m2x2", "e2m1x2", "e2m1x4", "ue8m0x2", "s2f6x2"};
+	int n = 0;
+
+	for (size_t j = 0; j < countof(names); j++)
+		n += modhas(md, names[j]);
+	return n;
 }
 
 /* the type suffix, and the rounding and .approx modifiers that have no
@@ -843,7 +850,7 @@ suffixes(V *v, uint k, const Mods *md)
 	const Ins *i = &v->fn->ins[k];
 	int t = md->nt ? md->t[0] : Tnone, ap = modhas(md, "approx");
 
-	if (opinfo[i->op].ty && !md->nt && !pairtype(md)) {
+	if (opinfo[i->op].ty && !md->nt && !othertypes(md)) {
 		errat(v, k, "'%.*s' needs a type suffix", NM(i));
 		return;
 	}
@@ -936,8 +943,8 @@ compare(V *v, uint k, const Mods *md)
 	if (t && ((isbit(t) && c > 1) || (t >= Ts8 && t <= Ts64 && c > 5)
 	          || (t >= Tu8 && t <= Tu64 && c > 9) || (isflt(t) && c >= 6 && c <= 9)))
 		errat(v, k, "'%.*s': .%s does not compare .%s", NM(i), cmps[c], tyname[t]);
-	if (t && !isflt(t) && modhas(md, "ftz"))
-		errat(v, k, "'%.*s': .ftz is for floating-point types", NM(i));
+	if (t && (!isflt(t) || t == Tbf16 || t == Tbf16x2) && modhas(md, "ftz"))
+		errat(v, k, "'%.*s': .ftz is for floating-point types other than .bf16", NM(i));
 	if (i->op == Oset && md->nt > 1 && !(B(md->t[0]) & (B(Tu32) | B(Ts32) | B(Tf32) | HALF)))
 		errat(v, k, "'%.*s': set writes .u32, .s32, .f32 or a half type, not .%s", NM(i),
 		      tyname[md->t[0]]);
@@ -986,14 +993,15 @@ types(V *v, uint k, const Mods *md)
 		errat(v, k, "'%.*s': .lo, .hi and .wide are for integer types", NM(i));
 	if ((i->op == Omul || i->op == Omad) && modhas(md, "wide") && tybits[t] > 32)
 		errat(v, k, "'%.*s': .wide is for 16- and 32-bit integers", NM(i));
+	if ((t == Tbf16 || t == Tbf16x2) && i->op != Oex2 && i->op != Osetp && modhas(md, "ftz"))
+		errat(v, k, "'%.*s': .bf16 takes no .ftz", NM(i));
 	if (i->op == Oex2 && (t == Tf16 || t == Tf16x2) && modhas(md, "ftz"))
 		errat(v, k, "'%.*s': ex2 of .f16 takes no .ftz", NM(i));
 	if (i->op == Oex2 && (t == Tbf16 || t == Tbf16x2) && !modhas(md, "ftz"))
 		errat(v, k, "'%.*s': ex2 of .bf16 needs .ftz", NM(i));
-	if (i->op == Ocvta && tybits[t] != (v->m->addrsize == 32 ? 32 : 64))
-		errat(v, k, "'%.*s': an address is .u%d here (.address_size)", NM(i),
-		      v->m->addrsize == 32 ? 32 : 64);
-	if (i->op == Ocvt && md->nt != 2)
+	if (i->op == Ocvta && v->m->addrsize > 0 && tybits[t] != v->m->addrsize)
+		errat(v, k, "'%.*s': an address is .u%d here (.address_size)", NM(i), v->m->addrsize);
+	if (i->op == Ocvt && md->nt + othertypes(md) != 2)
 		errat(v, k, "'%.*s' needs the type of its result and of its source", NM(i));
 	if ((i->op == Oadd || i->op == Osub) && isint(t) && t != Ts32 && modhas(md, "sat"))
 		errat(v, k, "'%.*s': .sat on an integer is for .s32 only", NM(i));
