@@ -547,10 +547,14 @@ x2setp(struct h2 *h, const Ins *i)
 	uint p = i->arg[0].idx;
 	struct buf b = BUF_INIT;
 	const char *s = i->name.s, *e = s + i->name.n;
-	/* setp.lt.ftz.f32 -> setp.lt.ftz.f16x2 */
+	/* setp.lt.ftz.f32 -> setp.lt.ftz.f16x2, setp.lt.bf16x2 (no .ftz) */
 	while (e > s && e[-1] != '.')
 		e--;
-	buf_put(&b, s, e - s);
+	for (const char *q; s < e; s = q + 1) {
+		q = memchr(s, '.', e - s);
+		if (h->type != BF16 || q - s != 3 || memcmp(s, "ftz", 3))
+			buf_put(&b, s, q + 1 - s);
+	}
 	buf_printf(&b, "%s %s|%s, %s, %s;", h->type == BF16 ? "bf16x2" : "f16x2", regstr(h->fn, p),
 	           regstr(h->fn, h->l1[p]), a, c);
 	h2_emit(h, "%s", b.s);
