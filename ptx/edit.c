@@ -82,8 +82,8 @@ newregat(Fn *fn, int ty, uint at)
 	uint r;
 	Ins d = {0};
 
-	if (ty <= Tnone || ty >= NTYPE)
-		BUG("newreg: type %d", ty);
+	if (!regtype(ty))
+		BUG("newreg: type %d is no register type", ty);
 	snprintf(pfx, sizeof pfx, "%%mpcc_%s_", tyname[ty]);
 	r = addreg(fn, str(m, pfx), (int)fn->nreg, ty, ~0u);
 	namereg(fn, r);

@@ -1,7 +1,7 @@
 /* lex.c: PTX tokens. A token is an identifier (%r12, $L__BB0_2, _Z3fooPf),
  * a directive or modifier (.reg, .f32, .shared::cta: a dot and a name,
- * glued to what comes before it when adj is set), a number (12, 0x1F, 0f3F800000, 1.5e-3), a
- * string or one punctuation character. Whitespace and comments are trivia:
+ * glued to what comes before it when adj is set), a number (12, 0x1F,
+ * 0f3F800000, 1.5e-3, .5), a string or one punctuation character. Whitespace and comments are trivia:
  * the parser recovers them as the text between two statements, so the lexer
  * only skips them. It never reads past end; `bad` marks an unterminated
  * comment or string for the parser to report. */
@@ -63,7 +63,7 @@ skip(Lexer *l)
 static const char *
 number(const char *p, const char *e)
 {
-	int hex = p + 1 < e && p[0] == '0' && strchr("xXfFdD", p[1]);
+	int hex = p + 1 < e && p[0] == '0' && p[1] && strchr("xXfFdD", p[1]);
 
 	while (p < e) {
 		if (idchar(*p) || *p == '.')
@@ -90,7 +90,11 @@ lex(Lexer *l)
 		t.kind = TEOF;
 		return t;
 	}
-	if (*p == '.' && p + 1 < e && idchar((uchar)p[1])) {
+	if (*p == '.' && p + 1 < e && isdigit((uchar)p[1])
+	    && (p == l->start || !(idchar((uchar)p[-1]) || p[-1] == '.'))) {
+		t.kind = TNUM;   /* .5, but tex.1d's .1d is a modifier */
+		p = number(p, e);
+	} else if (*p == '.' && p + 1 < e && idchar((uchar)p[1])) {
 		/* one token for qualified modifiers: .shared::cta, .L2::128B */
 		t.kind = TDIR;
 		for (p++;;) {

@@ -8,6 +8,7 @@
  * previous statement) and its own text, which is what makes printing
  * lossless (see ptx.h). Errors longjmp back to parse(), which returns NULL:
  * the parser never exits, so the fuzzer and the driver's hook can call it. */
+#define _GNU_SOURCE   /* memmem */
 #include "ptx/ptx.h"
 #include <ctype.h>
 #include <setjmp.h>
@@ -160,6 +161,18 @@ span(const char *a, const char *b)
 	return (Str){a, (uint)(b - a)};
 }
 
+/* the current token as a name, of what: an identifier that is none of
+ * `_`, `$` and `%` alone (PTX ISA 4.4; `_` is the sink) */
+static void
+isname(P *p, const char *what)
+{
+	if (p->tok.kind != TIDENT)
+		errat(p, p->tok.s, "expected %s before %s", what, tokdesc(p->tok));
+	if (p->tok.n == 1 && !isalpha((uchar)*p->tok.s))
+		errat(p, p->tok.s, "%s is no name: a name of one character is a letter",
+		      tokdesc(p->tok));
+}
+
 /* statements */
 
 static Ins *
@@ -209,7 +222,10 @@ restofline(P *p)
 		next(p);
 }
 
-/* up to and including ';', braces balanced */
+static int checknum(P *p, const char *b, Tok t);
+
+/* up to and including ';', braces balanced (an initializer's numbers read
+ * as an operand's are) */
 static void
 tosemi(P *p)
 {
@@ -218,6 +234,8 @@ tosemi(P *p)
 	for (;;) {
 		if (p->tok.kind == TEOF)
 			errat(p, p->tok.s, "expected ';' before end of file");
+		if (p->tok.kind == TNUM)
+			checknum(p, p->tok.s, p->tok);
 		if (ispunct_(p->tok, '{') || ispunct_(p->tok, '('))
 			depth++;
 		if ((ispunct_(p->tok, '}') || ispunct_(p->tok, ')')) && depth-- == 0)
@@ -302,8 +320,7 @@ var(P *p, Fn *fn)
 			next(p);
 		nameend = p->lastend;
 	}
-	if (p->tok.kind != TIDENT)
-		errat(p, p->tok.s, "expected a name before %s", tokdesc(p->tok));
+	isname(p, "a name");
 	i->name = span(b, nameend);
 	i->sep = span(nameend, p->tok.s);
 	a = REF(RSym, intern(p->m, p->tok.s, p->tok.n));
@@ -331,7 +348,6 @@ raw(P *p, Fn *fn, int line)
 	endstmt(p, i);
 }
 
-/* reg = ".reg" dir* (name "<" num ">" | name ("," name)*) ";" */
 static uint
 addreg(P *p, Fn *fn, Str pfx, int num, int ty, uint decl)
 {
@@ -371,26 +387,64 @@ lookreg(Fn *fn, const char *s, uint n)
 	return names_get(fn->regnames, s, n);
 }
 
+/* ".align" num: a power of two */
+static void
+align(P *p)
+{
+	uint64_t u;
+
+	next(p);
+	if (p->tok.kind != TNUM || checknum(p, p->tok.s, p->tok) != NINT
+	    || !numint((Str){p->tok.s, p->tok.n}, &u) || !u || (u & (u - 1)))
+		errat(p, p->tok.s, "expected a power of two before %s", tokdesc(p->tok));
+	next(p);
+}
+
+/* the directives of a .reg up to its names; its type */
+static int
+regdirs(P *p)
+{
+	int ty, vec = 1;
+
+	next(p);
+	if (tokis(p->tok, ".align"))
+		align(p);
+	if (tokis(p->tok, ".v2") || tokis(p->tok, ".v4")) {
+		vec = p->tok.s[2] - '0';
+		next(p);
+	}
+	if (p->tok.kind != TDIR)
+		errat(p, p->tok.s, "expected a register type before %s", tokdesc(p->tok));
+	ty = typeof_(p->tok.s + 1, p->tok.n - 1);
+	if (!ty)
+		errat(p, p->tok.s, "expected a register type before %s", tokdesc(p->tok));
+	if (!regtype(ty))
+		errat(p, p->tok.s, "%s is no register type: a .b%d register holds it",
+		      tokdesc(p->tok), tybits[ty]);
+	if (vec > 1 && ty == Tpred)
+		errat(p, p->tok.s, "a vector of .pred");
+	if (vec * tybits[ty] > 128)
+		errat(p, p->tok.s, "a .v%d of .%s is wider than 128 bits", vec, tyname[ty]);
+	next(p);
+	return ty;
+}
+
+/* reg = ".reg" (".align" num)? (".v2" | ".v4")? type
+ *       (name "<" num ">" | name ("," name)*) ";" */
 static void
 reg(P *p, Fn *fn)
 {
 	Ins *i = newins(p, fn, Oreg);
 	uint at = i - fn->ins, first, nr = 0, cap = 0;
-	const char *nameend = p->tok.s;
 	Ref *rs = NULL;
+	int ty = regdirs(p);
+	const char *nameend = p->lastend;
 
-	while (p->tok.kind == TDIR) {
-		int ty = typeof_(p->tok.s + 1, p->tok.n - 1);
-		if (ty)
-			i->ty = ty;
-		next(p);
-		nameend = p->lastend;
-	}
 	i = &fn->ins[at];
+	i->ty = ty;
 	i->name = span(i->lead.s + i->lead.n, nameend);
 	i->sep = span(nameend, p->tok.s);
-	if (p->tok.kind != TIDENT)
-		errat(p, p->tok.s, "expected a register name before %s", tokdesc(p->tok));
+	isname(p, "a register name");
 	if (ispunct_(peek(p), '<')) {
 		Tok name = p->tok, n;
 		long cnt;
@@ -415,8 +469,7 @@ reg(P *p, Fn *fn)
 	} else {
 		for (;;) {
 			uint r;
-			if (p->tok.kind != TIDENT)
-				errat(p, p->tok.s, "expected a register name before %s", tokdesc(p->tok));
+			isname(p, "a register name");
 			r = addreg(p, fn, (Str){p->tok.s, p->tok.n}, -1, fn->ins[at].ty, at);
 			declare(p, &fn->regnames, p->tok.s, p->tok.n, r);
 			rs = agrow(p->m->arena, rs, nr, &cap, sizeof *rs);
@@ -478,28 +531,32 @@ name(P *p, Fn *fn, Str *sel)
 	return REF(RSym, intern(p->m, b, p->lastend - b));
 }
 
-static void
-checknum(P *p, Tok t)
+/* the number from b (its sign) to the end of token t as ptxas reads it */
+static int
+checknum(P *p, const char *b, Tok t)
 {
-	const char *s = t.s;
-	uint n = t.n, k, want = 0;
+	Str s = span(b, t.s + t.n);
+	int k = numform(s);
+	uint64_t u;
+	double v;
 
-	if (n > 1 && s[0] == '0' && (s[1] == 'f' || s[1] == 'F'))
-		want = 8;
-	if (n > 1 && s[0] == '0' && (s[1] == 'd' || s[1] == 'D'))
-		want = 16;
-	if (want) {
-		for (k = 2; k < n && isxdigit((uchar)s[k]); k++)
-			;
-		if (k != n || n - 2 != want)
-			errat(p, s, "bad float constant %s", tokdesc(t));
-	}
+	if (k == NBAD && t.n > 1 && t.s[0] == '0' && t.s[1] && strchr("fFdD", t.s[1]))
+		errat(p, t.s, "bad float constant %s", tokdesc(t));
+	if (k == NBAD)
+		errat(p, t.s, "bad number %s", tokdesc(t));
+	if (k == NF32 && b != t.s)
+		errat(p, b, "a sign before an 0f constant: write the bits of the negated value");
+	if (k == NINT && !numint(s, &u))
+		errat(p, t.s, "%s does not fit in 64 bits", tokdesc(t));
+	if (k == NREAL && !numreal(s, &v))
+		errat(p, t.s, "%s is out of the range of .f64", tokdesc(t));
+	return k;
 }
 
 static Ref
 imm(P *p, Fn *fn, const char *b)
 {
-	checknum(p, p->tok);
+	checknum(p, b, p->tok);
 	next(p);
 	fn->imm = agrow(p->m->arena, fn->imm, fn->nimm, &fn->capimm, sizeof *fn->imm);
 	fn->imm[fn->nimm] = (Imm){span(b, p->lastend)};
@@ -540,6 +597,16 @@ list(P *p, Fn *fn, int kind, int c)
 	return REF(kind, fn->nvec++);
 }
 
+/* an address's integer: the offset, or the whole address ([8]) */
+static void
+addrnum(P *p, const char *b)
+{
+	if (p->tok.kind != TNUM)
+		errat(p, p->tok.s, "expected an offset before %s", tokdesc(p->tok));
+	if (checknum(p, b, p->tok) != NINT)
+		errat(p, p->tok.s, "an address takes an integer, not %s", tokdesc(p->tok));
+}
+
 /* addr = (reg | name | num) ("+" "-"? num)? ("," vec)? */
 static Ref
 addr(P *p, Fn *fn)
@@ -548,24 +615,23 @@ addr(P *p, Fn *fn)
 
 	if (p->tok.kind == TIDENT)
 		m.base = name(p, fn, NULL);
-	else if (p->tok.kind == TNUM)
+	else if (p->tok.kind == TNUM) {
+		addrnum(p, p->tok.s);
 		m.base = imm(p, fn, p->tok.s);
-	else
+	} else
 		errat(p, p->tok.s, "expected an address before %s", tokdesc(p->tok));
-	if (ispunct_(p->tok, '+') || ispunct_(p->tok, '-')) {
-		const char *b;
-		char *e;
-		if (consume(p, '+'))
-			b = p->tok.s;
-		else
-			b = p->tok.s;
+	if (ispunct_(p->tok, '-'))
+		errat(p, p->tok.s, "expected '+' before the offset: PTX writes [%%r+-4]");
+	if (consume(p, '+')) {
+		const char *b = p->tok.s;
+		uint64_t u;
 		if (ispunct_(p->tok, '-'))
 			next(p);
-		if (p->tok.kind != TNUM)
-			errat(p, p->tok.s, "expected an offset before %s", tokdesc(p->tok));
+		addrnum(p, b);
 		next(p);
 		m.offs = span(b, p->lastend);
-		m.off = strtol(b, &e, 0);
+		numint(m.offs, &u);
+		m.off = (long)u;
 	}
 	if (consume(p, ',')) {
 		if (!consume(p, '{'))
@@ -578,7 +644,7 @@ addr(P *p, Fn *fn)
 	return REF(RMem, fn->nmem++);
 }
 
-// operand = "!"? (name sel? | "-"? num | "_" | "[" addr "]" | "{" list "}" | "(" list ")")
+// operand = "!"? (name sel? | ("-" | "+")? num | "_" | "[" addr "]" | "{" list "}" | "(" list ")")
 static Ref
 operand(P *p, Fn *fn, Str *sel)
 {
@@ -591,7 +657,7 @@ operand(P *p, Fn *fn, Str *sel)
 		r = name(p, fn, sel);
 	else if (p->tok.kind == TNUM)
 		r = imm(p, fn, p->tok.s);
-	else if (ispunct_(p->tok, '-') && peek(p).kind == TNUM) {
+	else if ((ispunct_(p->tok, '-') || ispunct_(p->tok, '+')) && peek(p).kind == TNUM) {
 		const char *b = p->tok.s;
 		next(p);
 		r = imm(p, fn, b);
@@ -696,6 +762,7 @@ label(P *p, Fn *fn)
 	Ins *i = newins(p, fn, Olabel);
 	uint l = names_get(fn->lblnames, p->tok.s, p->tok.n);
 
+	isname(p, "a label");
 	if (l != ~0u && fn->lbl[l].ins != ~0u)
 		errat(p, p->tok.s, "duplicate label %s", tokdesc(p->tok));
 	if (l == ~0u) {
@@ -806,27 +873,86 @@ body(P *p, Fn *fn)
 	resolve(p, fn);
 }
 
-// param = dir* name ("[" num? "]")*
+enum { PENTRY, PIN, PRET };   /* a kernel's parameter, a .func's, its return value */
+
+/* a .param's type: one that a variable may have, or a kernel's opaque handle */
+static void
+paramtype(P *p, int where)
+{
+	int ty = typeof_(p->tok.s + 1, p->tok.n - 1);
+
+	if (tokis(p->tok, ".texref") || tokis(p->tok, ".surfref")
+	    || (tokis(p->tok, ".samplerref") && p->m->target.s
+	        && memmem(p->m->target.s, p->m->target.n, "texmode_independent", 19))) {
+		if (where != PENTRY)
+			errat(p, p->tok.s, "%s in a parameter of a .func", tokdesc(p->tok));
+	} else if (p->tok.kind != TDIR || (!ty && !tokis(p->tok, ".samplerref")))
+		errat(p, p->tok.s, "expected a parameter type before %s", tokdesc(p->tok));
+	else if (!regtype(ty) || ty == Tpred || ty == Tf16x2)
+		errat(p, p->tok.s, "%s is no parameter type", tokdesc(p->tok));
+	next(p);
+}
+
+/* what follows .param: (".align" num)? type (".ptr" space? (".align" num)?)? */
+static void
+paramdirs(P *p, int where)
+{
+	if (tokis(p->tok, ".align"))
+		align(p);
+	paramtype(p, where);
+	if (!tokis(p->tok, ".ptr"))
+		return;
+	if (where != PENTRY)
+		errat(p, p->tok.s, "'.ptr' in a parameter of a .func");
+	next(p);
+	if (tokis(p->tok, ".global") || tokis(p->tok, ".shared") || tokis(p->tok, ".local")
+	    || tokis(p->tok, ".const"))
+		next(p);
+	if (tokis(p->tok, ".align"))
+		align(p);
+}
+
+// param = ".param" paramdirs name ("[" num? "]")? | ".reg" regdirs name
 static Param
-param(P *p)
+param(P *p, int where, int *nosize)
 {
 	Param pa = {0};
-	const char *b = p->tok.s, *e = b;
+	const char *b = p->tok.s;
+	int isreg = tokis(p->tok, ".reg");
 
-	while (p->tok.kind == TDIR || p->tok.kind == TNUM) {
+	if (isreg && where != PENTRY)
+		regdirs(p);
+	else if (tokis(p->tok, ".param")) {
 		next(p);
-		e = p->lastend;
-	}
+		paramdirs(p, where);
+	} else
+		errat(p, p->tok.s, where == PENTRY ? "expected '.param' before %s"
+		      : "expected '.param' or '.reg' before %s", tokdesc(p->tok));
 	if (p->tok.kind != TIDENT)
 		errat(p, p->tok.s, "expected a parameter name before %s", tokdesc(p->tok));
-	pa.decl = span(b, e);
+	pa.decl = span(b, p->lastend);
 	pa.name = (Str){p->tok.s, p->tok.n};
 	next(p);
 	b = p->lastend;
-	while (consume(p, '[')) {
-		if (p->tok.kind == TNUM)
+	if (ispunct_(p->tok, '[')) {
+		const char *at = p->tok.s;
+		uint64_t u = 0;
+		if (isreg)
+			errat(p, at, "a .reg parameter is no array");
+		next(p);
+		if (p->tok.kind == TNUM) {
+			if (checknum(p, p->tok.s, p->tok) != NINT || !numint((Str){p->tok.s, p->tok.n}, &u))
+				errat(p, p->tok.s, "expected a size before %s", tokdesc(p->tok));
 			next(p);
+		}
 		expect(p, ']');
+		*nosize = !u;
+		if (!u && where == PENTRY)
+			errat(p, at, "a kernel's parameter array needs a size");
+		if (!u && where == PRET)
+			errat(p, at, "a return value's array needs a size");
+		if (ispunct_(p->tok, '['))
+			errat(p, p->tok.s, "a parameter array has one dimension");
 	}
 	pa.tail = span(b, p->lastend);
 	return pa;
@@ -834,10 +960,12 @@ param(P *p)
 
 // params = "(" (param ("," param)*)? ")"
 static Param *
-params(P *p, uint *n)
+params(P *p, uint *n, int where)
 {
 	Param buf[256], *v = buf;
-	uint cap = countof(buf);
+	uint cap = countof(buf), nreg = 0;
+	const char *b = p->tok.s;
+	int nosize = 0;
 
 	*n = 0;
 	expect(p, '(');
@@ -848,11 +976,16 @@ params(P *p, uint *n)
 				memcpy(nv, v, *n * sizeof *v);
 				v = nv, cap *= 2;
 			}
-			v[(*n)++] = param(p);
+			if (nosize)   /* [] or [0]: ptxas's incomplete array */
+				errat(p, v[*n - 1].name.s, "only the last parameter may be an array without a size");
+			nreg += tokis(p->tok, ".reg");
+			v[(*n)++] = param(p, where, &nosize);
 			if (!consume(p, ','))
 				break;
 		}
 	expect(p, ')');
+	if (where == PRET && *n > 1 && nreg < *n)
+		errat(p, b, "a .func returns one .param value at most (several must all be .reg)");
 	Param *r = arena_alloc(p->m->arena, (*n ? *n : 1) * sizeof *r);
 	memcpy(r, v, *n * sizeof *r);
 	return r;
@@ -929,16 +1062,19 @@ function(P *p)
 			attribute(p);
 		else
 			next(p);
+	if (ispunct_(p->tok, '(') && (fn->flags & FENTRY))
+		errat(p, p->tok.s, "a kernel returns nothing");
 	if (ispunct_(p->tok, '('))
-		fn->ret = params(p, &fn->nret);
-	if (p->tok.kind != TIDENT)
-		errat(p, p->tok.s, "expected a function name before %s", tokdesc(p->tok));
+		fn->ret = params(p, &fn->nret, PRET);
+	isname(p, "a function name");
 	fn->nameoff = p->tok.s - b;
 	fn->headname = (Str){p->tok.s, p->tok.n};
 	fn->sym = intern(m, p->tok.s, p->tok.n);
 	next(p);
+	if (p->tok.kind == TDIR && p->tok.adj)
+		errat(p, p->tok.s, "a function name has no '.'");
 	if (ispunct_(p->tok, '('))
-		fn->par = params(p, &fn->npar);
+		fn->par = params(p, &fn->npar, fn->flags & FENTRY ? PENTRY : PIN);
 	pb = p->tok.s;
 	while (!ispunct_(p->tok, '{') && !ispunct_(p->tok, ';')) {
 		if (tokis(p->tok, ".pragma")) {   /* entry-level: ends with its own ';' */
@@ -985,14 +1121,19 @@ item(P *p)
 	if (tokis(t, ".version") || tokis(t, ".target") || tokis(t, ".address_size")) {
 		Tok v = peek(p);
 		Ins *i;
+		uint64_t u = 0;
 		raw(p, NULL, 1);
 		i = &m->top[m->ntop - 1];
+		if (v.line != t.line)   /* the directive alone: say so in verify() */
+			v.s = i->src.s + i->src.n, v.kind = TEOF;
 		if (tokis(t, ".version"))
 			m->version = span(v.s, i->src.s + i->src.n);
 		else if (tokis(t, ".target"))
 			m->target = span(v.s, i->src.s + i->src.n);
+		else if (v.kind == TNUM && numint((Str){v.s, v.n}, &u) && u < 1024)
+			m->addrsize = (int)u;
 		else
-			m->addrsize = atoi(v.s);
+			m->addrsize = -1;
 	} else if (tokis(t, ".file"))
 		raw(p, NULL, 1);
 	else if (tokis(t, ".section") || tokis(t, ".pragma") || tokis(t, ".alias"))

@@ -341,6 +341,9 @@ struct Cvt {
 
 /* table.c */
 int tyof(Str s);                            /* T* of a type name ("f32"), Tnone if none */
+/* a register may be of type t (.bf16, .bf16x2 and .tf32 are types of
+ * instructions, held in .b16 and .b32 registers) */
+int regtype(int t);
 void modsplit(const Ins *i, Mods *md);
 int modhas(const Mods *md, const char *m);  /* a part after the opcode is m */
 /* a part after the opcode is the state space sp, or sp qualified
@@ -351,12 +354,25 @@ int hasmod(const Ins *i, const char *m);    /* modhas() of i's name */
 int hasspace(const Ins *i, const char *sp); /* modspace() of i's name */
 int cvtof(const Ins *i, Cvt *c);             /* 1 if i is a cvt of two types, else 0 */
 int streq(Str s, const char *t);            /* s is t */
+/* what a number is as ptxas reads it (PTX ISA 4.5), after an optional
+ * sign: NF32 0fXXXXXXXX and NF64 0dXXXXXXXXXXXXXXXX (the bits), NREAL a
+ * decimal real (1.5, 1., .5, 1e3, 1.5E-3), NINT an integer (12, 0x1F,
+ * 0b101, 017 octal: a leading 0, as in C) with an optional U; NBAD if none */
+enum { NBAD, NINT, NREAL, NF32, NF64 };
+int numform(Str t);
+/* an NINT's value (two's complement when negative); 0 if t is no NINT or
+ * needs more than 64 bits */
+int numint(Str t, uint64_t *u);
+/* the value of an NREAL, NF32 or NF64; 0 if t is none, or a real beyond
+ * the normal range of .f64 (ptxas: "Constant overflow") */
+int numreal(Str t, double *v);
 /* the value of an immediate as written: 'f' for 0fXXXXXXXX (f32 bits),
- * 'd' for 0dXXXXXXXXXXXXXXXX (f64 bits), 'n' for a decimal or 0x number;
+ * 'd' for 0dXXXXXXXXXXXXXXXX (f64 bits), 'n' for a real or an integer;
  * 0 if t is none of these */
 int immnum(Str t, double *v);
-/* the f32 value of an immediate written as 0fXXXXXXXX or a number; 0 if
- * it is neither (an f64 0d constant is not an f32 value) */
+/* the f32 value of an immediate as an .f32 operand reads it: 0f bits, a
+ * number, or 0d bits rounded (ptxas takes an f64 constant there); 0 if it
+ * is none of these */
 int immf32(Str t, float *f);
 int strpre(Str s, const char *t);           /* s starts with t */
 Fn *findfn(Module *m, const char *name);   /* the definition, else a declaration */
@@ -511,10 +527,12 @@ int regunits(const Fn *fn, uint r);
 
 /* verify.c */
 /* Check what ptxas and the passes rely on (as LLVM's verifier does after
- * every pass): registers declared once, with a type that fits each use,
- * and defined before they are used; labels, callees and symbols resolve;
- * operand counts, vector sizes and predicates; the modifiers and the
- * .target/.version each instruction needs. Prints "path:line: error: ..."
+ * every pass, and before the first: a pass's contract starts from PTX that
+ * verifies): the module's .version and .target; registers declared once,
+ * with a type that fits each use, and defined before they are used;
+ * labels, callees and symbols resolve; operand counts, vector sizes,
+ * predicates and immediates; the types and modifiers of each opcode and
+ * the .target/.version each instruction needs. Prints "path:line: error: ..."
  * and the statement for each problem to err (NULL: silent) and returns
  * their number. Runs fillcfg() on every function. */
 int verify(Module *m, FILE *err);

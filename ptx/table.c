@@ -1,6 +1,8 @@
 /* table.c: the opcode and type tables, the name tables (open addressing
  * from a name to a number) and the module's symbols. */
 #include "ptx/ptx.h"
+#include <ctype.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,6 +35,12 @@ tyof(Str s)
 		if (strlen(tyname[t]) == s.n && !memcmp(tyname[t], s.s, s.n))
 			return t;
 	return Tnone;
+}
+
+int
+regtype(int t)
+{
+	return t > Tnone && t < NTYPE && t != Tbf16 && t != Tbf16x2 && t != Ttf32;
 }
 
 /* modifiers */
@@ -97,6 +105,129 @@ hasspace(const Ins *i, const char *sp)
 	return modspace(&md, sp);
 }
 
+/* numbers (PTX ISA 4.5) */
+
+/* past an optional sign and the blanks after it */
+static const char *
+unsign(Str t, int *neg)
+{
+	const char *s = t.s, *e = t.s + t.n;
+
+	*neg = s < e && *s == '-';
+	if (s < e && (*s == '-' || *s == '+'))
+		for (s++; s < e && (*s == ' ' || *s == '\t'); s++)
+			;
+	return s;
+}
+
+static int
+digitof(int c, int base)
+{
+	int d = isdigit(c) ? c - '0' : isxdigit(c) ? tolower(c) - 'a' + 10 : 99;
+	return d < base ? d : -1;
+}
+
+/* the digits of base from s; s itself if there are none */
+static const char *
+digits(const char *s, const char *e, int base)
+{
+	while (s < e && digitof((uchar)*s, base) >= 0)
+		s++;
+	return s;
+}
+
+int
+numform(Str t)
+{
+	int neg;
+	const char *s = unsign(t, &neg), *e = t.s + t.n, *d;
+
+	if (e - s > 1 && s[0] == '0' && s[1] && strchr("fFdD", s[1])) {
+		long want = s[1] == 'f' || s[1] == 'F' ? 8 : 16;
+		if (e - s - 2 != want || digits(s + 2, e, 16) != e)
+			return NBAD;
+		return want == 8 ? NF32 : NF64;
+	}
+	if (e - s > 1 && s[0] == '0' && s[1] && strchr("xXbB", s[1])) {
+		d = digits(s + 2, e, s[1] == 'x' || s[1] == 'X' ? 16 : 2);
+		if (d == s + 2)
+			return NBAD;
+		return d == e || (d + 1 == e && *d == 'U') ? NINT : NBAD;
+	}
+	d = digits(s, e, 10);
+	if (d < e && (*d == '.' || *d == 'e' || *d == 'E')) {
+		const char *m = d;
+		if (*d == '.')
+			d = digits(d + 1, e, 10);
+		if (d == s + 1 && *s == '.')
+			return NBAD;   /* "." */
+		if (d < e && (*d == 'e' || *d == 'E')) {
+			const char *x = d + 1 < e && (d[1] == '+' || d[1] == '-') ? d + 2 : d + 1;
+			if ((d = digits(x, e, 10)) == x || (m == s && *m != '.'))
+				return NBAD;
+		}
+		return d == e ? NREAL : NBAD;
+	}
+	if (d == s)
+		return NBAD;
+	if (*s == '0' && digits(s, e, 8) != d)
+		return NBAD;   /* 08: octal */
+	return d == e || (d + 1 == e && *d == 'U') ? NINT : NBAD;
+}
+
+int
+numint(Str t, uint64_t *u)
+{
+	int neg, base = 10;
+	const char *s = unsign(t, &neg), *e = t.s + t.n;
+	uint64_t v = 0;
+
+	if (numform(t) != NINT)
+		return 0;
+	if (e - s > 1 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		base = 16, s += 2;
+	else if (e - s > 1 && s[0] == '0' && (s[1] == 'b' || s[1] == 'B'))
+		base = 2, s += 2;
+	else if (*s == '0')
+		base = 8;
+	for (int d; s < e && (d = digitof((uchar)*s, base)) >= 0; s++) {
+		if (v > (UINT64_MAX - d) / base)
+			return 0;
+		v = v * base + d;
+	}
+	*u = neg ? -v : v;
+	return 1;
+}
+
+int
+numreal(Str t, double *v)
+{
+	int neg, k = numform(t);
+	const char *s = unsign(t, &neg), *e = t.s + t.n;
+	char buf[64], *end;
+
+	if ((k != NF32 && k != NF64 && k != NREAL) || e - s >= (long)sizeof buf)
+		return 0;
+	memcpy(buf, s, e - s);
+	buf[e - s] = 0;
+	if (k == NF32) {
+		uint32_t w = (uint32_t)strtoul(buf + 2, NULL, 16);
+		float f;
+		memcpy(&f, &w, sizeof f);
+		*v = f;
+	} else if (k == NF64) {
+		uint64_t x = strtoull(buf + 2, NULL, 16);
+		memcpy(v, &x, sizeof *v);
+	} else {
+		errno = 0;
+		*v = strtod(buf, &end);
+		if (errno == ERANGE)
+			return 0;
+	}
+	*v = neg ? -*v : *v;
+	return 1;
+}
+
 int
 cvtof(const Ins *i, Cvt *c)
 {
@@ -129,36 +260,31 @@ cvtof(const Ins *i, Cvt *c)
 int
 immnum(Str t, double *v)
 {
-	char buf[64], *end;
+	uint64_t u;
+	int neg;
 
-	if (t.n == 0 || t.n >= sizeof buf)
-		return 0;
-	memcpy(buf, t.s, t.n);
-	buf[t.n] = 0;
-	if (t.n == 10 && buf[0] == '0' && (buf[1] == 'f' || buf[1] == 'F')) {
-		uint32_t x = (uint32_t)strtoul(buf + 2, NULL, 16);
-		float f;
-		memcpy(&f, &x, sizeof f);
-		*v = f;
-		return 'f';
-	}
-	if (t.n == 18 && buf[0] == '0' && (buf[1] == 'd' || buf[1] == 'D')) {
-		uint64_t x = strtoull(buf + 2, &end, 16);
-		if (*end)
+	switch (numform(t)) {
+	case NF32:
+		return numreal(t, v) ? 'f' : 0;
+	case NF64:
+		return numreal(t, v) ? 'd' : 0;
+	case NREAL:
+		return numreal(t, v) ? 'n' : 0;
+	case NINT:
+		if (!numint(t, &u))
 			return 0;
-		memcpy(v, &x, sizeof *v);
-		return 'd';
+		unsign(t, &neg);
+		*v = neg ? -(double)-u : (double)u;
+		return 'n';
 	}
-	*v = strtod(buf, &end);
-	return *end ? 0 : 'n';
+	return 0;
 }
 
 int
 immf32(Str t, float *f)
 {
 	double v;
-	int k = immnum(t, &v);
-	if (k != 'f' && k != 'n')
+	if (!immnum(t, &v))
 		return 0;
 	*f = (float)v;
 	return 1;

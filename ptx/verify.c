@@ -2,17 +2,24 @@
  * sees it, as LLVM verifies its IR after every pass: what ptxas would
  * reject, and what a pass can break without ptxas noticing.
  *
- * The module: .version and .target read once (they bound what instructions
- * may use); module names defined once. Each function: parameters, and
- * declarations within one { } scope, declared once; every operand resolves
- * (a register declared or special, a label placed, a symbol or callee
- * declared, a call with the callee's count of arguments); each instruction
- * has the type suffix and the rounding or .approx modifier the ISA
- * requires, the operand count and types its shape gives (PTX ISA 9.4:
- * Table 26, and Tables 27/28 for the wider registers ld, st and cvt take),
- * vectors of the size its .vN says, and a .target and .version at least
- * those it needs (ops.h, and the table below for forms that need more).
- * Each rule was checked against ptxas 13, which is the reference.
+ * The module: .version first and .target second, each one ptxas knows,
+ * the target no newer than the version (they bound what instructions may
+ * use), .address_size once; module names defined once. Each function:
+ * parameters of a state space and a type, and declarations within one { }
+ * scope, declared once, each .reg of a register type; every operand
+ * resolves (a register declared or special, a label placed, a symbol or
+ * callee declared, a call with the callee's count of arguments); each
+ * instruction has a type its opcode takes, the type suffix and the
+ * rounding or .approx modifier the ISA requires and only the modifiers of
+ * that kind of type, setp/set a comparison of the type, the operand count
+ * and types its shape gives (PTX ISA 9.4: Table 26, and Tables 27/28 for
+ * the wider registers ld, st and cvt take), immediates of the operand's
+ * kind, results in registers, vectors of the size its .vN says, and a
+ * .target and .version at least those it needs (ops.h, and the table
+ * below for forms that need more). Each rule was checked against ptxas 13,
+ * which is the reference, by probes of one difference each. What the
+ * parser rejects is syntax (numbers, names, .reg and parameter forms); the
+ * rest is here, where a pass's output is checked too.
  *
  * Definedness. PTX gives a register read before any write an undefined
  * value; it is not an error, and ptxas accepts it. cicc writes such reads
@@ -23,6 +30,7 @@
  * virtual and named per value, so a read that nothing writes means a pass
  * renamed, dropped or misplaced a definition. That is the error; cicc's
  * own PTX (every file the test suite builds) has none. */
+#define _GNU_SOURCE   /* memmem */
 #include "ptx/ptx.h"
 #include <stdarg.h>
 #include <stdint.h>
@@ -254,6 +262,150 @@ regspan(V *v, uint r)
 
 /* the module */
 
+/* The .version and .target ptxas 13 knows (every other it calls
+ * "Unsupported"). One above them all is taken: a newer toolkit wrote it,
+ * and its ptxas knows. */
+static const uchar versions[] = {10, 11, 12, 13, 14, 15, 20, 21, 22, 23, 30, 31, 32, 40, 41,
+	42, 43, 50, 51, 60, 61, 62, 63, 64, 65, 70, 71, 72, 73, 74, 75, 76, 77, 78, 80, 81, 82,
+	83, 84, 85, 86, 87, 88, 90};
+/* with the least .version that takes each */
+static const struct arch {
+	const char *name;
+	uchar ptx;
+} arches[] = {
+	{"10", 10}, {"11", 10}, {"12", 12}, {"13", 12}, {"20", 20}, {"21", 20}, {"30", 30},
+	{"32", 40}, {"35", 31}, {"37", 41}, {"50", 40}, {"52", 41}, {"53", 42}, {"60", 50},
+	{"61", 50}, {"62", 50}, {"70", 51}, {"72", 61}, {"75", 63}, {"80", 70}, {"82", 62},
+	{"86", 71}, {"87", 74}, {"88", 73}, {"89", 78}, {"90", 78}, {"90a", 80}, {"100", 86},
+	{"100a", 86}, {"100f", 88}, {"101", 86}, {"101a", 86}, {"101f", 88}, {"103", 88},
+	{"103a", 88}, {"103f", 88}, {"110", 90}, {"110a", 90}, {"110f", 90}, {"120", 87},
+	{"120a", 87}, {"120f", 88}, {"121", 88}, {"121a", 88}, {"121f", 88},
+};
+
+/* "9.0": ptxas reads the minor as a fraction (8.10 is 8.1) */
+static int
+knownversion(Str s)
+{
+	const char *p = s.s, *e = s.s + s.n;
+	int v = 0;
+
+	while (p < e && *p >= '0' && *p <= '9' && v < 1000)
+		v = v * 10 + (*p++ - '0');
+	if (p == s.s || p + 1 >= e || *p != '.' || p[1] < '0' || p[1] > '9')
+		return 0;
+	v = v * 10 + (p[1] - '0');
+	for (p += 2; p < e && *p == '0'; p++)
+		;
+	if (p < e)
+		return 0;
+	for (size_t k = 0; k < countof(versions); k++)
+		if (versions[k] == v)
+			return 1;
+	return v > versions[countof(versions) - 1];
+}
+
+/* t as sm_NN or compute_NN with its letter: the least .version it
+ * needs, 0 for a newer one than the table's, -1 for none */
+static int
+knownarch(Tok t)
+{
+	uint n = t.n, k, num = 0;
+	const char *s = t.s;
+
+	if (n > 3 && !memcmp(s, "sm_", 3))
+		k = 3;
+	else if (n > 8 && !memcmp(s, "compute_", 8))
+		k = 8;
+	else
+		return -1;
+	for (uint j = 0; j < countof(arches); j++)
+		if (strlen(arches[j].name) == n - k && !memcmp(arches[j].name, s + k, n - k))
+			return arches[j].ptx;
+	for (uint j = k; j < n && s[j] >= '0' && s[j] <= '9' && num < 100000; j++)
+		num = num * 10 + (s[j] - '0');
+	return num > 121 && num < 1000 && s[k] != '0' ? 0 : -1;
+}
+
+static int
+debugsection(const Module *m)
+{
+	for (uint k = 0; k < m->ntop; k++)
+		if (m->top[k].op == Oraw && strpre(m->top[k].src, ".section")
+		    && memmem(m->top[k].src.s, m->top[k].src.n, ".debug_", 7))
+			return 1;
+	return 0;
+}
+
+/* .target arch ("," (arch | texmode_unified | texmode_independent | debug
+ * | map_f64_to_f32))* */
+static void
+targetlist(V *v, uint line)
+{
+	Lexer lx;
+	Tok t;
+	int n = 0, tex = 0, need;
+
+	lex_init(&lx, v->m->target.s, v->m->target.n);
+	for (t = lex(&lx);; t = lex(&lx), n++) {
+		if (t.kind != TIDENT) {
+			errline(v, line, "'.target' expects a target before '%.*s'", (int)t.n, t.s);
+			return;
+		}
+		if ((need = knownarch(t)) < 0 && (!n || !(tokis(t, "texmode_unified")
+		    || tokis(t, "texmode_independent") || tokis(t, "debug") || tokis(t, "map_f64_to_f32")))) {
+			errline(v, line, "unsupported .target '%.*s'", (int)t.n, t.s);
+			return;
+		}
+		if (need > 0 && v->ptx && v->ptx < need)
+			errline(v, line, "'%.*s' requires PTX ISA %d.%d or later (.version is %d.%d)",
+			        (int)t.n, t.s, need / 10, need % 10, v->ptx / 10, v->ptx % 10);
+		if (tokis(t, "debug") && !debugsection(v->m))
+			errline(v, line, "'.target debug' and no .debug section: ptxas finds no debug information");
+		if (tokis(t, "map_f64_to_f32") && v->sm >= 13)
+			errline(v, line, "'map_f64_to_f32' is for sm_1x below sm_13");
+		if (tokis(t, "texmode_unified") || tokis(t, "texmode_independent"))
+			if (tex++)
+				errline(v, line, "a second texmode in '.target'");
+		t = lex(&lx);
+		if (t.kind == TEOF)
+			return;
+		if (!tokis(t, ",")) {
+			errline(v, line, "'.target' expects ',' before '%.*s'", (int)t.n, t.s);
+			return;
+		}
+	}
+}
+
+/* .version, then .target, first; .address_size 32 or 64 once */
+static void
+directives(V *v)
+{
+	Module *m = v->m;
+	int nver = 0, nsize = 0;
+
+	for (uint k = 0; k < m->ntop; k++) {
+		const Ins *i = &m->top[k];
+		int ver = i->op == Oraw && strpre(i->src, ".version");
+		int tgt = i->op == Oraw && strpre(i->src, ".target");
+		int size = i->op == Oraw && strpre(i->src, ".address_size");
+		if (ver && nver++)
+			errline(v, i->line, "a second '.version'");
+		if ((k == 0 && !ver) || (k == 1 && !tgt && nver))
+			errline(v, i->line, "the module starts with '.version' and '.target'");
+		if (ver && !knownversion(m->version))
+			errline(v, i->line, "unsupported .version '%.*s'", (int)m->version.n, m->version.s);
+		if (tgt && k == 1)
+			targetlist(v, i->line);
+		if (size && nsize++)
+			errline(v, i->line, "a second '.address_size'");
+		if (size && m->addrsize != 32 && m->addrsize != 64)
+			errline(v, i->line, "'.address_size' is 32 or 64");
+		if (size && v->ptx && v->ptx < 23)
+			errline(v, i->line, "'.address_size' requires PTX ISA 2.3 or later (.version is %d.%d)",
+			        v->ptx / 10, v->ptx % 10);
+	}
+}
+
 /* "sm_90a, debug" -> 90 and 'a'; "9.0" -> 90 */
 static void
 target(V *v)
@@ -264,6 +416,8 @@ target(V *v)
 		errline(v, 1, "no '.version' directive");
 	if (!v->m->target.s)
 		errline(v, 1, "no '.target' directive");
+	if (v->m->version.s && v->m->target.s)
+		directives(v);
 }
 
 static int
@@ -357,6 +511,9 @@ regdecl(V *v, uint k, struct decls *ds)
 {
 	const Ins *i = &v->fn->ins[k];
 
+	if (!regtype(i->ty))
+		errat(v, k, "a .reg without a register type");
+
 	if (i->narg == 2 && i->arg[1].kind == RNum) {
 		declare(v, k, ds, (struct decl){'r', v->fn->reg[i->arg[0].idx].pfx, i->arg[1].idx});
 		return;
@@ -395,6 +552,24 @@ decls(V *v)
 	}
 }
 
+/* a parameter's declaration: .param or .reg, and a type (the parser
+ * reads it so; a pass that makes a function may not) */
+static int
+paramok(const Param *p)
+{
+	Lexer lx;
+	Tok t;
+	int state, typed = 0;
+
+	lex_init(&lx, p->decl.s, p->decl.s ? p->decl.n : 0);
+	t = lex(&lx);
+	state = tokis(t, ".param") || tokis(t, ".reg");
+	for (; t.kind != TEOF; t = lex(&lx))
+		typed |= t.kind == TDIR && (tyof((Str){t.s + 1, t.n - 1}) || tokis(t, ".texref")
+		                            || tokis(t, ".surfref") || tokis(t, ".samplerref"));
+	return state && typed;
+}
+
 static void
 params(V *v)
 {
@@ -403,6 +578,9 @@ params(V *v)
 
 	for (uint a = 0; a < n; a++) {
 		const Param *p = a < fn->nret ? &fn->ret[a] : &fn->par[a - fn->nret];
+		if (!paramok(p))
+			errline(v, fn->line, "parameter '%.*s' needs a state space (.param or .reg) and a type",
+			        (int)p->name.n, p->name.s);
 		for (uint b = 0; b < a; b++) {
 			const Param *q = b < fn->nret ? &fn->ret[b] : &fn->par[b - fn->nret];
 			if (p->name.n == q->name.n && !memcmp(p->name.s, q->name.s, p->name.n)) {
@@ -650,6 +828,21 @@ cvtround(V *v, uint k, const Mods *md)
 		errat(v, k, "'%.*s' needs an integer rounding modifier (.rni, .rzi, .rmi, .rpi)", NM(i));
 }
 
+/* how many of the parts are types that no register has, so not in
+ * tyname[]: lanes (add.u16x2 works on .b32 registers) and the 8-, 6- and
+ * 4-bit floats of cvt (cvt.rn.f16x2.e4m3x2 %r1, %rs1) */
+static int
+othertypes(const Mods *md)
+{
+	static const char *const names[] = {"u16x2", "s16x2", "f32x2", "e4m3", "e5m2", "e4m3x2",
+		"e5m2x2", "e2m3x2", "e3m2x2", "e2m1x2", "e2m1x4", "ue8m0x2", "s2f6x2"};
+	int n = 0;
+
+	for (size_t j = 0; j < countof(names); j++)
+		n += modhas(md, names[j]);
+	return n;
+}
+
 /* the type suffix, and the rounding and .approx modifiers that have no
  * default (PTX ISA 9.7.3 and cvt; ptxas 13 rejects each one missing) */
 static void
@@ -658,7 +851,7 @@ suffixes(V *v, uint k, const Mods *md)
 	const Ins *i = &v->fn->ins[k];
 	int t = md->nt ? md->t[0] : Tnone, ap = modhas(md, "approx");
 
-	if (opinfo[i->op].ty && !md->nt) {
+	if (opinfo[i->op].ty && !md->nt && !othertypes(md)) {
 		errat(v, k, "'%.*s' needs a type suffix", NM(i));
 		return;
 	}
@@ -694,6 +887,129 @@ suffixes(V *v, uint k, const Mods *md)
 		break;
 	}
 }
+
+/* The types each opcode takes (its first type suffix), as ptxas 13 takes
+ * them (probed with every type on every opcode here); an opcode not
+ * listed is not checked. */
+#define B(t) (1u << (t))
+#define INT (B(Tu16) | B(Tu32) | B(Tu64) | B(Ts16) | B(Ts32) | B(Ts64))
+#define SINT (B(Ts16) | B(Ts32) | B(Ts64))
+#define BITS (B(Tb16) | B(Tb32) | B(Tb64))
+#define FLT (B(Tf32) | B(Tf64))
+#define HALF (B(Tf16) | B(Tf16x2) | B(Tbf16) | B(Tbf16x2))
+#define MEM (B(Tb8) | B(Tu8) | B(Ts8) | BITS | B(Tb128) | INT | FLT)
+static const struct optype {
+	ushort op;
+	uint types;
+} optypes[] = {
+	{Oadd, INT | HALF | FLT}, {Osub, INT | HALF | FLT}, {Omul, INT | HALF | FLT},
+	{Omad, INT | FLT}, {Omul24, B(Tu32) | B(Ts32)}, {Omad24, B(Tu32) | B(Ts32)},
+	{Osad, INT}, {Odiv, INT | FLT}, {Orem, INT}, {Oabs, SINT | HALF | FLT},
+	{Oneg, SINT | HALF | FLT}, {Omin, INT | HALF | FLT}, {Omax, INT | HALF | FLT},
+	{Opopc, B(Tb32) | B(Tb64)}, {Oclz, B(Tb32) | B(Tb64)}, {Obrev, B(Tb32) | B(Tb64)},
+	{Obfi, B(Tb32) | B(Tb64)}, {Obfind, B(Tu32) | B(Tu64) | B(Ts32) | B(Ts64)},
+	{Obfe, B(Tu32) | B(Tu64) | B(Ts32) | B(Ts64)}, {Oand, B(Tpred) | BITS},
+	{Oor, B(Tpred) | BITS}, {Oxor, B(Tpred) | BITS}, {Onot, B(Tpred) | BITS},
+	{Ocnot, BITS}, {Oshl, BITS}, {Oshr, BITS | INT}, {Osetp, BITS | INT | HALF | FLT},
+	{Oselp, BITS | INT | FLT}, {Omov, B(Tpred) | BITS | B(Tb128) | INT | FLT},
+	{Old, MEM}, {Oldu, MEM}, {Ost, MEM}, {Orcp, FLT}, {Osqrt, FLT}, {Orsqrt, FLT},
+	{Osin, B(Tf32)}, {Ocos, B(Tf32)}, {Olg2, B(Tf32)}, {Oex2, HALF | B(Tf32)},
+	{Otanh, HALF | B(Tf32)}, {Ofma, HALF | FLT}, {Otestp, FLT}, {Ocopysign, FLT},
+	{Oprmt, B(Tb32)}, {Olop3, B(Tb32)}, {Oaddc, INT}, {Osubc, INT},
+	{Ocvta, B(Tu32) | B(Tu64)},
+};
+
+static const char *const cmps[] = {"eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs",
+	"equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan"};
+
+/* the comparison of setp and set: one, and one that the type has (eq
+ * and ne for bits, lo ls hi hs for unsigned too, the unordered ones and
+ * num and nan for floating point); .and, .or or .xor with a predicate
+ * operand, and only then */
+static void
+compare(V *v, uint k, const Mods *md)
+{
+	const Ins *i = &v->fn->ins[k];
+	int t = i->op == Oset ? (md->nt > 1 ? md->t[1] : Tnone) : md->nt ? md->t[0] : Tnone;
+	int c = -1, boolop = modhas(md, "and") || modhas(md, "or") || modhas(md, "xor");
+	uint n = 0;
+
+	for (uint j = 0; j < countof(cmps); j++)
+		if (modhas(md, cmps[j]))
+			c = (int)j;
+	if (c < 0) {
+		errat(v, k, "'%.*s' needs a comparison (.eq, .ne, .lt, .le, .gt, .ge ...)", NM(i));
+		return;
+	}
+	if (t && ((isbit(t) && c > 1) || (t >= Ts8 && t <= Ts64 && c > 5)
+	          || (t >= Tu8 && t <= Tu64 && c > 9) || (isflt(t) && c >= 6 && c <= 9)))
+		errat(v, k, "'%.*s': .%s does not compare .%s", NM(i), cmps[c], tyname[t]);
+	if (t && (!isflt(t) || t == Tbf16 || t == Tbf16x2) && modhas(md, "ftz"))
+		errat(v, k, "'%.*s': .ftz is for floating-point types other than .bf16", NM(i));
+	if (i->op == Oset && md->nt > 1 && !(B(md->t[0]) & (B(Tu32) | B(Ts32) | B(Tf32) | HALF)))
+		errat(v, k, "'%.*s': set writes .u32, .s32, .f32 or a half type, not .%s", NM(i),
+		      tyname[md->t[0]]);
+	if (i->op == Oset && md->nt < 2)
+		errat(v, k, "'%.*s' needs the type of its result and of its sources", NM(i));
+	for (uint a = 0; a < i->narg; a++)
+		n += !i->arg[a].bar;
+	if (boolop && n == 3)
+		errat(v, k, "'%.*s' needs the predicate its .and, .or or .xor combines", NM(i));
+	if (!boolop && n == 4)
+		errat(v, k, "'%.*s': a predicate operand needs .and, .or or .xor", NM(i));
+}
+
+static int mixed(const Ins *i, const Mods *md);
+
+/* the opcode takes the type; its modifiers are for that kind of type */
+static void
+types(V *v, uint k, const Mods *md)
+{
+	const Ins *i = &v->fn->ins[k];
+	int t = md->nt ? md->t[0] : Tnone, arith = 0;
+
+	if (i->op == Osetp || i->op == Oset)
+		compare(v, k, md);
+	if (!t || (md->nt > 1 && i->op != Oset && i->op != Ocvt && !mixed(i, md)))
+		return;   /* a second type: operands() says it */
+	for (size_t j = 0; j < countof(optypes); j++)
+		if (optypes[j].op == i->op && !(optypes[j].types & B(t))) {
+			errat(v, k, "'%.*s': %s takes no .%s", NM(i), opinfo[i->op].name, tyname[t]);
+			return;
+		}
+	switch (i->op) {
+	case Oadd: case Osub: case Omul: case Omad: case Odiv: case Orem: case Omin: case Omax:
+	case Oabs: case Oneg:
+		arith = 1;
+	}
+	if (arith && isint(t) && (frnd(md) || modhas(md, "ftz") || modhas(md, "approx")
+	                          || modhas(md, "full")))
+		errat(v, k, "'%.*s': its rounding and .ftz, .approx, .full are for floating-point types",
+		      NM(i));
+	if ((i->op == Omul || i->op == Omad) && isint(t)
+	    && !modhas(md, "lo") && !modhas(md, "hi") && !modhas(md, "wide"))
+		errat(v, k, "'%.*s' needs .lo, .hi or .wide", NM(i));
+	if ((i->op == Omul || i->op == Omad) && !isint(t)
+	    && (modhas(md, "lo") || modhas(md, "hi") || modhas(md, "wide")))
+		errat(v, k, "'%.*s': .lo, .hi and .wide are for integer types", NM(i));
+	if ((i->op == Omul || i->op == Omad) && modhas(md, "wide") && tybits[t] > 32)
+		errat(v, k, "'%.*s': .wide is for 16- and 32-bit integers", NM(i));
+	if ((t == Tbf16 || t == Tbf16x2) && i->op != Oex2 && i->op != Osetp && modhas(md, "ftz"))
+		errat(v, k, "'%.*s': .bf16 takes no .ftz", NM(i));
+	if (i->op == Oex2 && (t == Tf16 || t == Tf16x2) && modhas(md, "ftz"))
+		errat(v, k, "'%.*s': ex2 of .f16 takes no .ftz", NM(i));
+	if (i->op == Oex2 && (t == Tbf16 || t == Tbf16x2) && !modhas(md, "ftz"))
+		errat(v, k, "'%.*s': ex2 of .bf16 needs .ftz", NM(i));
+	if (i->op == Ocvta && v->m->addrsize > 0 && tybits[t] != v->m->addrsize)
+		errat(v, k, "'%.*s': an address is .u%d here (.address_size)", NM(i), v->m->addrsize);
+	if (i->op == Ocvt && md->nt + othertypes(md) != 2)
+		errat(v, k, "'%.*s' needs the type of its result and of its source", NM(i));
+	if ((i->op == Oadd || i->op == Osub) && isint(t) && t != Ts32 && modhas(md, "sat"))
+		errat(v, k, "'%.*s': .sat on an integer is for .s32 only", NM(i));
+	if ((i->op == Oabs || i->op == Oneg || i->op == Omin || i->op == Omax) && frnd(md))
+		errat(v, k, "'%.*s' takes no rounding modifier", NM(i));
+}
+#undef B
 
 /* forms that need more than their opcode's base form (ops.h): a type or a
  * modifier among the parts of the name, from the "Target ISA Notes" */
@@ -884,6 +1200,37 @@ regfits(V *v, uint k, uint pos, uint r, int t, int rel)
 		      rt ? tyname[rt] : "(untyped)", tyname[t]);
 }
 
+/* can an immediate of form k (numform()) stand for an operand of type
+ * t? As ptxas 13 reads them: an integer for an integer, bit or predicate
+ * operand; a real or 0d bits for .f32, .f64 and .b64; 0f bits for .f32,
+ * .f64 and .b32; no immediate at all for .f16, .bf16, their pairs, .tf32 */
+static int
+immfits(int k, int t)
+{
+	switch (t) {
+	case Tf32: case Tf64:
+		return k != NINT;
+	case Tf16: case Tf16x2: case Tbf16: case Tbf16x2: case Ttf32:
+		return 0;
+	case Tb32:
+		return k == NINT || k == NF32;
+	case Tb64:
+		return k == NINT || k == NREAL || k == NF64;
+	}
+	return k == NINT;
+}
+
+static void
+immediate(V *v, uint k, uint pos, Ref r, int t)
+{
+	const Ins *i = &v->fn->ins[k];
+	Str s = v->fn->imm[r.idx].text;
+
+	if (t && !immfits(numform(s), t))
+		errat(v, k, "'%.*s' operand %u: '%.*s' is no .%s constant", NM(i), pos, (int)s.n, s.s,
+		      tyname[t]);
+}
+
 /* mov.b64 %rd, {%r1, %r2}: 2 or 4 parts that add up to the type */
 static void
 pack(V *v, uint k, uint pos, const Vec *x, const Mods *md)
@@ -922,10 +1269,35 @@ vector(V *v, uint k, uint pos, const Vec *x, const Mods *md, int t)
 	for (uint e = 0; e < x->n; e++)
 		if (x->el[e].kind == RReg)
 			regfits(v, k, pos, x->el[e].idx, t, relaxed(i));
+		else if (x->el[e].kind == RImm && isflt(t))   /* ptxas takes 1.5 for .u32 here */
+			immediate(v, k, pos, x->el[e], t);
+}
+
+/* the sink _ (read as a name where a character follows it: "_|%p") */
+static int
+issink(const V *v, Ref r)
+{
+	return r.kind == RSink || (r.kind == RSym && streq(v->m->sym[r.idx].name, "_"));
+}
+
+/* a result goes to a register, or to the sink _ */
+static void
+result(V *v, uint k, uint pos, Ref r)
+{
+	const Ins *i = &v->fn->ins[k];
+
+	if (r.kind == RVec) {
+		for (uint e = 0; e < v->fn->vec[r.idx].n; e++)
+			result(v, k, pos, v->fn->vec[r.idx].el[e]);
+		return;
+	}
+	if (r.kind != RReg && !issink(v, r))
+		errat(v, k, "'%.*s' operand %u: a result goes to a register, not '%s'", NM(i), pos,
+		      refstr(v->fn, r));
 }
 
 static void
-address(V *v, uint k, uint pos, Ref r)
+address(V *v, uint k, uint pos, Ref r, const Mods *md)
 {
 	const Ins *i = &v->fn->ins[k];
 	Ref b;
@@ -936,6 +1308,8 @@ address(V *v, uint k, uint pos, Ref r)
 		return;
 	}
 	b = v->fn->mem[r.idx].base;
+	if (b.kind == RImm && !modspace(md, "local"))
+		errat(v, k, "'%.*s' operand %u: an address of a number is for .local only", NM(i), pos);
 	if (b.kind == RReg && (rt = regty(v->fn, b.idx)) > 0
 	    && (rt == Tpred || isflt(rt) || (tybits[rt] != 32 && tybits[rt] != 64))) {
 		Str s = regspan(v, b.idx);
@@ -944,16 +1318,23 @@ address(V *v, uint k, uint pos, Ref r)
 	}
 }
 
+/* operand pos of statement k, of letter c; def: a result */
 static void
-operand(V *v, uint k, uint pos, char c, Ref r, const Mods *md)
+operand(V *v, uint k, uint pos, char c, Ref r, const Mods *md, int def)
 {
 	const Ins *i = &v->fn->ins[k];
 	int t = want(c, md), data = (i->op == Old || i->op == Oldu) ? pos == 1 : i->op == Ost && pos == 2;
 
 	if (c == 'a') {
-		address(v, k, pos, r);
+		address(v, k, pos, r, md);
 		return;
 	}
+	if (def)
+		result(v, k, pos, r);
+	else if (issink(v, r))
+		errat(v, k, "'%.*s' operand %u: '_' takes a result, it has no value", NM(i), pos);
+	if (r.kind == RImm && !def)
+		immediate(v, k, pos, r, t);
 	if (r.kind == RVec && i->op == Omov) {
 		pack(v, k, pos, &v->fn->vec[r.idx], md);
 		return;
@@ -1017,9 +1398,11 @@ operands(V *v, uint k, const Mods *md)
 		if (r.bar) {
 			if (r.kind == RReg)
 				regfits(v, k, pos, r.idx, Tpred, 0);
+			else if (isdef(i, a))
+				result(v, k, pos, r);
 			continue;
 		}
-		operand(v, k, pos + 1, letters[pos], r, md);
+		operand(v, k, pos + 1, letters[pos], r, md, isdef(i, a));
 		pos++;
 	}
 }
@@ -1052,6 +1435,7 @@ instructions(V *v)
 			continue;
 		modsplit(&fn->ins[k], &md);
 		suffixes(v, k, &md);
+		types(v, k, &md);
 		needs(v, k, &md);
 		operands(v, k, &md);
 		writes(v, k);

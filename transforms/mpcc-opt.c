@@ -302,7 +302,7 @@ apply1(struct passctx *cx, const struct step *st, Fn *fn, struct ran *rn, struct
 	uint *bits = changes_of(rn, fn);
 	int t = passindex(st->pass);
 	cx->changed = *bits;
-	if ((o->why = passctx_order(cx, t)))
+	if ((o->why = passctx_refuse(cx)) || (o->why = passctx_order(cx, t)))
 		return -1;
 	if (st->pass->apply(cx, fn, &st->par, o) < 0)
 		return -1;

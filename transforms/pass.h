@@ -85,6 +85,8 @@ struct passctx {
 	Module **loaded;        /* passctx_load(): modules by path, parsed once */
 	char **loadedpath;
 	int nloaded;
+	int checked;            /* passctx_refuse(): m verified, before any pass ran */
+	char *invalid;          /* why m does not verify, NULL if it does */
 };
 /* passctx.c */
 /* the sm_NN of the module's .target (sm_90 -> 90), else of the driver's
@@ -96,7 +98,12 @@ int ptxsm(const struct passctx *cx);
 int ptxasregs(const Module *m, const Fn *fn, int sm);
 /* the demangled name of fn, in its module's arena */
 const char *demangled(const Fn *fn);
-/* the module at path, parsed once per run (NULL with a message if bad) */
+/* why no pass may run on cx->m: it does not verify (malloc'd), or NULL.
+ * A pass's contract starts from PTX that verifies, as ptxas takes it; the
+ * module is verified at the first call, which comes before any pass */
+char *passctx_refuse(struct passctx *cx);
+/* the module at path, parsed once per run (NULL with a message if it does
+ * not parse or verify) */
 Module *passctx_load(struct passctx *cx, const char *path);
 /* the driver's fast-math twin of cx->m for mask, parsed once; NULL if none */
 Module *passctx_fast(struct passctx *cx, uint mask);

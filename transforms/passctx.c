@@ -70,6 +70,44 @@ demangled(const Fn *fn)
 	return s;
 }
 
+/* the first of verify()'s messages, and how many more there are */
+static char *
+problems(Module *m)
+{
+	char *s = NULL, *nl;
+	size_t n = 0;
+	FILE *f = open_memstream(&s, &n);
+	int nerr = f ? verify(m, f) : verify(m, NULL);
+	char *why;
+
+	if (f)
+		fclose(f);
+	if (!nerr) {
+		free(s);
+		return NULL;
+	}
+	if (s && (nl = strchr(s, '\n')))
+		*nl = 0;
+	if (nerr > 1)
+		why = fmt("%s (and %d more)", s && *s ? s : "?", nerr - 1);
+	else
+		why = xstrdup(s && *s ? s : "?");
+	free(s);
+	return why;
+}
+
+char *
+passctx_refuse(struct passctx *cx)
+{
+	if (!cx->checked) {
+		char *p = problems(cx->m);
+		cx->checked = 1;
+		cx->invalid = p ? fmt("the PTX does not verify: %s", p) : NULL;
+		free(p);
+	}
+	return cx->invalid ? xstrdup(cx->invalid) : NULL;
+}
+
 Module *
 passctx_load(struct passctx *cx, const char *path)
 {
@@ -77,6 +115,13 @@ passctx_load(struct passctx *cx, const char *path)
 		if (!strcmp(cx->loadedpath[i], path))
 			return cx->loaded[i];
 	Module *m = parsefile(path);
+	char *why = m ? problems(m) : NULL;
+	if (why) {
+		error("%s", why);
+		free(why);
+		mod_free(m);
+		m = NULL;
+	}
 	cx->loaded = xrealloc(cx->loaded, (cx->nloaded + 1) * sizeof *cx->loaded);
 	cx->loadedpath = xrealloc(cx->loadedpath, (cx->nloaded + 1) * sizeof *cx->loadedpath);
 	cx->loaded[cx->nloaded] = m;
@@ -89,9 +134,15 @@ Module *
 passctx_fast(struct passctx *cx, uint mask)
 {
 	const char *path;
+	char *why;
 	mask &= AX_ALL;
-	if (!cx->fast[mask] && cx->h && cx->h->fastptx && (path = cx->h->fastptx(cx->h->drv, mask)))
-		cx->fast[mask] = parsefile(path);
+	if (!cx->fast[mask] && cx->h && cx->h->fastptx && (path = cx->h->fastptx(cx->h->drv, mask))
+	    && (cx->fast[mask] = parsefile(path)) && (why = problems(cx->fast[mask]))) {
+		note("%s: the fast-math PTX does not verify: %s", cx->src, why);
+		free(why);
+		mod_free(cx->fast[mask]);
+		cx->fast[mask] = NULL;
+	}
 	return cx->fast[mask];
 }
 
@@ -108,6 +159,7 @@ passctx_release(struct passctx *cx)
 	}
 	free(cx->loaded);
 	free(cx->loadedpath);
+	free(cx->invalid);
 }
 
 char *

@@ -76,7 +76,8 @@ chain(struct passctx *cx, Fn *fn, const struct choice *c, struct outcome *o)
 		if (!c->rule[t])
 			continue;
 		cx->changed = applied;
-		if (passes[t]->apply(cx, fn, c->rule[t]->param[t], &o[t]) == 0)
+		if (!(o[t].why = passctx_refuse(cx)) &&
+		    passes[t]->apply(cx, fn, c->rule[t]->param[t], &o[t]) == 0)
 			applied |= 1u << t;
 	}
 	for (int t = 0; t < npass; t++)

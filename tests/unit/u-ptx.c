@@ -423,6 +423,37 @@ TEST(verify_finds_labels_the_ir_gets_wrong)
 	mod_free(m);
 }
 
+/* a .reg a pass made without a register type: text cannot say it (the
+ * parser stops at it), the IR can */
+TEST(verify_finds_a_reg_without_a_type)
+{
+	Module *m = mod();
+	Fn *k = findfn(m, "_Z3sumPfi");
+	uint r = newreg(k, Tb32);
+
+	CHECK(verify(m, stderr) == 0);
+	for (uint j = 0; j < k->nins; j++)
+		if (k->ins[j].op == Oreg && k->ins[j].arg[0].kind == RReg && k->ins[j].arg[0].idx == r) {
+			k->ins[j].ty = Tbf16x2;
+			ins_touch(&k->ins[j]);
+		}
+	CHECK(verify(m, NULL) == 1);
+	mod_free(m);
+}
+
+/* a return parameter a pass wrote without .param and a type (sfu once
+ * cloned `(c)` so): the verifier says it before the parser must */
+TEST(verify_finds_a_param_without_state_or_type)
+{
+	Module *m = mod();
+	Fn *f = findfn(m, "_Z4halff");
+
+	CHECK(verify(m, stderr) == 0);
+	f->ret[0].decl = (Str){0};
+	CHECK(verify(m, NULL) == 1);
+	mod_free(m);
+}
+
 TEST(ins_replace_keeps_the_place_and_lines)
 {
 	Module *m = mod();
@@ -577,6 +608,31 @@ TEST(reprint_gives_the_same_text_for_cicc_layout)
 	mod_free(m);
 }
 
+/* immediates read at the value ptxas gives them: a leading 0 is octal */
+enum { UNREAD = 12345 };
+
+static double
+num(const char *s)
+{
+	double v;
+	return immnum((Str){s, (uint)strlen(s)}, &v) ? v : UNREAD;
+}
+
+TEST(immnum_reads_every_form_ptxas_reads)
+{
+	CHECK(num("010") == 8);
+	CHECK(num("0b101") == 5);
+	CHECK(num("10U") == 10);
+	CHECK(num("0x1FU") == 31);
+	CHECK(num("-0d3FF0000000000000") == -1);
+	CHECK(num(".5") == 0.5);
+	CHECK(num("+1") == 1);
+	CHECK(num("2f") == UNREAD);
+	CHECK(num("08") == UNREAD);
+	CHECK(num("0x1p3") == UNREAD);
+	CHECK(num("1.5U") == UNREAD);
+}
+
 int
 main(void)
 {
@@ -592,6 +648,8 @@ main(void)
 	RUN(clonebody_merges_two_copies_of_a_kernel);
 	RUN(clonebody_keeps_comments_with_a_nul_byte);
 	RUN(verify_finds_labels_the_ir_gets_wrong);
+	RUN(verify_finds_a_reg_without_a_type);
+	RUN(verify_finds_a_param_without_state_or_type);
 	RUN(newregat_declares_with_the_code_at_bodystart);
 	RUN(ins_replace_keeps_the_place_and_lines);
 	RUN(adddecl_adds_once_before_the_functions);
@@ -602,5 +660,6 @@ main(void)
 	RUN(locfile_reads_the_file_table);
 	RUN(inlinedat_reads_the_call_site);
 	RUN(reprint_gives_the_same_text_for_cicc_layout);
+	RUN(immnum_reads_every_form_ptxas_reads);
 	return DONE();
 }
