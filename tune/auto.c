@@ -20,6 +20,7 @@
  * setting, the likelier first: which is likelier, the searches so far say. */
 #include "tune/tune.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,7 +68,7 @@ guessahead(struct tuner *tu, const struct setting *cur, const struct pair *pr, i
 {
 	double p = (o->kept + 1.0) / (o->done + 2), pa = 1, pb = 1;
 	struct setting s = setting_copy(cur);
-	speculate_clear(tu, 0);
+	speculate_clear(tu, INT_MAX);
 	for (int d = 0; i + d < n && d < tu->jobs; d++) {
 		struct trial *f[8], *g[8];
 		int m = search_first(tu, &s, pr[i + d].k, pr[i + d].pass, f);
@@ -106,14 +107,14 @@ steps(struct tuner *tu, struct pair *pr, int n)
 			struct curve *c = curve_new(tu, pr[i].k->demangled, pr[i].pass, "not searched");
 			curve_stop(c, xstrdup(tu->halt));
 		} else {
-			if (tu->jobs > 1)
+			if (guessing(tu))
 				guessahead(tu, &cur, pr, i, n, &o);
 			budget_search(tu, pr[i].weight, rest);
 			step(tu, &cur, &kept, pr[i].k, pr[i].pass, &o);
 		}
 		rest -= pr[i].weight;
 	}
-	speculate_clear(tu, 0);
+	speculate_clear(tu, INT_MAX);
 	tu->later = 0;
 	setting_release(&cur);
 }

@@ -4,8 +4,9 @@
  * --budget bounds the whole session, the confirmation and the profile's
  * check included. Once the baseline has run, the time those two will take
  * (--confirm rounds of two runs, and a build) is set aside; the searches
- * share the rest (tu->deadline): no trial starts that would end after it,
- * and what still runs then is stopped. Each search (a knob on a kernel)
+ * share the rest (tu->deadline): no trial starts that would end after it
+ * (by the trials so far), and what still runs when it passes is stopped.
+ * Each search (a knob on a kernel)
  * starts with its share of the time then left, its weight (the kernel's
  * share of kernel time) over the weights of it and the searches after it
  * (tu->until): one that spends it stops, and what it leaves goes to those
@@ -15,7 +16,10 @@
  *
  * Decisions only ever stop a search: what a search keeps does not depend
  * on the budget, so a budget that lets a search end gives what no budget
- * gives. */
+ * gives.
+ *
+ * The builds and runs under way are process groups of their own; a Ctrl-C,
+ * the deadline, SIGTERM or SIGHUP stop them with stopgroups(). */
 #include "tune/tune.h"
 
 #include <math.h>
@@ -26,7 +30,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-volatile int interrupts;
+volatile sig_atomic_t interrupts, writing;
 
 /* the process groups started and not yet waited for, for killall() */
 static volatile pid_t live[256];
@@ -39,6 +43,7 @@ remember(pid_t pid)
 			live[i] = pid;
 			return;
 		}
+	BUG("more than %d builds and runs at once", (int)countof(live));
 }
 
 void
@@ -49,7 +54,8 @@ forget(pid_t pid)
 			live[i] = 0;
 }
 
-int
+/* is any process of group pid left (its leader waited for if it ended)? */
+static int
 alive(pid_t pid)
 {
 	waitpid(pid, NULL, WNOHANG);
@@ -59,34 +65,58 @@ alive(pid_t pid)
 /* from a signal handler too: SIGINT first, as a Ctrl-C in a terminal
  * would send, so that a build removes its temporary files (nvcc does on
  * SIGINT, not on SIGTERM; mpcc waits up to 3 s for its steps), then, 4 s
- * later, SIGKILL for what is left */
+ * later, SIGKILL for what is left; each group at once */
+void
+stopgroups(pid_t *g, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (g[i] > 0)
+			kill(-g[i], SIGINT);
+	for (int tick = 0, left = 1; tick < 400 && left; tick++) {
+		left = 0;
+		for (int i = 0; i < n; i++)
+			left += g[i] > 0 && alive(g[i]);
+		if (left)
+			nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
+	}
+	for (int i = 0; i < n; i++)
+		if (g[i] > 0) {
+			if (alive(g[i]))
+				kill(-g[i], SIGKILL);
+			waitpid(g[i], NULL, 0);
+			forget(g[i]);
+		}
+}
+
 void
 killall(void)
 {
+	pid_t g[countof(live)];
 	for (size_t i = 0; i < countof(live); i++)
-		if (live[i] > 0)
-			kill(-live[i], SIGINT);
-	for (int tick = 0; tick < 400; tick++) {
-		int left = 0;
-		for (size_t i = 0; i < countof(live); i++)
-			if (live[i] > 0 && !(alive(live[i]) && ++left))
-				live[i] = 0;
-		if (!left)
-			return;
-		nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
-	}
-	for (size_t i = 0; i < countof(live); i++)
-		if (live[i] > 0)
-			kill(-live[i], SIGKILL);
+		g[i] = live[i];
+	stopgroups(g, countof(live));
 }
 
 int
 apart(const struct tuner *tu)
 {
 	return tu->run && strstr(tu->run, "MPCC_TUNE_DIR") &&
-	       (strstr(tu->build, "MPCC_TUNE_DIR") || tu->binary);
+	       (strstr(tu->build, "MPCC_TUNE_DIR") || tu->binary) &&
+	       (!tu->output || !strcmp(tu->output, "stdout") || strstr(tu->output, "MPCC_TUNE_DIR"));
 }
 
+int
+buildsapart(const struct tuner *tu)
+{
+	return tu->build && strstr(tu->build, "MPCC_TUNE_DIR") &&
+	       (!tu->binary || strstr(tu->binary, "MPCC_TUNE_DIR"));
+}
+
+int
+guessing(const struct tuner *tu)
+{
+	return tu->jobs > 1 && apart(tu) && buildsapart(tu);
+}
 
 double
 now(void)
@@ -131,9 +161,9 @@ trialcost(const struct tuner *tu)
 }
 
 /* the seconds the confirmation and the check will take: --confirm rounds of
- * two runs, a build for each round where the two share one program, and the
- * check's build; a build as long as the trials' builds so far, or the
- * baseline's */
+ * two runs; where the two share one program, a build for each round and
+ * one more (confirm.c); the check's build. A build as long as the trials'
+ * builds so far (the step cache serves them), or the baseline's */
 static double
 reserve(const struct tuner *tu)
 {
@@ -142,9 +172,9 @@ reserve(const struct tuner *tu)
 	for (int i = 0; i < tu->nt; i++)
 		if (tu->t[i] != tu->base && tu->t[i]->build > 0)
 			sum += tu->t[i]->build, n++;
-	if (n && sum / n > build)
+	if (n)
 		build = sum / n;
-	return tu->confirm * 2 * run + (apart(tu) || tu->binary ? 0 : tu->confirm * build) + build;
+	return tu->confirm * 2 * run + (apart(tu) || tu->binary ? 0 : (tu->confirm + 1) * build) + build;
 }
 
 /* the searches' end, as the builds so far make the reserve */
@@ -176,8 +206,9 @@ budget_search(struct tuner *tu, double w, double rest)
 	tu->until = tu->deadline > 0 && rest > 0 ? now() + fmax(0, tu->deadline - now()) * w / rest : 0;
 }
 
+/* the trials that ran */
 static int
-ran(const struct tuner *tu)
+tried(const struct tuner *tu)
 {
 	int n = 0;
 	for (int i = 0; i < tu->nt; i++)
@@ -190,7 +221,7 @@ halted(struct tuner *tu)
 {
 	if (interrupts && !tu->halt)
 		tu->halt = "stopped by Ctrl-C";
-	if (tu->maxtrials && ran(tu) >= tu->maxtrials && !tu->halt)
+	if (tu->maxtrials && tried(tu) + tu->inflight >= tu->maxtrials && !tu->halt)
 		tu->halt = "--max-trials reached";
 	if (tu->halt)
 		return tu->halt;
@@ -204,7 +235,7 @@ maystart(struct tuner *tu)
 {
 	if (halted(tu))
 		return 0;
-	if (tu->budget)
+	if (tu->budget && tu->tsearch > 0)   /* the baseline and timing build run whatever */
 		deadline(tu);
 	if (tu->deadline > 0 && now() + trialcost(tu) > tu->deadline) {
 		tu->halt = "the budget is spent";
@@ -247,7 +278,7 @@ hms(double s)
 static char *
 where(const struct tuner *tu)
 {
-	int done = ran(tu), plan = done + tu->pending + (tu->left > 0 ? tu->left : 0) + tu->later;
+	int done = tried(tu), plan = done + tu->pending + (tu->left > 0 ? tu->left : 0) + tu->later;
 	double t = now(), per = done > 1 && t > tu->tsearch && tu->tsearch > 0 ?
 	                         (t - tu->tsearch) / (done - 1) : trialcost(tu);
 	double eta = (plan - done) * per + tu->reserve;
@@ -293,29 +324,48 @@ progress(const struct tuner *tu, const struct trial *t)
 	fputc('\n', stderr);
 }
 
+/* say msg from a signal handler */
+static void
+say(const char *msg)
+{
+	ssize_t w = write(2, msg, strlen(msg));
+	(void)w;
+}
+
 static void
 onint(int sig)
 {
-	static const char once[] = "\nmpcc-tune: Ctrl-C: the searches stop; the best setting so far is "
-	                           "confirmed and written (Ctrl-C again: stop now, write nothing)\n";
-	static const char twice[] = "\nmpcc-tune: Ctrl-C again: stopped; no profile written\n";
-	ssize_t w;
 	(void)sig;
 	if (++interrupts == 1) {
-		w = write(2, once, sizeof once - 1);
-		(void)w;
+		say("\nmpcc-tune: Ctrl-C: the searches stop; the best setting so far is confirmed and "
+		    "written (Ctrl-C again: stop now, write nothing)\n");
 		return;
 	}
 	killall();
-	w = write(2, twice, sizeof twice - 1);
-	(void)w;
+	say(writing ? "\nmpcc-tune: Ctrl-C again: stopped while the profile was written and checked\n"
+	            : "\nmpcc-tune: Ctrl-C again: stopped; no profile written\n");
 	_exit(130);
+}
+
+/* SIGTERM, SIGHUP (a batch system's end of job, timeout(1)): what runs is in
+ * process groups of its own, so it is stopped first */
+static void
+onterm(int sig)
+{
+	killall();
+	say("\nmpcc-tune: terminated: the builds and runs under way are stopped\n");
+	_exit(128 + sig);
 }
 
 void
 catchint(void)
 {
-	struct sigaction sa = {.sa_handler = onint};
+	struct sigaction sa = {.sa_handler = onint}, st = {.sa_handler = onterm};
 	sigemptyset(&sa.sa_mask);
+	sigemptyset(&st.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &st, NULL);
+	sigaction(SIGHUP, &st, NULL);
+	/* the batch loop waits for its children: they must not be reaped unseen */
+	signal(SIGCHLD, SIG_DFL);
 }

@@ -44,11 +44,11 @@ ready(struct tuner *tu, const struct trial *t, const char *dir, int how, const s
 		return 0;
 	*cur = t;
 	if (how == BINARY) {
-		char *cp = fmt("cp '%s/binary' '%s'", t->dir, tu->binary);
-		int st = system(cp);
-		free(cp);
+		char *from = fmt("%s/binary", t->dir), *to = tunepath(tu->binary, t->dir);
+		int st = copyprog(from, to);
 		*why = st ? fmt("cannot put back %s's --binary", t->what) : NULL;
-		return st ? -1 : 0;
+		free(from), free(to);
+		return st;
 	}
 	char *rep = fmt("%s/report.jsonl", dir), *log = fmt("%s/build.log", dir);
 	int st = build_once(tu, t, rep, log);

@@ -152,6 +152,8 @@ find_kernels(struct tuner *tu)
 	free(t->what);
 	t->what = xstrdup("timing build (every kernel timed)");
 	tuner_eval(tu, &t, 1);
+	if (t->verdict < 0)
+		die("the timing build did not run (%s): no profile written", tu->halt ? tu->halt : "?");
 	if (t->verdict == V_BUILD || t->verdict == V_NOAPPLY)
 		die("the timing build failed: %s", t->why);
 	fromreport(tu, t->report);
@@ -171,8 +173,9 @@ shadow_totals(struct tuner *tu, const char *kernel, struct optotal **out, int *s
 	tuner_eval(tu, &t, 1);
 	*out = NULL;
 	*sampled = 0;
-	if (t->verdict == V_BUILD || t->verdict == V_NOAPPLY) {
-		fprintf(stderr, "mpcc-tune: the shadow build failed: %s\n", t->why);
+	if (t->verdict < 0 || t->verdict == V_BUILD || t->verdict == V_NOAPPLY) {
+		fprintf(stderr, "mpcc-tune: the shadow build %s: %s\n", t->verdict < 0 ? "did not run" :
+		        "failed", t->verdict < 0 ? (tu->halt ? tu->halt : "?") : t->why);
 		return 0;
 	}
 	int applied;

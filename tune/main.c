@@ -275,7 +275,7 @@ baseline(struct tuner *tu)
 		char *o = fmt("%s/run.out", tu->base->dir), *e = fmt("%s/run.err", tu->base->dir);
 		char *lo = lastlines(o, 10), *le = lastlines(e, 10);
 		die("the baseline failed: %s\n%s%s  no profile written", tu->base->why ? tu->base->why :
-		    "stopped before it ran", lo, le);
+		    tu->halt ? tu->halt : "it did not run", lo, le);
 	}
 	tu->noise = spread(tu->base->times, tu->base->ntimes);
 	fprintf(stderr, "mpcc-tune: noise: the baseline's %d runs spread over %.1f%%: a setting counts "
@@ -359,6 +359,16 @@ builds(const struct tuner *tu)
 	free(b);
 }
 
+/* the trials of a setting (not the baseline, not instrumented) that ran */
+static int
+candidates(const struct tuner *tu)
+{
+	int n = 0;
+	for (int i = 0; i < tu->nt; i++)
+		n += tu->t[i]->set.n && !instrumented(tu->t[i]) && tu->t[i]->verdict >= 0;
+	return n;
+}
+
 /* may another confirmation start within --budget? */
 static int
 timefor(const struct tuner *tu)
@@ -370,15 +380,13 @@ timefor(const struct tuner *tu)
  * the noise and is confirmed in interleaved runs (up to three tried, as
  * --budget allows); NULL with *note saying why none */
 static struct trial *
-choose(struct tuner *tu, struct confirmation *cf, char **note, const char *stopped)
+choose(struct tuner *tu, struct confirmation *cf, char **note)
 {
 	struct trial **w, *win = NULL;
-	int n = winners(tu, &w), met = 0, tried = 0, ran = 0;
+	int n = winners(tu, &w), met = 0, tried = 0;
 	*cf = (struct confirmation){0};
-	for (int i = 0; i < tu->nt; i++) {
+	for (int i = 0; i < tu->nt; i++)
 		met += eligible(tu, tu->t[i]);
-		ran += tu->t[i]->set.n && !instrumented(tu->t[i]) && tu->t[i]->verdict >= 0;
-	}
 	for (int i = 0; i < n && i < 3 && !win && (!i || timefor(tu)); i++, tried++) {
 		confirm(tu, w[i], cf);
 		win = cf->ok ? w[i] : NULL;
@@ -393,8 +401,6 @@ choose(struct tuner *tu, struct confirmation *cf, char **note, const char *stopp
 	else if (met)
 		*note = fmt("no setting within the QoS ran faster than the baseline beyond the noise "
 		            "(%.1f%%; %d met the QoS)", 100 * threshold(tu), met);
-	else if (!ran && stopped)
-		*note = fmt("the searches tried no setting (%s)", stopped);
 	else
 		*note = xstrdup("no setting met the QoS");
 	free(w);
@@ -405,21 +411,25 @@ choose(struct tuner *tu, struct confirmation *cf, char **note, const char *stopp
 static int
 writeprofile(struct tuner *tu, const struct trial *win, const char *note)
 {
-	const struct setting none = {0}, *s = win ? &win->set : &none;
+	/* what the winner's build applied: a kernel that refused its knob is nvcc's */
+	struct setting none = {0}, s = win ? setting_copy(&win->set) : none;
 	if (tu->dryrun) {
-		char *y = profile_yaml(s, tu->k, tu->nk, tu->profile, "  ", note);
+		char *y = profile_yaml(&s, tu->k, tu->nk, tu->profile, "  ", note);
 		printf("\n%s", y);
 		free(y);
 		fprintf(stderr, "mpcc-tune: --dry-run: nothing written\n");
+		setting_release(&s);
 		return 0;
 	}
 	char *p = profile_path(tu);
-	int rc = profile_write(p, tu->profile, s, tu->k, tu->nk, note) < 0 ||
+	writing = 1;
+	int rc = profile_write(p, tu->profile, &s, tu->k, tu->nk, note) < 0 ||
 	         profile_check(tu, win ? win : tu->base, p) < 0 ? -1 : 0;
 	if (!rc)
 		fprintf(stderr, "mpcc-tune: profile '%s' written to %s: build with MPCC_PROFILE=%s%s\n",
 		        tu->profile, p, tu->profile, tu->policy ? " and MPCC_POLICY=that file" : "");
 	free(p);
+	setting_release(&s);
 	return rc;
 }
 
@@ -450,13 +460,19 @@ main(int argc, char **argv)
 	if (stopped)
 		fprintf(stderr, "mpcc-tune: the searches stopped: %s\n", stopped);
 	tu.halt = NULL, tu.deadline = 0;   /* the confirmation runs */
-	struct trial *win = choose(&tu, &cf, &note, stopped);
+	if (stopped && !candidates(&tu)) {   /* nothing measured: the profile stays as it is */
+		error("the searches tried no setting (%s): profile '%s' left as it was", stopped,
+		      tu.profile);
+		return 1;
+	}
+	struct trial *win = choose(&tu, &cf, &note);
 	table(&tu, win, &cf);
 	if (svg_write(&tu, win, tu.svg) < 0)
 		error("cannot write '%s'", tu.svg);
 	else
 		fprintf(stderr, "mpcc-tune: plots in %s\n", tu.svg);
-	fprintf(stderr, "mpcc-tune: %d trials built and run (the baseline's included)", tu.ntrials);
+	fprintf(stderr, "mpcc-tune: %d %s built and run (the baseline's included)", tu.ntrials,
+	        plural(tu.ntrials, "trial", "trials"));
 	if (tu.nguess)
 		fprintf(stderr, ", and %d guesses for free GPUs that no search asked for", tu.nguess);
 	fprintf(stderr, "; %.0f s\n", now() - tu.t0);

@@ -44,8 +44,6 @@ profile_yaml(const struct setting *s, const struct kern *k, int nk, const char *
 	for (int i = 0; i < s->n; i++) {
 		const struct knob *kn = &s->k[i];
 		const struct schema *sc = &passes[kn->pass]->schema;
-		if (kn->refused)
-			continue;
 		struct params p;
 		char *err;
 		Arena *a = arena_new();
@@ -350,10 +348,10 @@ profile_check(struct tuner *tu, const struct trial *win, const char *policy)
 	else
 		ok = 1;
 	if (ok && tu->binary) {
-		char *w = fmt("%s/binary", win->dir);
-		if (!(ok = samebinary(w, tu->binary)))
-			error("'%s' built from profile '%s' differs from the winner's", tu->binary, tu->profile);
-		free(w);
+		char *w = fmt("%s/binary", win->dir), *mine = tunepath(tu->binary, dir);
+		if (!(ok = samebinary(w, mine)))
+			error("'%s' built from profile '%s' differs from the winner's", mine, tu->profile);
+		free(w), free(mine);
 	}
 	if (ok)
 		fprintf(stderr, "mpcc-tune: checked: MPCC_PROFILE=%s builds what the winner built "

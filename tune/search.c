@@ -23,9 +23,10 @@
  * sets (PSETS: fiset's sets): GPUMixer's modes over the units the pass's
  *   stats list (units.c).
  *
- * HEU and the units stop once --stop-after steps in a row, each within the
- * QoS, gained nothing beyond the noise over the search's best; every
- * search stops when its share of --budget is spent (budget.c). */
+ * HEU stops once --stop-after steps in a row that met the QoS gained
+ * nothing beyond the noise over the best when the row began (the units:
+ * units.c); every search stops when its share of --budget is spent
+ * (budget.c). */
 #include "tune/tune.h"
 
 #include <math.h>
@@ -82,7 +83,7 @@ heu(const struct grid *g)
 {
 	struct tuner *tu = g->tu;
 	int step = g->step, lo = g->lo, hi = g->hi, side = 0, dry = 0;
-	struct trial *tlo = point(g, lo), *thi = point(g, hi);
+	struct trial *tlo = point(g, lo), *thi = point(g, hi), *mark = tlo;
 	one(tu, g->c, tlo);
 	tu->left = (hi - lo) / step - 1;
 	one(tu, g->c, thi);
@@ -103,7 +104,10 @@ heu(const struct grid *g)
 		if (curve_cut(tu, g->c, t))
 			return;
 		if (t->meets) {
-			dry = curve_gains(tu, g->c, tlo, t) ? 0 : dry + 1;
+			if (beats(tu, t, mark))   /* the best when the row began */
+				mark = t, dry = 0;
+			else
+				dry++;
 			lo = l, flo = badness(tu, t) - q;
 			fhi /= side < 0 && isfinite(fhi) ? 2 : 1;
 			side = -1;

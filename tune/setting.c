@@ -1,55 +1,11 @@
-/* setting.c: settings (the knobs of one candidate), their MPCC_SET text,
- * and the cache that gives each distinct setting one trial.
- *
- * A candidate is built with MPCC_SET = "off;" followed by one item per
- * knob: every transform is off for every kernel but what the setting names,
- * whatever the user's profile says, so that the baseline ("off") and each
- * candidate differ by exactly the setting. */
+/* setting.c: a setting in words, the cache that gives each distinct
+ * setting one trial, the evaluation of trials (with the guesses of
+ * speculate()) and the searches' curves. What a setting is, and its
+ * MPCC_SET text, is knob.c's. */
 #include "tune/tune.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-void
-setting_add(struct setting *s, int pass, const char *kernel, const char *params)
-{
-	s->k = xrealloc(s->k, (s->n + 1) * sizeof *s->k);
-	s->k[s->n++] = (struct knob){pass, xstrdup(kernel), xstrdup(params ? params : ""), 0};
-}
-
-struct setting
-setting_copy(const struct setting *s)
-{
-	struct setting c = {0};
-	for (int i = 0; i < s->n; i++)
-		if (!s->k[i].refused)
-			setting_add(&c, s->k[i].pass, s->k[i].kernel, s->k[i].params);
-	return c;
-}
-
-void
-setting_release(struct setting *s)
-{
-	for (int i = 0; i < s->n; i++) {
-		free(s->k[i].kernel);
-		free(s->k[i].params);
-	}
-	free(s->k);
-	*s = (struct setting){0};
-}
-
-char *
-setting_env(const struct setting *s)
-{
-	struct buf b = BUF_INIT;
-	buf_puts(&b, "off");
-	for (int i = 0; i < s->n; i++) {
-		const struct knob *k = &s->k[i];
-		buf_printf(&b, ";%s:%s%skernels=%s", passes[k->pass]->schema.name, k->params,
-		           *k->params ? "," : "", k->kernel);
-	}
-	return buf_take(&b);
-}
 
 static const char *
 shortname(const char *mangled, const struct kern *k, int nk)
@@ -101,7 +57,7 @@ trial_for(struct tuner *tu, const struct setting *s, double x)
 void
 speculate(struct tuner *tu, struct trial *t, int rank)
 {
-	if (tu->jobs < 2 || !apart(tu) || t->verdict >= 0)   /* no GPU would be free */
+	if (!guessing(tu) || t->verdict >= 0)
 		return;
 	for (int j = 0; j < tu->nspec; j++)
 		if (tu->spec[j].t == t)
@@ -235,16 +191,4 @@ curve_cut(struct tuner *tu, struct curve *c, const struct trial *t)
 	if (h)
 		curve_stop(c, xstrdup(h));
 	return h != NULL;
-}
-
-int
-curve_gains(const struct tuner *tu, const struct curve *c, const struct trial *ref,
-            const struct trial *t)
-{
-	if (!t->meets || !beats(tu, t, ref))
-		return 0;
-	for (int i = 0; i < c->n; i++)
-		if (c->t[i] != t && eligible(tu, c->t[i]) && !beats(tu, t, c->t[i]))
-			return 0;
-	return 1;
 }

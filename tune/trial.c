@@ -39,18 +39,11 @@
  * that queues) varies by more than a few times its own */
 #define SLACK 1.0
 
-/* stop pid's group and wait for it: SIGINT, so that a build (mpcc, nvcc)
- * removes its temporary files, then SIGKILL if some of it is left in 4 s */
+/* stop pid's group and wait for it */
 static void
 reap(pid_t pid)
 {
-	kill(-pid, SIGINT);
-	for (int tick = 0; tick < 400 && alive(pid); tick++)
-		nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
-	if (alive(pid))
-		kill(-pid, SIGKILL);
-	waitpid(pid, NULL, 0);
-	forget(pid);
+	stopgroups(&pid, 1);
 }
 
 static void
@@ -66,13 +59,20 @@ redirect(const char *path, int fd)
 static pid_t
 start(const char *cmd, const char *const *env, const char *out, const char *err)
 {
+	/* a Ctrl-C between the fork and the child's own group would run the
+	 * handler in the child: the signals wait until both sides are set */
+	sigset_t block, old;
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT), sigaddset(&block, SIGTERM), sigaddset(&block, SIGHUP);
+	sigprocmask(SIG_BLOCK, &block, &old);
 	fflush(NULL);
 	pid_t pid = fork();
 	if (pid < 0)
 		die("cannot fork: %s", strerror(errno));
 	if (pid == 0) {
 		setpgid(0, 0);
-		signal(SIGINT, SIG_DFL);
+		signal(SIGINT, SIG_DFL), signal(SIGTERM, SIG_DFL), signal(SIGHUP, SIG_DFL);
+		sigprocmask(SIG_SETMASK, &old, NULL);
 		for (int i = 0; env && env[i]; i++) {
 			char *eq = strchr(env[i], '=');
 			char *name = xstrndup(env[i], eq - env[i]);
@@ -94,6 +94,7 @@ start(const char *cmd, const char *const *env, const char *out, const char *err)
 	}
 	setpgid(pid, pid);
 	remember(pid);
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	return pid;
 }
 
@@ -234,14 +235,23 @@ path(const struct trial *t, const char *name)
 	return fmt("%s/%s", t->dir, name);
 }
 
-/* the output path with $MPCC_TUNE_DIR replaced by the trial's directory */
-static char *
-outpath(const struct tuner *tu, const struct trial *t)
+char *
+tunepath(const char *s, const char *dir)
 {
-	const char *v = "$MPCC_TUNE_DIR", *p = strstr(tu->output, v);
+	const char *v = "$MPCC_TUNE_DIR", *p = strstr(s, v);
 	if (!p)
-		return xstrdup(tu->output);
-	return fmt("%.*s%s%s", (int)(p - tu->output), tu->output, t->dir, p + strlen(v));
+		return xstrdup(s);
+	return fmt("%.*s%s%s", (int)(p - s), s, dir, p + strlen(v));
+}
+
+int
+copyprog(const char *from, const char *to)
+{
+	size_t n;
+	char *s = readfile(from, &n);
+	int r = s && writefile(to, s, n) == 0 && chmod(to, 0755) == 0 ? 0 : -1;
+	free(s);
+	return r;
 }
 
 /* start the build of t: its pid */
@@ -258,6 +268,36 @@ buildstart(struct tuner *tu, struct trial *t)
 	return pid;
 }
 
+/* the MPCC_SET of what t's build applied (malloc'd) */
+static char *
+doneenv(const struct trial *t)
+{
+	struct setting done = setting_copy(&t->set);
+	char *env = setting_env(&done);
+	setting_release(&done);
+	return env;
+}
+
+/* a trial whose build refused some knobs builds what the others give:
+ * if a trial that built that (the baseline, the search's base) ran
+ * already, this one has nothing new to run */
+static int
+anew(struct tuner *tu, struct trial *t)
+{
+	char *env = doneenv(t);
+	int r = 0;
+	for (int i = 0; i < tu->nt && !r; i++) {
+		const struct trial *u = tu->t[i];
+		char *ue = u != t && u->verdict >= 0 && u->verdict != V_NOAPPLY && u->verdict != V_BUILD ?
+		           doneenv(u) : NULL;
+		if (ue && !strcmp(ue, env))
+			r = fail(t, V_NOAPPLY, fmt("it builds what t%d built: %s", u->id, t->refused));
+		free(ue);
+	}
+	free(env);
+	return r;
+}
+
 /* the build of t ended with status st: did it apply the setting? */
 static int
 built(struct tuner *tu, struct trial *t, int st)
@@ -271,11 +311,13 @@ built(struct tuner *tu, struct trial *t, int st)
 		r = fail(t, V_BUILD, fmt("--build exited with %d (see %s)", st, log));
 	else
 		r = checkreport(t);
+	if (!r && t->refused)
+		r = anew(tu, t);
 	if (!r && tu->binary) {
-		char *cp = fmt("cp '%s' '%s/binary'", tu->binary, t->dir);
-		if (system(cp))
-			r = fail(t, V_BUILD, fmt("cannot copy --binary '%s'", tu->binary));
-		free(cp);
+		char *from = tunepath(tu->binary, t->dir), *to = path(t, "binary");
+		if (copyprog(from, to) < 0)
+			r = fail(t, V_BUILD, fmt("cannot copy --binary '%s' to '%s'", from, to));
+		free(from), free(to);
 	}
 	free(rep), free(log);
 	if (r < 0)
@@ -317,7 +359,7 @@ output(struct tuner *tu, struct trial *t, const char *stdouttext, size_t n)
 		t->num = outnumbers(stdouttext, n, tu->timepat ? &tu->re : NULL, &t->nnum);
 		return 0;
 	}
-	char *o = outpath(tu, t), *keep = path(t, "output");
+	char *o = tunepath(tu->output, t->dir), *keep = path(t, "output");
 	size_t on;
 	char *text = readfile(o, &on);
 	int r = 0;
@@ -536,6 +578,16 @@ struct batch {
 	double limit;   /* seconds a run may take (0: no limit) */
 };
 
+/* the trials of the batch that started and have not ended */
+static int
+underway(const struct batch *b)
+{
+	int n = 0;
+	for (int i = 0; i < b->n; i++)
+		n += b->j[i].state == J_BUILD || b->j[i].state == J_BUILT || b->j[i].state == J_RUN;
+	return n;
+}
+
 /* a trial stopped before its end (the budget, Ctrl-C) is as if never run */
 static void
 unrun(struct trial *t)
@@ -544,6 +596,8 @@ unrun(struct trial *t)
 	t->times = t->walls = t->num = NULL;
 	t->why = t->report = t->refused = NULL;
 	t->ntimes = 0, t->nnum = 0, t->verdict = -1, t->cost = t->build = 0;
+	for (int i = 0; i < t->set.n; i++)
+		t->set.k[i].refused = 0;
 }
 
 static void
@@ -562,15 +616,17 @@ done(struct batch *b, struct job *j)
 static void
 stopall(struct batch *b)
 {
-	for (int i = 0; i < b->n; i++) {
-		struct job *j = &b->j[i];
-		if (j->state == J_DONE)
-			continue;
-		if (j->state == J_BUILD || j->state == J_RUN)
-			reap(j->pid);
-		unrun(j->t);
-		done(b, j);
-	}
+	pid_t *g = xcalloc(b->n, sizeof *g);
+	for (int i = 0; i < b->n; i++)
+		if (b->j[i].state == J_BUILD || b->j[i].state == J_RUN)
+			g[i] = b->j[i].pid;
+	stopgroups(g, b->n);
+	for (int i = 0; i < b->n; i++)
+		if (b->j[i].state != J_DONE) {
+			unrun(b->j[i].t);
+			done(b, &b->j[i]);
+		}
+	free(g);
 }
 
 /* may j's build start? A build that does not name $MPCC_TUNE_DIR writes
@@ -645,6 +701,8 @@ await(struct tuner *tu, struct batch *b)
 {
 	int st;
 	pid_t pid = waitpid(-1, &st, WNOHANG);
+	if (pid < 0 && errno != EINTR)
+		BUG("waitpid: %s, with %d builds and runs under way", strerror(errno), b->builds + b->runs);
 	for (int i = 0; i < b->n; i++) {
 		struct job *j = &b->j[i];
 		if ((j->state != J_BUILD && j->state != J_RUN) || !j->pid)
@@ -665,7 +723,7 @@ void
 trials_run(struct tuner *tu, struct trial **t, int n)
 {
 	struct batch b = {xcalloc(n, sizeof *b.j), n, n, 0, 1, 0, 1, NULL, 0};
-	if (strstr(tu->build, "MPCC_TUNE_DIR"))
+	if (buildsapart(tu))
 		b.bmax = tu->bjobs > 0 ? tu->bjobs : 1;
 	if (apart(tu))
 		b.rmax = tu->jobs > 0 ? tu->jobs : 1;
@@ -673,23 +731,25 @@ trials_run(struct tuner *tu, struct trial **t, int n)
 	if (tu->base && tu->base->verdict == V_OK)
 		b.limit = tu->slow * tu->base->wall + SLACK;
 	for (int i = 0; i < n; i++) {
+		free(t[i]->dir);
 		t[i]->dir = fmt("%s/t%d", tu->workdir, t[i]->id);
 		mkdir(t[i]->dir, 0777);
 		b.j[i] = (struct job){t[i], J_WAIT, 0, 0, 0, 0};
 	}
 	while ((tu->pending = b.left) > 0) {
-		if (interrupts && !tu->halt)
-			tu->halt = "stopped by Ctrl-C";
-		if (tu->halt || (tu->deadline > 0 && now() > tu->deadline)) {
+		/* a Ctrl-C, or the searches' time is up: what runs stops now (a
+		 * trial that may not start, maystart(), waits for those under way) */
+		if (interrupts || (tu->deadline > 0 && now() > tu->deadline)) {
 			if (!tu->halt)
-				tu->halt = "the budget is spent";
+				tu->halt = interrupts ? "stopped by Ctrl-C" : "the budget is spent";
 			stopall(&b);
 			break;
 		}
 		startjobs(tu, &b);
+		tu->inflight = underway(&b);
 		if (b.left > 0)
 			await(tu, &b);
 	}
-	tu->pending = 0;
+	tu->pending = tu->inflight = 0;
 	free(b.j), free(b.busy);
 }

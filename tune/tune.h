@@ -24,7 +24,7 @@
  *
  * Files call only files later in this list (tests/driver/t-tune-contract.sh):
  *   main.c  confirm.c  auto.c  search.c  units.c  kernels.c  setting.c
- *   profile.c  trial.c  budget.c  svg.c  measure.c  table.c  output.c
+ *   profile.c  trial.c  budget.c  svg.c  measure.c  table.c  output.c  knob.c
  *
  * Layers: tune -> driver -> transforms -> policies -> ptx -> common. */
 #ifndef MPCC_TUNE_H
@@ -34,6 +34,7 @@
 #include "transforms/pass.h"
 
 #include <regex.h>
+#include <signal.h>
 #include <sys/types.h>
 
 /* one rule of a setting: pass (passes[] index) on kernel with params */
@@ -168,6 +169,7 @@ struct tuner {
 	                         * the batch being run (-1: not known) */
 	int later;              /* trials the searches after it will likely run */
 	int pending;            /* trials of the batch being run not done yet */
+	int inflight;           /* of them, those that started */
 	struct guess *spec;     /* speculate(): what may be asked for next, soonest first */
 	int nspec, capspec;
 	/* the budget (budget.c) */
@@ -226,20 +228,16 @@ struct optotal {
 int shadow_totals(struct tuner *tu, const char *kernel, struct optotal **out, int *sampled);
 
 /* setting.c */
-void setting_add(struct setting *s, int pass, const char *kernel, const char *params);
-struct setting setting_copy(const struct setting *s);   /* without the refused knobs */
-void setting_release(struct setting *s);
-char *setting_env(const struct setting *s);       /* "off;sfu:lambda=32,kernels=k" */
 char *setting_words(const struct setting *s, const struct kern *k, int nk);
 /* the trial of s: from the cache, or new (not yet run) */
 struct trial *trial_for(struct tuner *tu, const struct setting *s, double x);
-/* the trial of base with one more knob */
 /* the kernel of that mangled name, NULL if the timing build named none */
 struct kern *kern_byname(const struct tuner *tu, const char *mangled);
 /* setting_add(), with the kernel's warps an SM holds (its timing build)
  * added to params where the pass has a PLAUNCH parameter */
 void setting_launch(const struct tuner *tu, struct setting *s, int pass, const char *kernel,
                     const char *params);
+/* the trial of base with one more knob */
 struct trial *withknob(struct tuner *tu, const struct setting *base, int pass, const char *kernel,
                        const char *params, double x);
 /* build and run those of t[] that have not run yet (none once the budget is
@@ -248,17 +246,15 @@ void tuner_eval(struct tuner *tu, struct trial **t, int n);
 /* t may be asked for soon: run it in a slot a batch leaves free (--jobs),
  * the guesses of lower rank first */
 void speculate(struct tuner *tu, struct trial *t, int rank);
-/* forget the guesses of rank below (those of a search that moved on) */
+/* forget the guesses of rank below `below` (those of a search that moved on;
+ * INT_MAX: every guess) */
 void speculate_clear(struct tuner *tu, int below);
 struct curve *curve_new(struct tuner *tu, const char *kernel, int pass, const char *how);
 void curve_add(struct curve *c, struct trial *t);
 void curve_stop(struct curve *c, char *why);     /* takes why (malloc'd); prints it */
 /* t did not run because the search must stop (halted()): stop c, saying why */
 int curve_cut(struct tuner *tu, struct curve *c, const struct trial *t);
-/* does t, within the QoS, beat ref (the search's base) and every trial of c
- * but itself beyond the noise? K trials in a row that do not stop a search */
-int curve_gains(const struct tuner *tu, const struct curve *c, const struct trial *ref,
-                const struct trial *t);
+
 
 /* trial.c */
 /* build, run and compare: the real evaluator. Builds go --build-jobs at a
@@ -277,6 +273,10 @@ int shell(const char *cmd, const char *const *env, const char *out, const char *
  * of merit or wall); -1 if it failed, with *why */
 int run_once(struct tuner *tu, const char *dir, const char *out, const char *err, double *v,
              char **why);
+/* s with $MPCC_TUNE_DIR replaced by dir (malloc'd) */
+char *tunepath(const char *s, const char *dir);
+/* copy the program from to to, executable: 0, or -1 */
+int copyprog(const char *from, const char *to);
 /* build t's setting again (with its environment, the report to rep) */
 int build_once(struct tuner *tu, const struct trial *t, const char *rep, const char *log);
 /* the last lines of a file, indented, for messages (malloc'd) */
@@ -284,14 +284,19 @@ char *lastlines(const char *path, int n);
 
 /* budget.c */
 double now(void);
-/* may a trial's runs go on while the next builds (it has its own program)? */
+/* do the builds and the runs go on side by side (each trial has its own
+ * program; parallel runs need each trial's output of its own too)? */
 int apart(const struct tuner *tu);
+/* may builds go on side by side (each into its own directory)? */
+int buildsapart(const struct tuner *tu);
+/* may guesses run (--jobs, trials side by side, builds side by side)? */
+int guessing(const struct tuner *tu);
 /* the process groups of the builds and runs under way */
 void remember(pid_t pid);
 void forget(pid_t pid);
-/* is any process of group pid left (its leader waited for if it ended)? */
-int alive(pid_t pid);
-/* kill every build and run in progress (the second Ctrl-C; from a signal handler too) */
+/* stop groups g[0..n): SIGINT, SIGKILL 4 s later for what is left */
+void stopgroups(pid_t *g, int n);
+/* stop every build and run under way (the second Ctrl-C; from a signal handler too) */
 void killall(void);
 /* "90s", "15m", "2h", "1h30m", or seconds: seconds; -1 if not a duration */
 double duration(const char *s);
@@ -310,9 +315,11 @@ int planned(const struct tuner *tu, int pass);
 /* one line per trial: its verdict, the trials done and planned, the time,
  * the ETA and the best so far */
 void progress(const struct tuner *tu, const struct trial *t);
-/* Ctrl-C: the first stops the searches, the second the session */
+/* Ctrl-C: the first stops the searches, the second the session; SIGTERM
+ * and SIGHUP stop what runs and the session */
 void catchint(void);
-extern volatile int interrupts;
+extern volatile sig_atomic_t interrupts;
+extern volatile sig_atomic_t writing;   /* the profile is being written: said at a second Ctrl-C */
 
 /* measure.c */
 double speedup(const struct tuner *tu, const struct trial *t);   /* over the baseline */
@@ -401,5 +408,11 @@ int compare(const double *b, long nb, const double *x, long nx, struct errors *e
 double metric(const struct errors *e, int m);
 int qos_met(const struct tuner *tu, const struct errors *e);   /* within --qos? */
 double median(double *v, int n);
+
+/* knob.c */
+void setting_add(struct setting *s, int pass, const char *kernel, const char *params);
+struct setting setting_copy(const struct setting *s);   /* without the refused knobs */
+void setting_release(struct setting *s);
+char *setting_env(const struct setting *s);       /* "off;sfu:lambda=32,kernels=k" */
 
 #endif

@@ -16,10 +16,11 @@
  * Modes 2 and 3 stop once a setting within the QoS reaches
  * --perf-threshold (percent of the ideal speed-up of Eq. 3 with
  * --ideal-build, else percent over the baseline). Every mode stops after
- * --stop-after units in a row gained nothing beyond the noise (each within
- * the QoS and faster than every trial before it, or not); and it does not
- * start where all is the fastest so far and the shadow build gives every
- * unit an error of 0 (then no list of units is both as safe and faster).
+ * --stop-after units in a row gained nothing: each broke the QoS, or was
+ * not faster beyond the noise than the best trial when the row began (so a
+ * climb in steps each under the noise goes on); and it does not start
+ * where all is the fastest so far and the shadow build gives every unit an
+ * error of 0 (then no list of units is both as safe and faster).
  * With --jobs, the lists of the next units, as if each met the QoS, are
  * guesses for the GPUs a trial leaves free. Every trial is a candidate:
  * the answer is the fastest of them all that meets the QoS. */
@@ -55,7 +56,7 @@ byratio(const void *a, const void *b)
  * would look exact (0): every unit's error is then estimated, as its
  * instructions times the mean total of those shadowed, its own if any,
  * else the kernel's */
-static void
+static int
 shadowerr(struct tuner *tu, const struct kern *k, struct unit *u, int n)
 {
 	struct optotal *tot = NULL;
@@ -75,18 +76,21 @@ shadowerr(struct tuner *tu, const struct kern *k, struct unit *u, int n)
 	for (int i = 0; i < ntot; i++)
 		free(tot[i].op);
 	free(tot);
+	return ntot;
 }
 
-/* rank the units for the mode; what the order is, in words */
+/* rank the units for the mode; what the order is, in words. *shadowed:
+ * how many ops the shadow build gave totals for (0: no shadow errors) */
 static const char *
-rank(struct tuner *tu, const struct kern *k, struct unit *u, int n)
+rank(struct tuner *tu, const struct kern *k, struct unit *u, int n, int *shadowed)
 {
+	*shadowed = 0;
 	if (tu->mode == 3) {
 		qsort(u, n, sizeof *u, byratio);
 		return "r_ac, largest first";
 	}
 	if (tu->shadow) {
-		shadowerr(tu, k, u, n);
+		*shadowed = shadowerr(tu, k, u, n);
 		qsort(u, n, sizeof *u, byerr);
 		return "shadow error, smallest first";
 	}
@@ -178,11 +182,15 @@ cumulative(struct tuner *tu, const struct setting *base, const struct kern *k, i
 {
 	long *ids = xmalloc((n + 1) * sizeof *ids);
 	int m = 0, left = tu->left, dry = 0;
-	struct trial *ref = trial_for(tu, base, -1);
+	/* the best when the row of units without a gain began: the search's
+	 * base, or its fastest trial so far */
+	struct trial *mark = trial_for(tu, base, -1), *best = fastest(tu, c->t, c->n);
+	if (best && (mark->verdict != V_OK || beats(tu, best, mark)))
+		mark = best;
 	struct buf out = BUF_INIT;
 	char *stop = NULL;
 	for (int i = 0; i < n && !stop; i++) {
-		if (tu->jobs > 1)
+		if (guessing(tu))
 			guesses(tu, base, k, pass, ids, m, u, i, n, all);
 		struct trial *t = withunits(tu, base, k, pass, ids, m, u, i, n, all);
 		tu->left = n - i - 1;
@@ -194,7 +202,10 @@ cumulative(struct tuner *tu, const struct setting *base, const struct kern *k, i
 			stop = fmt("%s", halted(tu));
 			break;
 		}
-		dry = curve_gains(tu, c, ref, t) ? 0 : dry + 1;
+		if (t->meets && beats(tu, t, mark))
+			mark = t, dry = 0;
+		else
+			dry++;
 		if (!t->meets)
 			buf_printf(&out, "%s%ld", out.n ? ", " : "", u[i].id);
 		else
@@ -216,11 +227,13 @@ cumulative(struct tuner *tu, const struct setting *base, const struct kern *k, i
 }
 
 /* no list of units is both as safe as all and faster, when all is the
- * fastest so far and the shadow build saw no error in any unit */
+ * fastest so far and the shadow build saw no error in any unit (and saw
+ * some ops: a shadow build that did not run says nothing) */
 static int
-allwins(struct tuner *tu, const struct curve *c, struct trial *all, const struct unit *u, int n)
+allwins(struct tuner *tu, const struct curve *c, struct trial *all, const struct unit *u, int n,
+        int shadowed)
 {
-	if (!tu->shadow || tu->mode == 3 || !all->meets || fastest(tu, c->t, c->n) != all)
+	if (!shadowed || !all->meets || fastest(tu, c->t, c->n) != all)
 		return 0;
 	for (int i = 0; i < n; i++)
 		if (u[i].err != 0)
@@ -239,12 +252,11 @@ search_units(struct tuner *tu, const struct setting *base, const struct kern *k,
 	struct unit *u;
 	int n = stats_units(st, pass, &u);
 	free(st);
-	if (curve_cut(tu, c, all)) {
-		;
-	} else if (!n) {
+	int shadowed;
+	if (!n && !curve_cut(tu, c, all)) {
 		curve_stop(c, fmt("no units to try (%s)", all->why ? all->why : "the report lists none"));
-	} else {
-		const char *order = rank(tu, k, u, n);
+	} else if (n) {
+		const char *order = rank(tu, k, u, n, &shadowed);
 		fprintf(stderr, "mpcc-tune: %s on '%s': %d %s, by %s:", pass_name(pass), k->demangled, n,
 		        plural(n, "unit", "units"),
 		        order);
@@ -252,7 +264,7 @@ search_units(struct tuner *tu, const struct setting *base, const struct kern *k,
 			fprintf(stderr, " %ld (error %.3g, r_ac %.3g, predicted %.3gx)", u[i].id, u[i].err,
 			        u[i].ratio, u[i].pred);
 		fputc('\n', stderr);
-		if (allwins(tu, c, all, u, n))
+		if (allwins(tu, c, all, u, n, shadowed))
 			curve_stop(c, fmt("%s meets the QoS and is the fastest, and no unit has a shadow "
 			                  "error: no list of units to try", passes[pass]->tune->strongest));
 		else

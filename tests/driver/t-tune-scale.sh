@@ -44,6 +44,24 @@ else
 	fail "$(grep 'sets=all' "$T/mixed/err")"
 fi
 
+testing "a winner with a knob its kernel refused writes a profile of the knobs that applied"
+tune mixedw mixed.cu --qos 2e-3 --transform auto --time 'time_ms=([0-9.]+)'
+if [ "$(cat "$T/mixedw/rc")" = 0 ] && grep -q '_Z3hotiPKdPd' "$T/mixedw/.mpcc.yaml" &&
+   ! grep -q '_Z3fltiPf' "$T/mixedw/.mpcc.yaml" && grep -q 'checked: MPCC_PROFILE=tuned' "$T/mixedw/err"; then
+	passed
+else
+	fail "rc $(cat "$T/mixedw/rc"): $(tail -3 "$T/mixedw/err")"
+fi
+
+testing "a search trial whose own knob is refused builds what was kept: not run again"
+tune mixedf multiflt.cu --qos 2e-3 --transform fiset --time 'time_ms=([0-9.]+)' --dry-run
+if grep -q "^mpcc-tune: fiset on 'multi(.*)': kept multi fiset sets=all" "$T/mixedf/err" &&
+   grep -q "^mpcc-tune: \[t[0-9]*\] multi fiset sets=all; flt fiset sets=all: not applied: it builds what t[0-9]* built: fiset left '_Z3fltiPf' alone" "$T/mixedf/err"; then
+	passed
+else
+	fail "$(grep 'flt fiset' "$T/mixedf/err")"
+fi
+
 testing "twelve sets that gain nothing stop after three: at most 8 trials"
 tune flat flat.cu --qos 1e-3 --transform fiset --time 'time_ms=([0-9.]+)' --dry-run
 if [ "$(cat "$T/flat/rc")" = 0 ] && [ "$(trials flat)" -le 8 ] &&
