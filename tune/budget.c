@@ -56,7 +56,7 @@ forget(pid_t pid)
 
 /* is any process of group pid left (its leader waited for if it ended)? */
 static int
-alive(pid_t pid)
+lingers(pid_t pid)
 {
 	waitpid(pid, NULL, WNOHANG);
 	return kill(-pid, 0) == 0;
@@ -75,13 +75,13 @@ stopgroups(pid_t *g, int n)
 	for (int tick = 0, left = 1; tick < 400 && left; tick++) {
 		left = 0;
 		for (int i = 0; i < n; i++)
-			left += g[i] > 0 && alive(g[i]);
+			left += g[i] > 0 && lingers(g[i]);
 		if (left)
 			nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
 	}
 	for (int i = 0; i < n; i++)
 		if (g[i] > 0) {
-			if (alive(g[i]))
+			if (lingers(g[i]))
 				kill(-g[i], SIGKILL);
 			waitpid(g[i], NULL, 0);
 			forget(g[i]);

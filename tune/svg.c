@@ -294,8 +294,8 @@ curve(const struct tuner *tu, FILE *f, double y0, const struct curve *c, const s
 {
 	struct trial **t = xmalloc((c->n + 1) * sizeof *t);
 	int n = 0;
-	for (int i = 0; i < c->n; i++)
-		if (c->t[i]->x >= 0)
+	for (int i = 0; i < c->n; i++)   /* a trial the budget or Ctrl-C stopped did not run */
+		if (c->t[i]->x >= 0 && c->t[i]->verdict >= 0)
 			t[n++] = c->t[i];
 	qsort(t, n, sizeof *t, byx);
 	const struct param *knob = pass_knob(c->pass);

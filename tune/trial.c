@@ -28,6 +28,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -55,9 +56,11 @@ redirect(const char *path, int fd)
 	close(f);
 }
 
-/* start sh -c cmd in its own process group; env is NAME=VALUE pairs */
+/* start sh -c cmd in its own process group; env is NAME=VALUE pairs; a
+ * build is niced, so that the runs beside it (--jobs) keep the CPU they
+ * time */
 static pid_t
-start(const char *cmd, const char *const *env, const char *out, const char *err)
+start(const char *cmd, const char *const *env, const char *out, const char *err, int build)
 {
 	/* a Ctrl-C between the fork and the child's own group would run the
 	 * handler in the child: the signals wait until both sides are set */
@@ -73,6 +76,8 @@ start(const char *cmd, const char *const *env, const char *out, const char *err)
 		setpgid(0, 0);
 		signal(SIGINT, SIG_DFL), signal(SIGTERM, SIG_DFL), signal(SIGHUP, SIG_DFL);
 		sigprocmask(SIG_SETMASK, &old, NULL);
+		if (build && setpriority(PRIO_PROCESS, 0, 10) < 0)
+			_exit(126);
 		for (int i = 0; env && env[i]; i++) {
 			char *eq = strchr(env[i], '=');
 			char *name = xstrndup(env[i], eq - env[i]);
@@ -109,7 +114,7 @@ shell(const char *cmd, const char *const *env, const char *out, const char *err,
       double limit, double *wall)
 {
 	double t0 = now();
-	pid_t pid = start(cmd, env, out, err);
+	pid_t pid = start(cmd, env, out, err, 0);
 	int st = 0;
 	for (;;) {
 		pid_t r = waitpid(pid, &st, limit > 0 ? WNOHANG : 0);
@@ -263,7 +268,7 @@ buildstart(struct tuner *tu, struct trial *t)
 	     *e_dir = fmt("MPCC_TUNE_DIR=%s", t->dir);
 	const char *env[] = {e_set, e_rep, e_dir, NULL};
 	unlink(rep);
-	pid_t pid = start(tu->build, env, log, log);
+	pid_t pid = start(tu->build, env, log, log, 1);
 	free(e_set), free(e_rep), free(e_dir), free(rep), free(log);
 	return pid;
 }
@@ -518,7 +523,7 @@ launch(struct tuner *tu, const struct trial *t, int gpu)
 	char *e_dir = fmt("MPCC_TUNE_DIR=%s", t->dir), *e_gpu = fmt("CUDA_VISIBLE_DEVICES=%d", gpu);
 	const char *env[] = {e_dir, tu->jobs > 1 && !tu->launcher ? e_gpu : NULL, NULL};
 	char *cmd = runcmd(tu);
-	pid_t pid = start(cmd, env, out, err);
+	pid_t pid = start(cmd, env, out, err, 0);
 	free(cmd), free(out), free(err), free(e_dir), free(e_gpu);
 	return pid;
 }

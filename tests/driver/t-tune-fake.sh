@@ -139,9 +139,11 @@ runs=$(grep -c '^sh -c sh fake.sh k.ptx$' "$T/launch.log")
 # the confirmation 7 rounds of two
 if [ "$(best lau)" = "hot sfu lambda=32" ] && [ "$runs" = 25 ]; then passed; else fail "$runs runs: $(head -3 "$T/launch.log")"; fi
 
+# a run sleeps a second, longer than a build: a trial runs while the next
+# builds and runs
 testing "--jobs 2 runs candidates on two GPUs at once"
 rm -f "$T/jobs.log"
-FAKE_LOG=$T/jobs.log tune job --qos 2.55e-4 --dry-run --search exhaustive --step 16 --jobs 2 \
+FAKE_SLEEP=1 FAKE_LOG=$T/jobs.log tune job --qos 2.55e-4 --dry-run --search exhaustive --step 16 --jobs 2 \
 	--build "mkdir -p \$MPCC_TUNE_DIR && $MPCC -arch=sm_90 -ptx k.cu -o \$MPCC_TUNE_DIR/k.ptx" \
 	--run "sh fake.sh \$MPCC_TUNE_DIR/k.ptx"
 if [ "$(best job)" = "hot sfu lambda=32" ] && grep -q 'CUDA_VISIBLE_DEVICES=0' "$T/jobs.log" &&
