@@ -134,12 +134,10 @@ occupancy(struct h2 *h, const struct params *p)
 static char *
 uncounted(const struct passctx *cx)
 {
-	for (int t = 0; t < npass; t++)
-		if ((cx->changed & 1u << t) && passes[t]->stats && !passes[t]->recount)
-			return fmt("%s changed the kernel, and its report counts the kernel's "
-			           "instructions as one thread runs them: paired, they would no longer be "
-			           "true", passes[t]->schema.name);
-	return NULL;
+	if (!cx->counted)
+		return NULL;
+	return fmt("%s changed the kernel, and its report counts the kernel's instructions as one "
+	           "thread runs them: paired, they would no longer be true", cx->counted);
 }
 
 static int

@@ -252,7 +252,7 @@ report(const char *path, struct passctx *cx, const struct step *st, Fn *fn,
 }
 
 /* What the steps did: per kernel the passes that changed it (bit t:
- * passes[t], what passctx_order() asks), and every outcome, said once the
+ * passes[t], what passes_order() asks), and every outcome, said once the
  * last step ran, when each pass's figures are recounted on the kernels as
  * they leave (pass.h, recount) */
 struct said {
@@ -295,14 +295,14 @@ passindex(const struct pass *p)
 }
 
 /* pass st on kernel fn; a pass after it in the table's order may have
- * changed fn already: then it is left alone (passctx_order) */
+ * changed fn already: then it is left alone (passes_order) */
 static int
 apply1(struct passctx *cx, const struct step *st, Fn *fn, struct ran *rn, struct outcome *o)
 {
 	uint *bits = changes_of(rn, fn);
 	int t = passindex(st->pass);
-	cx->changed = *bits;
-	if ((o->why = passctx_refuse(cx)) || (o->why = passctx_order(cx, t)))
+	passes_ran(cx, *bits);
+	if ((o->why = passctx_refuse(cx)) || (o->why = passes_order(*bits, t)))
 		return -1;
 	if (st->pass->apply(cx, fn, &st->par, o) < 0)
 		return -1;

@@ -81,6 +81,9 @@ struct passctx {
 	int jit;                /* embedded as PTX too (see struct hook) */
 	const struct hook *h;   /* the driver's hook; NULL under mpcc-opt */
 	uint changed;           /* bit t: passes[t] changed the kernel being worked on */
+	const char *counted;    /* the first of those whose report counts the kernel's
+	                         * instructions and cannot recount them (struct pass,
+	                         * recount); NULL: none (passes_ran() sets both) */
 	Module *fast[AX_ALL + 1];  /* sfu: the fast-math twins by mask, parsed once */
 	Module **loaded;        /* passctx_load(): modules by path, parsed once */
 	char **loadedpath;
@@ -108,10 +111,6 @@ Module *passctx_load(struct passctx *cx, const char *path);
 /* the driver's fast-math twin of cx->m for mask, parsed once; NULL if none */
 Module *passctx_fast(struct passctx *cx, uint mask);
 void passctx_release(struct passctx *cx);   /* frees what was parsed, not m */
-/* why passes[t] leaves the kernel alone when a pass after it in the
- * table's order changed it already (cx->changed): they compose in that
- * order only (passes.c says why); NULL if none did. malloc'd */
-char *passctx_order(const struct passctx *cx, int t);
 
 /* what became of one kernel: why NULL means applied (both malloc'd) */
 struct outcome {
@@ -246,6 +245,13 @@ void passes_init(void);     /* hand the schemas to the policy layer; call once f
 const struct pass *findpass(const char *name, size_t n);   /* NULL if none */
 /* the pass whose warning is name[0..n) (passes[i]), or -1 */
 int findwarning(const char *name, size_t n);
+/* tell cx which passes changed its kernel so far (bit t: passes[t]):
+ * cx->changed and cx->counted, before the next pass runs on it */
+void passes_ran(struct passctx *cx, uint changed);
+/* why passes[t] leaves a kernel alone that a pass after it in the table's
+ * order changed already (changed, bit u: passes[u]): they compose in that
+ * order only; NULL if none did. malloc'd */
+char *passes_order(uint changed, int t);
 
 /* audit.c */
 /* one finding of one kernel on one -gencode chain, kept by the driver

@@ -161,22 +161,3 @@ passctx_release(struct passctx *cx)
 	free(cx->loadedpath);
 	free(cx->invalid);
 }
-
-char *
-passctx_order(const struct passctx *cx, int t)
-{
-	struct buf order = BUF_INIT;
-	int later = -1;
-	for (int u = npass - 1; u > t; u--)
-		if (cx->changed & 1u << u)
-			later = u;
-	if (later < 0)
-		return NULL;
-	for (int u = 0; u < npass; u++)
-		buf_printf(&order, "%s%s", u ? ", " : "", passes[u]->schema.name);
-	char *why = fmt("%s changed the kernel already, and %s runs before it (mpcc's order: %s): "
-	                "run %s first", passes[later]->schema.name, passes[t]->schema.name, order.s,
-	                passes[t]->schema.name);
-	buf_release(&order);
-	return why;
-}

@@ -3,7 +3,7 @@
  *
  * The order is the order the pipeline runs them on each kernel, and the
  * only one in which they compose (mpcc-opt leaves a kernel alone for a pass
- * that a later one changed: passctx_order): sfu first, since it merges a
+ * that a later one changed: passes_order): sfu first, since it merges a
  * second body from another cicc run, which would drop the work of a pass
  * before it and which the passes after it then see too; fiset lowers f64
  * groups (in both bodies, and sfu's f64 approximations 1 for 1); half2
@@ -52,4 +52,33 @@ findwarning(const char *name, size_t n)
 		    !strncmp(passes[i]->warn->name, name, n))
 			return i;
 	return -1;
+}
+
+void
+passes_ran(struct passctx *cx, uint changed)
+{
+	cx->changed = changed;
+	cx->counted = NULL;
+	for (int t = 0; t < npass && !cx->counted; t++)
+		if ((changed & 1u << t) && passes[t]->stats && !passes[t]->recount)
+			cx->counted = passes[t]->schema.name;
+}
+
+char *
+passes_order(uint changed, int t)
+{
+	struct buf order = BUF_INIT;
+	int later = -1;
+	for (int u = npass - 1; u > t; u--)
+		if (changed & 1u << u)
+			later = u;
+	if (later < 0)
+		return NULL;
+	for (int u = 0; u < npass; u++)
+		buf_printf(&order, "%s%s", u ? ", " : "", passes[u]->schema.name);
+	char *why = fmt("%s changed the kernel already, and %s runs before it (mpcc's order: %s): "
+	                "run %s first", passes[later]->schema.name, passes[t]->schema.name, order.s,
+	                passes[t]->schema.name);
+	buf_release(&order);
+	return why;
 }

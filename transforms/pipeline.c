@@ -75,7 +75,7 @@ chain(struct passctx *cx, Fn *fn, const struct choice *c, struct outcome *o)
 		o[t] = (struct outcome){0};
 		if (!c->rule[t])
 			continue;
-		cx->changed = applied;
+		passes_ran(cx, applied);
 		if (!(o[t].why = passctx_refuse(cx)) &&
 		    passes[t]->apply(cx, fn, c->rule[t]->param[t], &o[t]) == 0)
 			applied |= 1u << t;
@@ -134,7 +134,7 @@ more(FILE *out, int t, const struct params *p, void *arg)
 	struct outcome o = {0};
 	if (passes[t]->explain)
 		passes[t]->explain(out, e->cx, e->fn, p);
-	e->cx->changed = e->applied;
+	passes_ran(e->cx, e->applied);
 	if (passes[t]->apply(e->cx, e->fn, p, &o) == 0) {
 		e->applied |= 1u << t;
 		fprintf(out, "           verdict: applied\n");

@@ -550,6 +550,28 @@ TEST(defuse_sees_call_results_and_bar_red)
 	mod_free(m);
 }
 
+/* cicc writes the same casts as cvt.ftz.f64.f32 and cvt.rn.ftz.f32.f64
+ * under -use_fast_math: what a cvt does is read from its parts, in any
+ * order */
+TEST(cvtof_reads_types_rounding_and_ftz)
+{
+	Module *m = mod();
+	Fn *k = findfn(m, "_Z3sumPfi");
+	Cvt c;
+	Ins *i = mkins(k, "cvt.rn.ftz.f32.f64 %f1, 0d3FF0000000000000;");
+	CHECK(i && cvtof(i, &c) && c.dst == Tf32 && c.src == Tf64 && c.rnd == 'n' && !c.irnd &&
+	      c.ftz && !c.sat && !c.other);
+	i = mkins(k, "cvt.ftz.f64.f32 %rd1, %f1;");
+	CHECK(i && cvtof(i, &c) && c.dst == Tf64 && c.src == Tf32 && !c.rnd && c.ftz);
+	i = mkins(k, "cvt.rzi.sat.s32.f64 %r1, %rd1;");
+	CHECK(i && cvtof(i, &c) && c.dst == Ts32 && c.rnd == 'z' && c.irnd && c.sat && !c.ftz);
+	i = mkins(k, "cvt.rn.relu.f16x2.f32 %r1, %f1, %f2;");
+	CHECK(i && cvtof(i, &c) && c.other);
+	i = mkins(k, "add.f32 %f1, %f1, %f2;");
+	CHECK(i && !cvtof(i, &c));
+	mod_free(m);
+}
+
 TEST(insline_reads_the_nearest_loc)
 {
 	Module *m = mod();
@@ -659,6 +681,7 @@ main(void)
 	RUN(insline_reads_the_nearest_loc);
 	RUN(locfile_reads_the_file_table);
 	RUN(inlinedat_reads_the_call_site);
+	RUN(cvtof_reads_types_rounding_and_ftz);
 	RUN(reprint_gives_the_same_text_for_cicc_layout);
 	RUN(immnum_reads_every_form_ptxas_reads);
 	return DONE();

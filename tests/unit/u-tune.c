@@ -106,6 +106,18 @@ TEST(jget_reads_report_fields)
 	free(v), free(st);
 }
 
+/* a pass restates a figure of its stats (pass.h, recount) */
+TEST(jset_replaces_one_top_level_value)
+{
+	const char *l = "{\"f64_ops\":5,\"f64_ops_after\":0,\"set\":[{\"f64_ops_after\":7}]}";
+	char *v = jset(l, "f64_ops_after", "2");
+	CHECK_STR(v, "{\"f64_ops\":5,\"f64_ops_after\":2,\"set\":[{\"f64_ops_after\":7}]}");
+	free(v);
+	v = jset(l, "nope", "1");
+	CHECK_STR(v, l);
+	free(v);
+}
+
 TEST(setting_env_switches_everything_else_off)
 {
 	struct setting s = {0};
@@ -683,6 +695,7 @@ main(void)
 	RUN(compare_fails_nan_inf_and_counts);
 	RUN(median_of_odd_and_even);
 	RUN(jget_reads_report_fields);
+	RUN(jset_replaces_one_top_level_value);
 	RUN(setting_env_switches_everything_else_off);
 	RUN(heu_reaches_the_qos_in_few_trials);
 	RUN(heu_answer_always_meets_the_qos);
