@@ -23,7 +23,9 @@ The model's prediction for ARCH (and for PREDICT_ARCHS, default sm_86 sm_89)
 comes from mpcc-opt's report of each variant.
 
 Environment: NVCC, PTXAS, MPCC_OPT, ARCH (sm_90), KERNELS, ROUNDS (7),
-SIZE_SCALE (divides each program's default size), SEED.
+SIZE_SCALE (divides each program's default size), SEED, FAST_MATH (1: every
+nvcc run, the reference's and the PTX fiset reads, takes -use_fast_math: cicc
+then writes the casts as cvt.ftz.f64.f32 and cvt.rn.ftz.f32.f64, issue 33).
 """
 import json
 import os
@@ -54,6 +56,7 @@ NVCC = tool('nvcc', 'NVCC')
 PTXAS = tool('ptxas', 'PTXAS')
 ARCH = env('ARCH', 'sm_90')
 PREDICT = env('PREDICT_ARCHS', 'sm_86 sm_89').split()
+FAST = env('FAST_MATH', '') not in ('', '0')
 
 
 def sh(cmd, **kw):
@@ -108,7 +111,7 @@ def build(d):
     var = json.load(open(vj)) if os.path.exists(vj) else {}
     for k in kernels():
         src = os.path.join(HERE, k + '.cu')
-        base = [NVCC, '-O3', '-arch=' + ARCH, '-I', HERE]
+        base = [NVCC, '-O3', '-arch=' + ARCH, '-I', HERE] + (['-use_fast_math'] if FAST else [])
         out = os.path.join(d, k)
         sh(base + ['-o', out + '.f64', src])
         if k == 'heat':
