@@ -148,7 +148,8 @@ duration(const char *s)
 	return parts ? total : -1;
 }
 
-/* the seconds a trial takes, build and runs, from those that ran */
+/* the seconds a trial takes, build and runs, from those that ran; before
+ * any, the baseline's build and --runs of its runs */
 static double
 trialcost(const struct tuner *tu)
 {
@@ -157,7 +158,7 @@ trialcost(const struct tuner *tu)
 	for (int i = 0; i < tu->nt; i++)
 		if (tu->t[i] != tu->base && tu->t[i]->verdict >= 0 && tu->t[i]->cost > 0)
 			sum += tu->t[i]->cost, n++;
-	return n ? sum / n : tu->base->cost;
+	return n ? sum / n : tu->base->build + tu->runs * tu->base->wall;
 }
 
 /* the seconds the confirmation and the check will take: --confirm rounds of

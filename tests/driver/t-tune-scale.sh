@@ -75,15 +75,15 @@ testing "--stop-after 0 walks every unit"
 tune flat0 flat.cu --qos 1e-3 --transform fiset --time 'time_ms=([0-9.]+)' --dry-run --stop-after 0
 if [ "$(trials flat0)" -ge 14 ]; then passed; else fail "$(trials flat0) trials"; fi
 
-# each run sleeps 0.5 s: the exhaustive grid (16 trials, each a build and
-# two runs) takes about 40 s; of 30 s, the confirmation and the check take
-# about 8 (14 runs, a build), the baseline and the timing build 4, and the
+# each run sleeps 1 s: the exhaustive grid (16 trials, each a build and two
+# runs) takes over 32 s; of 40 s, the confirmation and the check take about
+# 15 (14 runs, a build), the baseline and the timing build 7, and the
 # searches get the rest. Each trial keeps its program (--binary), so that
 # the confirmation builds nothing: what it takes is the runs' sleeps
-testing "--budget 30s: the session, confirmation included, ends within 33 s and writes a profile"
-FAKE_SLEEP=0.5 tune budget k.cu --qos 2.55e-4 --time 'time_ms=([0-9.]+)' --search exhaustive \
-	--runs 2 --budget 30s --binary k.ptx --run 'sh fake.sh $MPCC_TUNE_DIR/binary'
-if [ "$(cat "$T/budget/rc")" = 0 ] && [ "$(cat "$T/budget/secs")" -le 33 ] &&
+testing "--budget 40s: the session, confirmation included, ends within 44 s and writes a profile"
+FAKE_SLEEP=1 tune budget k.cu --qos 2.55e-4 --time 'time_ms=([0-9.]+)' --search exhaustive \
+	--runs 2 --budget 40s --binary k.ptx --run 'sh fake.sh $MPCC_TUNE_DIR/binary'
+if [ "$(cat "$T/budget/rc")" = 0 ] && [ "$(cat "$T/budget/secs")" -le 44 ] &&
    grep -q 'mpcc-tune: the searches stopped: the budget is spent' "$T/budget/err" &&
    grep -q "checked: MPCC_PROFILE=tuned" "$T/budget/err"; then
 	passed
@@ -160,14 +160,14 @@ else
 fi
 
 # one build directory, the program kept by each trial (--binary): the
-# builds go one at a time, the runs (three of 1.5 s each, longer than a
-# build) on two GPUs: sfu's first trial on hot runs beside the guess of
-# the search after it, on multi
-testing "--binary with --jobs 2: each trial runs its own copy, one beside another, and finds lambda 32"
-FAKE_SLEEP=1.5 jobs jb --jobs 2 --runs 3 --keep --binary k.ptx --transform sfu \
+# builds go one at a time (and so no guesses), the runs (three of 1.5 s
+# each, longer than a build) on two GPUs: auto's three probes, built in
+# turn, run side by side
+testing "--binary with --jobs 2: each trial runs its own copy, one beside another, and keeps what --jobs 1 keeps"
+FAKE_SLEEP=1.5 jobs jb --jobs 2 --runs 3 --keep --binary k.ptx \
 	--build "$MPCC -arch=sm_90 -ptx k.cu -o a.ptx && $MPCC -arch=sm_90 -ptx sets.cu -o b.ptx && cat a.ptx b.ptx >k.ptx" \
 	--run "sh fake.sh \$MPCC_TUNE_DIR/binary"
-if [ "$(cat "$T/jb/rc")" = 0 ] && grep -q 'lambda: 32' "$T/jb/.mpcc.yaml" &&
+if [ "$(cat "$T/jb/rc")" = 0 ] && [ "$(rules jb)" = "$(rules j1)" ] &&
    grep -q 'CUDA_VISIBLE_DEVICES=1' "$T/jb.log" && [ -e "$T/jb/work/t3/binary" ]; then
 	passed
 else
