@@ -58,29 +58,46 @@ step(struct tuner *tu, struct setting *cur, struct trial **kept, const struct ke
 	*kept = t;
 }
 
-/* guesses for the searches after pr[i]: their first trials over cur as it
- * is (chain B: no search keeps anything), and over cur with each search
- * from pr[i] on keeping its strongest first trial (chain A), ranked by
- * the odds of each chain */
+/* the searches from pr[i] on, for guessahead() */
+static struct {
+	const struct setting *cur;
+	const struct pair *pr;
+	int i, n;
+	const struct odds *o;
+} ahead;
+
+/* guesses for the searches after pr[i], made again before each batch:
+ * their next trials over cur as it is (chain B: no search keeps anything),
+ * and their first over cur with each search from pr[i] on keeping its
+ * strongest first trial (chain A), ranked by the odds of each chain. A
+ * first trial that ran says which chain holds: it met the QoS and beat
+ * what it was built on (A), or not (B); else the searches so far give
+ * the odds */
 static void
-guessahead(struct tuner *tu, const struct setting *cur, const struct pair *pr, int i, int n,
-           const struct odds *o)
+guessahead(struct tuner *tu)
 {
-	double p = (o->kept + 1.0) / (o->done + 2), pa = 1, pb = 1;
+	const struct setting *cur = ahead.cur;
+	double p = (ahead.o->kept + 1.0) / (ahead.o->done + 2), pa = 1, pb = 1;
 	struct setting s = setting_copy(cur);
-	speculate_clear(tu, INT_MAX);
-	for (int d = 0; i + d < n && d < tu->jobs; d++) {
+	speculate_clear(tu, RANKS, INT_MAX);
+	for (int d = 0; ahead.i + d < ahead.n && d <= 2 * tu->jobs; d++) {
+		const struct pair *q = &ahead.pr[ahead.i + d];
 		struct trial *f[8], *g[8];
-		int m = search_first(tu, &s, pr[i + d].k, pr[i + d].pass, f);
+		int m = search_first(tu, &s, q->k, q->pass, f);
 		if (d > 0) {
-			int mg = search_first(tu, cur, pr[i + d].k, pr[i + d].pass, g);
-			for (int j = 0; j < m; j++)
+			int mg = search_next(tu, cur, q->k, q->pass, g);
+			for (int j = 0; j < m && pa > 0; j++)
 				speculate(tu, f[j], RANKS + (int)(100 * (1 - pa)));
-			for (int j = 0; j < mg; j++)
+			for (int j = 0; j < mg && pb > 0; j++)
 				speculate(tu, g[j], RANKS + (int)(100 * (1 - pb)));
 		}
-		pa *= p, pb *= 1 - p;
-		if (m) {
+		if (!m)
+			continue;
+		double keep = p;
+		if (f[0]->verdict >= 0)
+			keep = f[0]->meets && beats(tu, f[0], trial_for(tu, &s, -1));
+		pa *= keep, pb *= 1 - keep;
+		if (keep > 0) {
 			struct setting next = setting_copy(&f[0]->set);
 			setting_release(&s);
 			s = next;
@@ -99,6 +116,7 @@ steps(struct tuner *tu, struct pair *pr, int n)
 	double rest = 0;
 	for (int i = 0; i < n; i++)
 		rest += pr[i].weight;
+	ahead.cur = &cur, ahead.pr = pr, ahead.n = n, ahead.o = &o;
 	for (int i = 0; i < n; i++) {
 		tu->later = 0;
 		for (int j = i + 1; j < n; j++)
@@ -107,14 +125,15 @@ steps(struct tuner *tu, struct pair *pr, int n)
 			struct curve *c = curve_new(tu, pr[i].k->demangled, pr[i].pass, "not searched");
 			curve_stop(c, xstrdup(tu->halt));
 		} else {
-			if (guessing(tu))
-				guessahead(tu, &cur, pr, i, n, &o);
+			ahead.i = i;
+			tu->ahead = guessing(tu) ? guessahead : NULL;
 			budget_search(tu, pr[i].weight, rest);
 			step(tu, &cur, &kept, pr[i].k, pr[i].pass, &o);
 		}
 		rest -= pr[i].weight;
 	}
-	speculate_clear(tu, INT_MAX);
+	tu->ahead = NULL;
+	speculate_clear(tu, 0, INT_MAX);
 	tu->later = 0;
 	setting_release(&cur);
 }

@@ -145,12 +145,25 @@ kernlist(const struct tuner *tu, double total, double wall)
 	}
 }
 
-void
-find_kernels(struct tuner *tu)
+static struct trial *
+timing(struct tuner *tu)
 {
 	struct trial *t = probebuild(tu, "*", 0);
 	free(t->what);
 	t->what = xstrdup("timing build (every kernel timed)");
+	return t;
+}
+
+void
+timing_ahead(struct tuner *tu)
+{
+	speculate(tu, timing(tu), 0);
+}
+
+void
+find_kernels(struct tuner *tu)
+{
+	struct trial *t = timing(tu);
 	tuner_eval(tu, &t, 1);
 	if (t->verdict < 0)
 		die("the timing build did not run (%s): no profile written", tu->halt ? tu->halt : "?");

@@ -270,6 +270,7 @@ baseline(struct tuner *tu)
 {
 	struct setting none = {0};
 	tu->base = trial_for(tu, &none, 0);
+	timing_ahead(tu);
 	tuner_eval(tu, &tu->base, 1);
 	if (tu->base->verdict != V_OK) {
 		char *o = fmt("%s/run.out", tu->base->dir), *e = fmt("%s/run.err", tu->base->dir);
@@ -292,7 +293,10 @@ baseline(struct tuner *tu)
 	vgrow(tu->t, tu->nt, tu->cap);
 	tu->t[tu->nt++] = t;
 	tu->build = tu->ideal;
+	int guesses = tu->nspec;   /* none may start with the ideal's build */
+	tu->nspec = 0;
 	tuner_eval(tu, &t, 1);
+	tu->nspec = guesses;
 	tu->build = build;
 	tu->idealt = t;
 }
@@ -450,12 +454,14 @@ main(int argc, char **argv)
 	setenv("MPCC_STEP_CACHE", cache, 0);
 	free(cache);
 	catchint();
+	atexit(killall);   /* a session that dies leaves no build or run behind */
 	tu.eval = trials_run;
 	fprintf(stderr, "mpcc-tune: work directory %s\n", tu.workdir);
 	baseline(&tu);
 	find_kernels(&tu);
 	budget_start(&tu);
 	search_all(&tu);
+	trials_drop(&tu);
 	const char *stopped = tu.halt;
 	if (stopped)
 		fprintf(stderr, "mpcc-tune: the searches stopped: %s\n", stopped);

@@ -26,7 +26,8 @@
  * HEU stops once --stop-after steps in a row that met the QoS gained
  * nothing beyond the noise over the best when the row began (the units:
  * units.c); every search stops when its share of --budget is spent
- * (budget.c). */
+ * (budget.c). With --jobs, HEU guesses at its next step (heuguess()); the
+ * steps it takes do not depend on the guesses. */
 #include "tune/tune.h"
 
 #include <math.h>
@@ -78,6 +79,33 @@ one(struct tuner *tu, struct curve *c, struct trial *t)
 	curve_add(c, t);
 }
 
+/* the grid point below the secant's root through (lo, flo) and (hi, fhi),
+ * strictly between lo and hi */
+static int
+secant(const struct grid *g, int lo, int hi, double flo, double fhi)
+{
+	double x = isfinite(fhi) && fhi > flo ? lo - flo * (hi - lo) / (fhi - flo) : (lo + hi) / 2.0;
+	int l = g->lo + (int)floor((x - g->lo) / g->step) * g->step;
+	return l <= lo ? lo + g->step : l >= hi ? hi - g->step : l;
+}
+
+/* --jobs: guesses at the step after l, which the run of l decides: if it
+ * meets the QoS, one step up and the root of the secant as if its error
+ * were that of lo (the error stays flat); if not, one step down */
+static void
+heuguess(const struct grid *g, int l, int lo, int hi, double flo, double fhi, int side)
+{
+	struct tuner *tu = g->tu;
+	if (!guessing(tu))
+		return;
+	speculate_clear(tu, 0, RANKS);
+	int next[3] = {l + g->step, l < hi - g->step ? secant(g, l, hi, flo, side < 0 ? fhi / 2 : fhi) : l,
+	               l - g->step};
+	for (int i = 0; i < 3; i++)
+		if (next[i] > lo && next[i] < hi && next[i] != l)
+			speculate(tu, point(g, next[i]), i + 1);
+}
+
 static void
 heu(const struct grid *g)
 {
@@ -95,11 +123,10 @@ heu(const struct grid *g)
 	}
 	double q = limit(tu), flo = badness(tu, tlo) - q, fhi = badness(tu, thi) - q;
 	while (hi - lo > step) {
-		double x = isfinite(fhi) && fhi > flo ? lo - flo * (hi - lo) / (fhi - flo) : (lo + hi) / 2.0;
-		int l = g->lo + (int)floor((x - g->lo) / step) * step;
-		l = l <= lo ? lo + step : l >= hi ? hi - step : l;
+		int l = secant(g, lo, hi, flo, fhi);
 		struct trial *t = point(g, l);
 		tu->left = (hi - lo) / step - 2;
+		heuguess(g, l, lo, hi, flo, fhi, side);
 		one(tu, g->c, t);
 		if (curve_cut(tu, g->c, t))
 			return;
@@ -128,6 +155,14 @@ heu(const struct grid *g)
 		}
 	}
 	curve_stop(g->c, fmt("%d meets the QoS and %d, one step up, does not", lo, hi));
+}
+
+/* heu(), and no guess of its steps left behind */
+static void
+heu_search(const struct grid *g)
+{
+	heu(g);
+	speculate_clear(g->tu, 0, RANKS);
 }
 
 static void
@@ -187,7 +222,7 @@ search_grid(struct tuner *tu, const struct setting *base, const struct kern *k, 
 	                 curve_new(tu, k->demangled, pass, how[tu->search])};
 	int before = tu->ntrials, left = tu->left;
 	if (tu->search == S_HEU)
-		heu(&g);
+		heu_search(&g);
 	else if (tu->search == S_LINEAR)
 		linear(&g);
 	else
@@ -250,6 +285,16 @@ search_first(struct tuner *tu, const struct setting *base, const struct kern *k,
 			free(p);
 		}
 	}
+	return n;
+}
+
+int
+search_next(struct tuner *tu, const struct setting *base, const struct kern *k, int pass,
+            struct trial **t)
+{
+	int n = search_first(tu, base, k, pass, t);
+	if (pass_knob(pass)->kind == PSETS && n)
+		n += units_first(tu, base, k, pass, t[0], t + n, 8 - n);
 	return n;
 }
 

@@ -57,7 +57,7 @@ trial_for(struct tuner *tu, const struct setting *s, double x)
 void
 speculate(struct tuner *tu, struct trial *t, int rank)
 {
-	if (!guessing(tu) || t->verdict >= 0)
+	if (!apart(tu) || !buildsapart(tu) || t->verdict >= 0)
 		return;
 	for (int j = 0; j < tu->nspec; j++)
 		if (tu->spec[j].t == t)
@@ -72,12 +72,12 @@ speculate(struct tuner *tu, struct trial *t, int rank)
 }
 
 void
-speculate_clear(struct tuner *tu, int below)
+speculate_clear(struct tuner *tu, int lo, int hi)
 {
 	struct guess *g = tu->spec;
 	int m = 0;
 	for (int i = 0; i < tu->nspec; i++)
-		if (g[i].rank >= below && g[i].t->verdict < 0)
+		if ((g[i].rank < lo || g[i].rank >= hi) && g[i].t->verdict < 0)
 			g[m++] = g[i];
 	tu->nspec = m;
 }
@@ -91,29 +91,32 @@ among(struct trial *const *t, int n, const struct trial *x)
 	return 0;
 }
 
+/* the trials asked for, then the guesses (which the evaluator runs as its
+ * slots allow, and may finish after it returns); a trial counts once it
+ * has a verdict: asked (tu->ntrials), or a guess not asked for yet
+ * (tu->nguess) */
 void
 tuner_eval(struct tuner *tu, struct trial **t, int n)
 {
-	const struct guess *g = tu->spec;
-	struct trial **todo = xmalloc((n + tu->jobs + 1) * sizeof *todo);
+	if (tu->ahead)
+		tu->ahead(tu);
+	struct trial **todo = xmalloc((n + tu->nspec + 1) * sizeof *todo);
 	int m = 0, asked;
 	for (int i = 0; i < n; i++)
 		if (t[i]->verdict < 0 && !among(todo, m, t[i]))
 			todo[m++] = t[i];
 	asked = m;
-	for (int i = 0; i < tu->nspec && m < tu->jobs; i++)
-		if (g[i].t->verdict < 0 && !among(todo, m, g[i].t))
-			todo[m++] = g[i].t;
+	for (int i = 0; i < tu->nspec; i++)
+		if (tu->spec[i].t->verdict < 0 && !among(todo, m, tu->spec[i].t))
+			todo[m++] = tu->spec[i].t;
 	if (asked && !halted(tu))
-		tu->eval(tu, todo, m);
-	for (int i = asked; i < m; i++)
-		tu->nguess += todo[i]->verdict >= 0;
+		tu->eval(tu, todo, m, asked);
 	for (int i = 0; i < n; i++)
-		if (!t[i]->asked && t[i]->verdict >= 0) {
-			t[i]->asked = 1;
-			tu->ntrials++;
-			tu->nguess -= !among(todo, asked, t[i]);   /* a guess that came true */
-		}
+		if (!t[i]->asked && t[i]->verdict >= 0)
+			t[i]->asked = 1, tu->ntrials++;
+	tu->nguess = 0;
+	for (int i = 0; i < tu->nt; i++)
+		tu->nguess += !tu->t[i]->asked && tu->t[i]->verdict >= 0;
 	free(todo);
 }
 

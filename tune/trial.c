@@ -494,11 +494,14 @@ judge(struct tuner *tu, struct trial *t)
 	t->meets = qos_met(tu, &t->e);
 }
 
-/* runs of t: --runs, and at least 5 of the baseline, whose spread is the
- * session's noise */
+/* runs of t: --runs, at least 5 of the baseline, whose spread is the
+ * session's noise, and one of an instrumented build (the timing or shadow
+ * build: what it prints counts, not its time) */
 static int
 runs(const struct tuner *tu, const struct trial *t)
 {
+	if (instrumented(t))
+		return 1;
 	return t == tu->base && tu->runs < 5 ? 5 : tu->runs;
 }
 
@@ -562,34 +565,72 @@ build_once(struct tuner *tu, const struct trial *t, const char *rep, const char 
 	return st;
 }
 
-/* ---- the batch: builds and runs as their slots free up ---- */
+/* ---- the pool: builds and runs as their slots free up ---- */
 
-enum { J_WAIT, J_BUILD, J_BUILT, J_RUN, J_DONE };
+/* A trial a search asks for is wanted: trials_run() returns once the
+ * wanted are done. The guesses given with them go on in the pool across
+ * calls, behind the wanted: a guess starts a build only while fewer than
+ * GUESSES per GPU are under way and guesses hold under half the build
+ * slots, and runs while a GPU is left free for the wanted.
+ * A guess no call names any more is dropped before it starts; what still
+ * runs when the searches end is stopped (trials_drop()). */
+#define GUESSES 2
+
+enum { J_WAIT, J_BUILD, J_BUILT, J_RUN, J_RAN, J_DONE };
 
 struct job {
 	struct trial *t;
-	int state;      /* J_* */
+	int state;      /* J_*; J_RAN: its runs done, waiting for the baseline's verdict */
 	int run;        /* runs done */
 	int gpu;        /* its slot while it runs */
+	int want;       /* asked for by the call under way (else a guess) */
+	int order;      /* its place in that call's list */
 	pid_t pid;
 	double t0;      /* its process's start */
 };
 
-struct batch {
+static struct pool {
 	struct job *j;
-	int n, left;    /* left: not J_DONE */
+	int n, cap;
 	int builds, bmax, runs, rmax;
 	char *busy;     /* rmax GPU slots */
 	double limit;   /* seconds a run may take (0: no limit) */
-};
+} P;
 
-/* the trials of the batch that started and have not ended */
 static int
-underway(const struct batch *b)
+inflight(const struct job *j)
+{
+	return j->state == J_BUILD || j->state == J_BUILT || j->state == J_RUN;
+}
+
+/* the trials of the pool that started and have not ended (guesses: only
+ * those) */
+static int
+underway(int guesses)
 {
 	int n = 0;
-	for (int i = 0; i < b->n; i++)
-		n += b->j[i].state == J_BUILD || b->j[i].state == J_BUILT || b->j[i].state == J_RUN;
+	for (int i = 0; i < P.n; i++)
+		n += inflight(&P.j[i]) && (!guesses || !P.j[i].want);
+	return n;
+}
+
+/* the guesses building: at most half the build slots, so that a trial a
+ * search asks for finds one */
+static int
+guessbuilds(void)
+{
+	int n = 0;
+	for (int i = 0; i < P.n; i++)
+		n += P.j[i].state == J_BUILD && !P.j[i].want;
+	return n;
+}
+
+static int
+wanted(void)
+{
+	int n = 0;
+	for (int i = 0; i < P.n; i++)
+		n += P.j[i].want && P.j[i].state != J_DONE;
 	return n;
 }
 
@@ -606,71 +647,86 @@ unrun(struct trial *t)
 }
 
 static void
-done(struct batch *b, struct job *j)
+done(struct job *j)
 {
 	if (j->state == J_RUN)
-		b->busy[j->gpu] = 0, b->runs--;
+		P.busy[j->gpu] = 0, P.runs--;
 	if (j->state == J_BUILD)
-		b->builds--;
+		P.builds--;
 	j->state = J_DONE;
-	b->left--;
 }
 
-/* the time is up or Ctrl-C was pressed: what runs is killed, what waits
- * stays unrun */
+/* stop what runs in the pool (guesses only, or all); what has not
+ * finished stays unrun */
 static void
-stopall(struct batch *b)
+stoppool(int guesses)
 {
-	pid_t *g = xcalloc(b->n, sizeof *g);
-	for (int i = 0; i < b->n; i++)
-		if (b->j[i].state == J_BUILD || b->j[i].state == J_RUN)
-			g[i] = b->j[i].pid;
-	stopgroups(g, b->n);
-	for (int i = 0; i < b->n; i++)
-		if (b->j[i].state != J_DONE) {
-			unrun(b->j[i].t);
-			done(b, &b->j[i]);
+	pid_t *g = xcalloc(P.n + 1, sizeof *g);
+	for (int i = 0; i < P.n; i++)
+		if ((P.j[i].state == J_BUILD || P.j[i].state == J_RUN) && (!guesses || !P.j[i].want))
+			g[i] = P.j[i].pid;
+	stopgroups(g, P.n);
+	for (int i = 0; i < P.n; i++)
+		if (P.j[i].state != J_DONE && (!guesses || !P.j[i].want)) {
+			unrun(P.j[i].t);
+			done(&P.j[i]);
 		}
 	free(g);
 }
 
-/* may j's build start? A build that does not name $MPCC_TUNE_DIR writes
- * the program the trials share: it waits until no other trial needs it */
+/* may a build start? A build that does not name $MPCC_TUNE_DIR writes the
+ * program the trials share: it waits until no other trial needs it */
 static int
-canbuild(const struct tuner *tu, const struct batch *b)
+canbuild(const struct tuner *tu, const struct job *j)
 {
-	if (b->builds >= b->bmax)
+	if (P.builds >= P.bmax)
+		return 0;
+	if (!j->want && (underway(1) >= GUESSES * P.rmax || 2 * (guessbuilds() + 1) > P.bmax))
 		return 0;
 	if (apart(tu))
 		return 1;
-	for (int i = 0; i < b->n; i++)
-		if (b->j[i].state == J_BUILD || b->j[i].state == J_BUILT || b->j[i].state == J_RUN)
+	for (int i = 0; i < P.n; i++)
+		if (inflight(&P.j[i]))
 			return 0;
 	return 1;
 }
 
+/* the verdict of a trial whose runs are done, once the baseline has one */
 static void
-startjobs(struct tuner *tu, struct batch *b)
+finish(struct tuner *tu, struct job *j)
 {
-	for (int i = 0; i < b->n; i++) {
-		struct job *j = &b->j[i];
-		if (j->state == J_WAIT && canbuild(tu, b)) {
+	if (j->t != tu->base && (!tu->base || tu->base->verdict != V_OK))
+		return;
+	judge(tu, j->t);
+	progress(tu, j->t);
+	j->state = J_DONE;
+}
+
+/* the wanted first, then the guesses in the order given */
+static void
+startjobs(struct tuner *tu)
+{
+	for (int i = 0; i < P.n; i++) {
+		struct job *j = &P.j[i];
+		if (j->state == J_RAN)
+			finish(tu, j);
+		if (j->state == J_WAIT && canbuild(tu, j)) {
 			if (!maystart(tu)) {   /* its search's time is up: it stays unrun */
-				done(b, j);
+				done(j);
 				continue;
 			}
 			j->t0 = now();
 			j->pid = buildstart(tu, j->t);
 			j->state = J_BUILD;
-			b->builds++;
+			P.builds++;
 		}
-		if (j->state == J_BUILT && b->runs < b->rmax) {
+		if (j->state == J_BUILT && P.runs < P.rmax - (!j->want && P.rmax > 1)) {
 			j->gpu = 0;
-			while (b->busy[j->gpu])
+			while (P.busy[j->gpu])
 				j->gpu++;
-			b->busy[j->gpu] = 1;
+			P.busy[j->gpu] = 1;
 			j->state = J_RUN;
-			b->runs++;
+			P.runs++;
 			j->t0 = now();
 			j->pid = launch(tu, j->t, j->gpu);
 		}
@@ -679,82 +735,126 @@ startjobs(struct tuner *tu, struct batch *b)
 
 /* j's process ended with exit status st (-1: killed over the limit) */
 static void
-ended(struct tuner *tu, struct batch *b, struct job *j, int st)
+ended(struct tuner *tu, struct job *j, int st)
 {
 	double wall = now() - j->t0;
 	if (j->state == J_BUILD) {
 		j->t->build = j->t->cost = wall;
-		b->builds--;
+		P.builds--;
 		j->state = J_BUILT;
 		if (built(tu, j->t, st) < 0)
-			j->state = J_DONE, b->left--;
+			j->state = J_DONE;
 		return;
 	}
 	if (ran(tu, j->t, j->run, st, wall) < 0 || ++j->run == runs(tu, j->t)) {
-		judge(tu, j->t);
-		progress(tu, j->t);
-		done(b, j);
+		P.busy[j->gpu] = 0, P.runs--;
+		j->state = J_RAN;
+		finish(tu, j);
 		return;
 	}
 	j->t0 = now();
 	j->pid = launch(tu, j->t, j->gpu);
 }
 
-/* wait for a process of the batch to end, or a run to pass its limit */
+/* wait for a process of the pool to end, or a run to pass its limit */
 static void
-await(struct tuner *tu, struct batch *b)
+await(struct tuner *tu)
 {
 	int st;
 	pid_t pid = waitpid(-1, &st, WNOHANG);
-	if (pid < 0 && errno != EINTR)
-		BUG("waitpid: %s, with %d builds and runs under way", strerror(errno), b->builds + b->runs);
-	for (int i = 0; i < b->n; i++) {
-		struct job *j = &b->j[i];
+	if (pid < 0 && errno != EINTR && errno != ECHILD)
+		BUG("waitpid: %s, with %d builds and runs under way", strerror(errno), P.builds + P.runs);
+	for (int i = 0; i < P.n; i++) {
+		struct job *j = &P.j[i];
 		if ((j->state != J_BUILD && j->state != J_RUN) || !j->pid)
 			continue;
 		if (pid == j->pid) {
 			forget(pid);
-			ended(tu, b, j, status(st));
-		} else if (j->state == J_RUN && b->limit > 0 && now() - j->t0 > b->limit) {
+			ended(tu, j, status(st));
+		} else if (j->state == J_RUN && P.limit > 0 && now() - j->t0 > P.limit) {
 			reap(j->pid);
-			ended(tu, b, j, -1);
+			ended(tu, j, -1);
 		}
 	}
 	if (pid <= 0)
 		nanosleep(&(struct timespec){0, 1000000}, NULL);
 }
 
-void
-trials_run(struct tuner *tu, struct trial **t, int n)
+static int
+bywant(const void *a, const void *b)
 {
-	struct batch b = {xcalloc(n, sizeof *b.j), n, n, 0, 1, 0, 1, NULL, 0};
-	if (buildsapart(tu))
-		b.bmax = tu->bjobs > 0 ? tu->bjobs : 1;
-	if (apart(tu))
-		b.rmax = tu->jobs > 0 ? tu->jobs : 1;
-	b.busy = xcalloc(b.rmax, 1);
-	if (tu->base && tu->base->verdict == V_OK)
-		b.limit = tu->slow * tu->base->wall + SLACK;
-	for (int i = 0; i < n; i++) {
-		free(t[i]->dir);
-		t[i]->dir = fmt("%s/t%d", tu->workdir, t[i]->id);
-		mkdir(t[i]->dir, 0777);
-		b.j[i] = (struct job){t[i], J_WAIT, 0, 0, 0, 0};
+	const struct job *x = a, *y = b;
+	if (x->want != y->want)
+		return y->want - x->want;
+	return (x->order > y->order) - (x->order < y->order);
+}
+
+/* the pool for this call: the jobs of t[], wanted (the first asked) or
+ * guesses, in that order; the guesses not named again and not started,
+ * and the jobs done, leave it */
+static void
+refill(struct tuner *tu, struct trial **t, int n, int asked)
+{
+	int m = 0;
+	for (int i = 0; i < P.n; i++) {
+		struct job *j = &P.j[i];
+		j->want = 0, j->order = n;
+		for (int k = 0; k < n; k++)
+			if (t[k] == j->t)
+				j->want = k < asked, j->order = k;
+		if (j->state == J_DONE || (j->state == J_WAIT && j->order == n))
+			continue;
+		P.j[m++] = *j;
 	}
-	while ((tu->pending = b.left) > 0) {
+	P.n = m;
+	for (int k = 0; k < n; k++) {
+		int known = 0;
+		for (int i = 0; i < P.n; i++)
+			known |= P.j[i].t == t[k];
+		if (known || t[k]->verdict >= 0)
+			continue;
+		free(t[k]->dir);
+		t[k]->dir = fmt("%s/t%d", tu->workdir, t[k]->id);
+		mkdir(t[k]->dir, 0777);
+		vgrow(P.j, P.n, P.cap);
+		P.j[P.n++] = (struct job){t[k], J_WAIT, 0, 0, k < asked, k, 0, 0};
+	}
+	qsort(P.j, P.n, sizeof *P.j, bywant);
+}
+
+void
+trials_run(struct tuner *tu, struct trial **t, int n, int asked)
+{
+	if (!P.busy) {
+		P.bmax = buildsapart(tu) && tu->bjobs > 0 ? tu->bjobs : 1;
+		P.rmax = apart(tu) && tu->jobs > 0 ? tu->jobs : 1;
+		P.busy = xcalloc(P.rmax, 1);
+	}
+	P.limit = tu->base && tu->base->verdict == V_OK ? tu->slow * tu->base->wall + SLACK : 0;
+	refill(tu, t, n, asked);
+	while ((tu->pending = wanted()) > 0) {
 		/* a Ctrl-C, or the searches' time is up: what runs stops now (a
 		 * trial that may not start, maystart(), waits for those under way) */
 		if (interrupts || (tu->deadline > 0 && now() > tu->deadline)) {
 			if (!tu->halt)
 				tu->halt = interrupts ? "stopped by Ctrl-C" : "the budget is spent";
-			stopall(&b);
+			stoppool(0);
 			break;
 		}
-		startjobs(tu, &b);
-		tu->inflight = underway(&b);
-		if (b.left > 0)
-			await(tu, &b);
+		startjobs(tu);
+		tu->inflight = underway(0);
+		if (wanted() > 0)
+			await(tu);
 	}
 	tu->pending = tu->inflight = 0;
-	free(b.j), free(b.busy);
+}
+
+void
+trials_drop(struct tuner *tu)
+{
+	(void)tu;
+	for (int i = 0; i < P.n; i++)
+		P.j[i].want = 0;
+	stoppool(1);
+	P.n = 0;
 }

@@ -179,8 +179,12 @@ struct tuner {
 	double until;           /* the search in progress starts no trial after it */
 	double reserve;         /* seconds kept for the confirmation and the check */
 	const char *halt;       /* why every search stops now (NULL: go on) */
-	/* build and run trials (trial.c's trials_run; tests put a model here) */
-	void (*eval)(struct tuner *tu, struct trial **t, int n);
+	/* build and run trials (trial.c's trials_run; tests put a model here):
+	 * t[0..asked) before it returns, the rest (guesses) as slots allow */
+	void (*eval)(struct tuner *tu, struct trial **t, int n, int asked);
+	/* the guesses of the searches to come, made again from what is known
+	 * before each batch (auto.c); NULL: none */
+	void (*ahead)(struct tuner *tu);
 	void *arg;              /* for eval */
 };
 
@@ -206,17 +210,28 @@ struct trial *search_grid(struct tuner *tu, const struct setting *base, const st
 int search_first(struct tuner *tu, const struct setting *base, const struct kern *k, int pass,
                  struct trial **t);
 struct trial *search_words(struct tuner *tu, const struct setting *base, const struct kern *k, int pass);
+/* search_first(), and where those trials ran and tell, the trials after
+ * them (a list of units: the first lists, as if each met the QoS) */
+int search_next(struct tuner *tu, const struct setting *base, const struct kern *k, int pass,
+                struct trial **t);
 
 /* units.c */
 /* the units of a PSETS knob (GPUMixer's FISets, 003 4.5): all, the pass's
  * own choice (the knob's default), then units added one at a time in the
  * mode's order while the QoS holds */
 struct trial *search_units(struct tuner *tu, const struct setting *base, const struct kern *k, int pass);
+/* the first lists of units (at most max, and --jobs) that the search over
+ * base will ask for, all (sets=all over base) having run: into t, their
+ * count; 0 where the order needs a shadow build */
+int units_first(struct tuner *tu, const struct setting *base, const struct kern *k, int pass,
+                struct trial *all, struct trial **t, int max);
 
 /* kernels.c */
 /* every kernel and its share of the kernel time, from a build with the
  * instrumentation pass's timers; marks the hot ones; prints the list */
 void find_kernels(struct tuner *tu);
+/* the timing build, a guess while the baseline builds and runs */
+void timing_ahead(struct tuner *tu);
 /* the shadow build: each f64 op's error total, by statement index, for kernel */
 struct optotal {
 	long ins;               /* statement index in the kernel as nvcc wrote it */
@@ -246,9 +261,9 @@ void tuner_eval(struct tuner *tu, struct trial **t, int n);
 /* t may be asked for soon: run it in a slot a batch leaves free (--jobs),
  * the guesses of lower rank first */
 void speculate(struct tuner *tu, struct trial *t, int rank);
-/* forget the guesses of rank below `below` (those of a search that moved on;
- * INT_MAX: every guess) */
-void speculate_clear(struct tuner *tu, int below);
+/* forget the guesses of rank in [lo, hi) (those of a search that moved on:
+ * [0, RANKS); of the searches to come: [RANKS, INT_MAX); every guess) */
+void speculate_clear(struct tuner *tu, int lo, int hi);
 struct curve *curve_new(struct tuner *tu, const char *kernel, int pass, const char *how);
 void curve_add(struct curve *c, struct trial *t);
 void curve_stop(struct curve *c, char *why);     /* takes why (malloc'd); prints it */
@@ -261,7 +276,9 @@ int curve_cut(struct tuner *tu, struct curve *c, const struct trial *t);
  * time when --build names $MPCC_TUNE_DIR, else one at a time; runs --jobs
  * at a time (one GPU each) when --run names $MPCC_TUNE_DIR and each trial
  * has its own program (its directory, or its copy of --binary) */
-void trials_run(struct tuner *tu, struct trial **t, int n);
+void trials_run(struct tuner *tu, struct trial **t, int n, int asked);
+/* stop the guesses still under way and forget them (the searches ended) */
+void trials_drop(struct tuner *tu);
 
 /* run cmd under sh with env pairs (NAME=VALUE; NAME= unsets); 0 or the
  * exit status / 128+signal; *wall in seconds; limit > 0 kills it after that

@@ -168,11 +168,34 @@ static void
 guesses(struct tuner *tu, const struct setting *base, const struct kern *k, int pass, long *ids,
         int m, const struct unit *u, int i, int n, struct trial *all)
 {
-	speculate_clear(tu, RANKS);
+	speculate_clear(tu, 0, RANKS);
 	for (int d = 0; d < tu->jobs && i + d < n; d++)
 		ids[m + d] = u[i + d].id;
 	for (int d = 1; d < tu->jobs && i + d < n; d++)
 		speculate(tu, withunits(tu, base, k, pass, ids, m + d, u, i + d, n, all), d);
+}
+
+int
+units_first(struct tuner *tu, const struct setting *base, const struct kern *k, int pass,
+            struct trial *all, struct trial **t, int max)
+{
+	int applied, shadowed, m = 0;
+	if (tu->shadow || all->verdict < 0)   /* the order needs the shadow build's run */
+		return 0;
+	char *st = report_stats(all->report, pass, k->mangled, &applied);
+	struct unit *u;
+	int n = stats_units(st, pass, &u);
+	free(st);
+	long *ids = xmalloc((n + 1) * sizeof *ids);
+	if (n)
+		rank(tu, k, u, n, &shadowed);
+	for (int i = 0; i < n && m < max && m < tu->jobs; i++) {
+		ids[i] = u[i].id;
+		t[m++] = withunits(tu, base, k, pass, ids, i, u, i, n, all);
+	}
+	free(ids);
+	units_release(u, n);
+	return m;
 }
 
 /* units added one at a time to those kept, while the QoS holds */
@@ -216,7 +239,7 @@ cumulative(struct tuner *tu, const struct setting *base, const struct kern *k, i
 			stop = fmt("%d %s in a row gained nothing beyond the noise (%.1f%%)", dry,
 			           plural(dry, "unit", "units"), 100 * threshold(tu));
 	}
-	speculate_clear(tu, RANKS);
+	speculate_clear(tu, 0, RANKS);
 	tu->left = left;
 	curve_stop(c, fmt("%s: %d of %d %s kept%s%s%s", stop ? stop : "every unit tried", m, n,
 	                  plural(n, "unit", "units"),

@@ -4,7 +4,8 @@
 # line by line, a trial that sets a transform on several kernels applied
 # to those that take it, the stopping rule, --budget with the confirmation
 # inside it, Ctrl-C, and --jobs 4 on four fake GPUs keeping what --jobs 1
-# keeps.
+# keeps while later searches' trials run beside; the timing build beside
+# the baseline.
 . "$(dirname "$0")/lib.sh"
 : "${MPCC_TUNE:?set MPCC_TUNE to the mpcc-tune executable}"
 FAKE="$MPCC_SRC/tests/driver/tune-fake"
@@ -157,6 +158,28 @@ if [ "$(cat "$T/j1/rc")$(cat "$T/j4/rc")" = 00 ] && [ -n "$(rules j1)" ] && [ "$
 	passed
 else
 	fail "jobs 1: $(rules j1); jobs 4: $(rules j4)"
+fi
+
+testing "--jobs 4: a later search's list of units runs while the search before it goes on"
+stopped=$(grep -n "sfu on 'hot(.*)' (heu): stopped" "$T/j4/err" | cut -d: -f1)
+guessed=$(grep -n '^mpcc-tune: \[t[0-9]*\] multi fiset sets=\[' "$T/j4/err" | head -1 | cut -d: -f1)
+if [ -n "$stopped" ] && [ -n "$guessed" ] && [ "$guessed" -lt "$stopped" ]; then
+	passed
+else
+	fail "multi's first list at line ${guessed:-none}, hot's search stopped at line ${stopped:-none}"
+fi
+
+# each trial builds into its own directory: the timing build goes on
+# beside the baseline's build and runs (3 of 1 s), and runs once
+testing "the timing build is built while the baseline runs, and runs once"
+FAKE_SLEEP=1 FAKE_LOG=$T/tb.log tune tb k.cu --qos 2.55e-4 --time 'time_ms=([0-9.]+)' --runs 3 --keep --dry-run \
+	--build "mkdir -p \$MPCC_TUNE_DIR && $MPCC -arch=sm_90 -ptx k.cu -o \$MPCC_TUNE_DIR/k.ptx" \
+	--run "sh fake.sh \$MPCC_TUNE_DIR/k.ptx" --search exhaustive --step 32
+if [ "$(cat "$T/tb/rc")" = 0 ] && [ "$(grep -c 'timed=yes' "$T/tb.log")" = 1 ] &&
+   [ -n "$(find "$T/tb/work/t0/run.out" -newer "$T/tb/work/t1/build.log")" ]; then
+	passed
+else
+	fail "rc $(cat "$T/tb/rc"), $(grep -c 'timed=yes' "$T/tb.log") timed runs: $(ls -l --time-style=+%T.%N "$T/tb/work/t0/run.out" "$T/tb/work/t1/build.log")"
 fi
 
 # one build directory, the program kept by each trial (--binary): the

@@ -15,7 +15,8 @@
 # a shadow build would ("mpcc-shadow KERNEL INS LAUNCHES TOTAL"), one for
 # each instruction shadowed, the k-th (from 1) with TOTAL k * 1e-6.
 # FAKE_FAIL=nan|crash|count|sleep makes every lambda >= 48 fail that way.
-# FAKE_LOG=FILE appends "CUDA_VISIBLE_DEVICES=... lambda=... slurm_job=..." per run.
+# FAKE_LOG=FILE appends "CUDA_VISIBLE_DEVICES=... lambda=... slurm_job=... timed=yes|no"
+# per run (timed: the timing build's).
 # FAKE_NOGPU=1: prints what a CUDA program prints without a GPU, no number.
 # FAKE_BASENAN=1: the fourth number is nan whatever the setting.
 # FAKE_NOISE=P: time_ms is 10 +- P% at random, whatever the setting.
@@ -38,8 +39,10 @@ lambda=$(grep -A1 'mov.u32.*%warpid' "$ptx" | sed -n 's/.*setp\.lt\.u32.*, \([0-
 sets=$(sed -n '/\.entry _Z5multi/,/^}/p' "$ptx" | grep -c 'cvt\.rn\.f32\.f64')
 # an error shadow build's f32 twins (cvt, rcp.approx) lower nothing
 grep -q '__mpcc_sh[0-9]*_ins\[' "$ptx" && lambda=0 sets=0
-[ -n "$FAKE_LOG" ] && echo "CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES-unset} lambda=$lambda slurm_job=${SLURM_JOB_ID-none}" >>"$FAKE_LOG"
-if grep -q '__mpcc_sh[0-9]*_enter' "$ptx"; then
+timed=no
+grep -q '__mpcc_sh[0-9]*_enter' "$ptx" && timed=yes
+[ -n "$FAKE_LOG" ] && echo "CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES-unset} lambda=$lambda slurm_job=${SLURM_JOB_ID-none} timed=$timed" >>"$FAKE_LOG"
+if [ $timed = yes ]; then
 	grep -q '\.entry _Z3hotiPKdPd' "$ptx" && echo "mpcc-time _Z3hotiPKdPd 3 20000000"
 	grep -q '\.entry _Z4coldiPd' "$ptx" && echo "mpcc-time _Z4coldiPd 1 100"
 	grep -q '\.entry _Z5multi' "$ptx" && echo "mpcc-time _Z5multiiPKdS0_S0_Pd 1 20000000"
