@@ -16,7 +16,11 @@
  * otherwise the program is rebuilt whenever the other one is to run. The
  * rounds alternate which runs first (baseline, candidate; candidate,
  * baseline; ...), which cancels a steady drift within a round and halves
- * those rebuilds. */
+ * those rebuilds. With --jobs and each trial in its own directory, two
+ * rounds run at once: round r on GPU 0 and round r + 1 on GPU 1, in step,
+ * so that the baseline runs on one GPU while the candidate runs on the
+ * other (never one program twice at once: its runs share its directory);
+ * each round's ratio is of two runs on one GPU. */
 #include "tune/tune.h"
 
 #include <math.h>
@@ -57,6 +61,27 @@ ready(struct tuner *tu, const struct trial *t, const char *dir, int how, const s
 	return st ? -1 : 0;
 }
 
+/* the runs of t[i] in rounds r[i] side by side, the i-th on GPU i (each
+ * in its own directory): their times, NAN after a message */
+static void
+runsides(struct tuner *tu, struct trial *const *t, const int *r, int n, double *v)
+{
+	char *dir[2], *out[2], *err[2], *why[2];
+	for (int i = 0; i < n; i++) {
+		char *d = fmt("%s/confirm/r%d-t%d", tu->workdir, r[i], t[i]->id);
+		mkdir(d, 0777);
+		dir[i] = t[i]->dir, out[i] = fmt("%s/run.out", d), err[i] = fmt("%s/run.err", d);
+		free(d);
+	}
+	run_side(tu, n, dir, out, err, v, why);
+	for (int i = 0; i < n; i++) {
+		if (why[i])
+			fprintf(stderr, "mpcc-tune: confirm: round %d, %s: %s\n", r[i] + 1, t[i]->what, why[i]),
+			        v[i] = NAN;
+		free(out[i]), free(err[i]), free(why[i]);
+	}
+}
+
 /* one run of t in round r: its time, or NAN after a message */
 static double
 runit(struct tuner *tu, const struct trial *t, int r, int how, const struct trial **cur)
@@ -79,25 +104,38 @@ confirm(struct tuner *tu, struct trial *t, struct confirmation *c)
 	static const char *const hows[] = {"each in its own directory", "their --binary put back in turn",
 	                                   "each rebuilt when the other ran last"};
 	int n = tu->confirm, how = howrun(tu), m = 0;
+	int side = how == APART && tu->jobs > 1 && !tu->launcher;   /* two rounds at once */
 	const struct trial *cur = NULL;   /* not known: the last build may be either */
 	double *ratio = xmalloc(n * sizeof *ratio), *base = xmalloc(n * sizeof *base);
 	char *d = fmt("%s/confirm", tu->workdir);
 	mkdir(d, 0777);
 	free(d);
 	fprintf(stderr, "mpcc-tune: confirm: %s (%.3fx in its search) against the baseline, %d "
-	        "interleaved rounds (%s)\n", t->what, speedup(tu, t), n, hows[how]);
+	        "interleaved rounds (%s%s)\n", t->what, speedup(tu, t), n, hows[how],
+	        side ? "; two rounds at once, on GPUs 0 and 1" : "");
 	for (int r = 0; r < n; r++) {
-		double b, x;
-		if (r % 2)
-			x = runit(tu, t, r, how, &cur), b = runit(tu, tu->base, r, how, &cur);
-		else
-			b = runit(tu, tu->base, r, how, &cur), x = runit(tu, t, r, how, &cur);
-		if (isnan(b) || isnan(x))
-			continue;
-		base[m] = b;
-		ratio[m++] = tu->higher ? x / b : b / x;
-		fprintf(stderr, "mpcc-tune: confirm: round %d: baseline %.4g, candidate %.4g: %.3fx\n", r + 1,
-		        b, x, ratio[m - 1]);
+		double b[2], x[2];
+		int two = side && r + 1 < n;
+		if (two) {   /* round r on GPU 0, r + 1 (the other order) on GPU 1 */
+			double v[2];
+			runsides(tu, (struct trial *[]){tu->base, t}, (int[]){r, r + 1}, 2, v);
+			b[0] = v[0], x[1] = v[1];
+			runsides(tu, (struct trial *[]){t, tu->base}, (int[]){r, r + 1}, 2, v);
+			x[0] = v[0], b[1] = v[1];
+		} else if (r % 2) {
+			x[0] = runit(tu, t, r, how, &cur), b[0] = runit(tu, tu->base, r, how, &cur);
+		} else {
+			b[0] = runit(tu, tu->base, r, how, &cur), x[0] = runit(tu, t, r, how, &cur);
+		}
+		for (int i = 0; i <= two; i++) {
+			if (isnan(b[i]) || isnan(x[i]))
+				continue;
+			base[m] = b[i];
+			ratio[m++] = tu->higher ? x[i] / b[i] : b[i] / x[i];
+			fprintf(stderr, "mpcc-tune: confirm: round %d: baseline %.4g, candidate %.4g: %.3fx\n",
+			        r + i + 1, b[i], x[i], ratio[m - 1]);
+		}
+		r += two;
 	}
 	*c = (struct confirmation){m, m ? median(ratio, m) : 0, INFINITY, -INFINITY,
 	                           spread(base, m), 0};

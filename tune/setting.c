@@ -106,9 +106,20 @@ tuner_eval(struct tuner *tu, struct trial **t, int n)
 		if (t[i]->verdict < 0 && !among(todo, m, t[i]))
 			todo[m++] = t[i];
 	asked = m;
-	for (int i = 0; i < tu->nspec; i++)
-		if (tu->spec[i].t->verdict < 0 && !among(todo, m, tu->spec[i].t))
-			todo[m++] = tu->spec[i].t;
+	/* the guesses of the search in progress and of those to come take
+	 * turns, each in its own order */
+	for (int i = 0, j = 0; i < tu->nspec || j < tu->nspec;) {
+		while (i < tu->nspec && tu->spec[i].rank >= RANKS)
+			i++;
+		while (j < tu->nspec && tu->spec[j].rank < RANKS)
+			j++;
+		for (int k = 0; k < 2; k++) {
+			int *at = k ? &j : &i;
+			struct trial *g = *at < tu->nspec ? tu->spec[(*at)++].t : NULL;
+			if (g && g->verdict < 0 && !among(todo, m, g))
+				todo[m++] = g;
+		}
+	}
 	if (asked && !halted(tu))
 		tu->eval(tu, todo, m, asked);
 	for (int i = 0; i < n; i++)

@@ -531,13 +531,12 @@ launch(struct tuner *tu, const struct trial *t, int gpu)
 	return pid;
 }
 
-int
-run_once(struct tuner *tu, const char *dir, const char *out, const char *err, double *v, char **why)
+/* the end of one run of run_side(): exit status st (-1: killed), *v its
+ * time; -1 with *why if it failed */
+static int
+runend(struct tuner *tu, const char *out, const char *err, int st, double wall, double *v,
+       char **why)
 {
-	char *e_dir = fmt("MPCC_TUNE_DIR=%s", dir), *cmd = runcmd(tu);
-	const char *env[] = {e_dir, tu->jobs > 1 && !tu->launcher ? "CUDA_VISIBLE_DEVICES=0" : NULL, NULL};
-	double wall, limit = tu->slow * tu->base->wall + SLACK;
-	int st = shell(cmd, env, out, err, limit, &wall);
 	size_t n;
 	char *text = readfile(out, &n), *etext = readfile(err, &n);
 	*v = wall;
@@ -548,8 +547,56 @@ run_once(struct tuner *tu, const char *dir, const char *out, const char *err, do
 		*why = fmt("exited with %d (see %s)", st, err);
 	else if (tu->timepat && fom(tu, text ? text : "", v) < 0 && fom(tu, etext ? etext : "", v) < 0)
 		*why = fmt("no match of --time '%s' (see %s)", tu->timepat, out);
-	free(text), free(etext), free(e_dir), free(cmd);
+	free(text), free(etext);
 	return *why ? -1 : 0;
+}
+
+int
+run_side(struct tuner *tu, int n, char *const *dir, char *const *out, char *const *err,
+         double *v, char **why)
+{
+	pid_t *pid = xcalloc(n, sizeof *pid);
+	int *st = xcalloc(n, sizeof *st), left = n, bad = 0;
+	double *wall = xcalloc(n, sizeof *wall), t0 = now(), limit = tu->slow * tu->base->wall + SLACK;
+	char *cmd = runcmd(tu);
+	for (int i = 0; i < n; i++) {
+		char *e_dir = fmt("MPCC_TUNE_DIR=%s", dir[i]), *e_gpu = fmt("CUDA_VISIBLE_DEVICES=%d", i);
+		const char *env[] = {e_dir, tu->jobs > 1 && !tu->launcher ? e_gpu : NULL, NULL};
+		pid[i] = start(cmd, env, out[i], err[i], 0);
+		free(e_dir), free(e_gpu);
+	}
+	while (left) {
+		for (int i = 0; i < n; i++) {
+			int x;
+			if (!pid[i])
+				continue;
+			pid_t r = waitpid(pid[i], &x, WNOHANG);
+			if (r < 0 && errno != EINTR)
+				die("waitpid: %s", strerror(errno));
+			if (r == pid[i] || now() - t0 > limit) {
+				if (r == pid[i])
+					forget(pid[i]), st[i] = status(x);
+				else
+					reap(pid[i]), st[i] = -1;
+				wall[i] = now() - t0, pid[i] = 0, left--;
+			}
+		}
+		if (left)
+			nanosleep(&(struct timespec){0, 1000000}, NULL);
+	}
+	for (int i = 0; i < n; i++)
+		bad |= runend(tu, out[i], err[i], st[i], wall[i], &v[i], &why[i]) < 0;
+	free(pid), free(st), free(wall), free(cmd);
+	return bad ? -1 : 0;
+}
+
+int
+run_once(struct tuner *tu, const char *dir, const char *out, const char *err, double *v, char **why)
+{
+	char *d = xstrdup(dir), *o = xstrdup(out), *e = xstrdup(err);
+	int r = run_side(tu, 1, &d, &o, &e, v, why);
+	free(d), free(o), free(e);
+	return r;
 }
 
 int

@@ -290,6 +290,10 @@ int shell(const char *cmd, const char *const *env, const char *out, const char *
  * of merit or wall); -1 if it failed, with *why */
 int run_once(struct tuner *tu, const char *dir, const char *out, const char *err, double *v,
              char **why);
+/* run_once() of n programs at once, the i-th in dir[i] on GPU i (with
+ * --jobs): each its *v and *why; -1 if any failed */
+int run_side(struct tuner *tu, int n, char *const *dir, char *const *out, char *const *err,
+             double *v, char **why);
 /* s with $MPCC_TUNE_DIR replaced by dir (malloc'd) */
 char *tunepath(const char *s, const char *dir);
 /* copy the program from to to, executable: 0, or -1 */

@@ -4,8 +4,8 @@
 # line by line, a trial that sets a transform on several kernels applied
 # to those that take it, the stopping rule, --budget with the confirmation
 # inside it, Ctrl-C, and --jobs 4 on four fake GPUs keeping what --jobs 1
-# keeps while later searches' trials run beside; the timing build beside
-# the baseline.
+# keeps, confirming two rounds at once; the timing build beside the
+# baseline.
 . "$(dirname "$0")/lib.sh"
 : "${MPCC_TUNE:?set MPCC_TUNE to the mpcc-tune executable}"
 FAKE="$MPCC_SRC/tests/driver/tune-fake"
@@ -160,13 +160,15 @@ else
 	fail "jobs 1: $(rules j1); jobs 4: $(rules j4)"
 fi
 
-testing "--jobs 4: a later search's list of units runs while the search before it goes on"
-stopped=$(grep -n "sfu on 'hot(.*)' (heu): stopped" "$T/j4/err" | cut -d: -f1)
-guessed=$(grep -n '^mpcc-tune: \[t[0-9]*\] multi fiset sets=\[' "$T/j4/err" | head -1 | cut -d: -f1)
-if [ -n "$stopped" ] && [ -n "$guessed" ] && [ "$guessed" -lt "$stopped" ]; then
+# the confirmation's 14 runs, the last of the log: rounds 1-6 two at a
+# time (on GPUs 0 and 1), round 7 alone
+testing "--jobs 4: the confirmation runs two rounds at once, one on each of two GPUs"
+if grep -q 'interleaved rounds (each in its own directory; two rounds at once, on GPUs 0 and 1)' "$T/j4/err" &&
+   [ "$(tail -14 "$T/j4.log" | grep -c 'CUDA_VISIBLE_DEVICES=1 ')" = 6 ] &&
+   [ "$(tail -14 "$T/j4.log" | grep -c 'CUDA_VISIBLE_DEVICES=0 ')" = 8 ]; then
 	passed
 else
-	fail "multi's first list at line ${guessed:-none}, hot's search stopped at line ${stopped:-none}"
+	fail "$(grep 'interleaved rounds' "$T/j4/err"); the last 14 runs: $(tail -14 "$T/j4.log" | cut -d' ' -f1 | sort | uniq -c | tr -s ' \n' ' ')"
 fi
 
 # each trial builds into its own directory: the timing build goes on

@@ -502,6 +502,34 @@ TEST(guesses_fill_free_gpus_and_change_nothing_kept)
 	free(one.spec), free(four.spec);
 }
 
+/* a later search's sets=all has run: its guesses are then the lists of
+ * units its own search will ask for first (search_next()) */
+TEST(a_search_that_has_its_units_is_guessed_by_its_first_lists)
+{
+	struct tuner tu, one;
+	struct setting none = {0};
+	int fiset = pass_find("fiset");
+	setup(&tu, quadratic, 1e-6, S_HEU);
+	tu.jobs = 4;
+	tu.build = "make -C $MPCC_TUNE_DIR", tu.run = "$MPCC_TUNE_DIR/prog";   /* runs apart */
+	struct trial *g[8];
+	int n = search_next(&tu, &none, &kern, fiset, g);
+	CHECK(n == 2);   /* all and auto: nothing ran, nothing more is known */
+	tuner_eval(&tu, g, n);
+	n = search_next(&tu, &none, &kern, fiset, g);
+	CHECK(n == 2 + 4);   /* and the first lists, one for each GPU */
+	setup(&one, quadratic, 1e-6, S_HEU);
+	search_units(&one, &none, &kern, fiset);
+	/* the list the one-GPU search asked for first, then each with the next
+	 * unit added, as if each met the QoS */
+	CHECK(one.c[0]->n > 2 && !strcmp(g[2]->env, one.c[0]->t[2]->env));
+	for (int i = 3; i < n; i++)
+		CHECK((sets_of(g[i]) & sets_of(g[i - 1])) == sets_of(g[i - 1]) && sets_of(g[i]) != sets_of(g[i - 1]));
+	tu.shadow = 1;   /* the order needs the shadow build's run: no lists */
+	CHECK(search_next(&tu, &none, &kern, fiset, g) == 2);
+	free(tu.spec), free(one.spec);
+}
+
 TEST(max_trials_stops_the_search)
 {
 	struct tuner tu;
@@ -711,6 +739,7 @@ main(void)
 	RUN(units_stop_after_k_in_a_row_that_gain_nothing);
 	RUN(units_are_not_walked_when_all_wins_and_the_shadow_sees_no_error);
 	RUN(guesses_fill_free_gpus_and_change_nothing_kept);
+	RUN(a_search_that_has_its_units_is_guessed_by_its_first_lists);
 	RUN(max_trials_stops_the_search);
 	RUN(durations_read_as_people_write_them);
 	RUN(the_answer_is_the_fastest_trial_measured_within_the_qos);
