@@ -101,38 +101,28 @@ if [ -z "$why" ]; then passed; else fail "$why"; fi
 testing "the baseline fills the cache, and its program is the empty cache's"
 if build "$T/b1" off "$C" && why=$(identical "$T/b1" "$T/clean-off"); then passed; else fail "$why"; fi
 
+# rebuilds DIR SETTING STEPS CLEAN: built with the warm cache, it reruns
+# STEPS alone (misses' words) and builds CLEAN's program
+rebuilds() {
+	if ! build "$1" "$2" "$C"; then
+		fail "build"
+	elif [ "$(misses "$1")" != "$3" ]; then
+		fail "it ran: $(misses "$1")"
+	elif why=$(identical "$1" "$4"); then
+		passed
+	else
+		fail "$why"
+	fi
+}
+
 testing "a setting of a.cu's kernel reruns a.cu's ptxas and host compile alone"
-if ! build "$T/b2" "$FISET" "$C"; then
-	fail "build"
-elif [ "$(misses "$T/b2")" != "gcc a ptxas a ptxas-v - ptxas-v a " ]; then
-	fail "it ran: $(misses "$T/b2")"
-elif why=$(identical "$T/b2" "$T/clean-fiset"); then
-	passed
-else
-	fail "$why"
-fi
+rebuilds "$T/b2" "$FISET" "gcc a ptxas a ptxas-v - ptxas-v a " "$T/clean-fiset"
 
 testing "a setting of b.cu's kernel reruns b.cu's, and its first sfu the fast-math cicc"
-if ! build "$T/b3" "$SFU" "$C"; then
-	fail "build"
-elif [ "$(misses "$T/b3")" != "cicc b gcc b ptxas b ptxas-v - ptxas-v b " ]; then
-	fail "it ran: $(misses "$T/b3")"
-elif why=$(identical "$T/b3" "$T/clean-sfu32"); then
-	passed
-else
-	fail "$why"
-fi
+rebuilds "$T/b3" "$SFU" "cicc b gcc b ptxas b ptxas-v - ptxas-v b " "$T/clean-sfu32"
 
 testing "another lambda reruns b.cu's ptxas and host compile alone"
-if ! build "$T/b4" "$SFU16" "$C"; then
-	fail "build"
-elif [ "$(misses "$T/b4")" != "gcc b ptxas b ptxas-v b " ]; then
-	fail "it ran: $(misses "$T/b4")"
-elif why=$(identical "$T/b4" "$T/clean-sfu16"); then
-	passed
-else
-	fail "$why"
-fi
+rebuilds "$T/b4" "$SFU16" "gcc b ptxas b ptxas-v b " "$T/clean-sfu16"
 
 testing "a setting built before reruns no step, and builds the same program"
 why=
