@@ -334,6 +334,8 @@ static const struct {
 	{"MPCC_STEP_CACHE", "a directory that keeps nvcc's steps by their inputs (mpcc-tune sets it)"},
 	{"MPCC_DEBUG_BREAK_PTX", "corrupt the rewritten PTX, to see the fallback to nvcc's"},
 	{"MPCC_DEBUG_BREAK_KERNEL", "make this kernel's transformed code fail the verifier (testing)"},
+	{"MPCC_DEBUG_CRASH", "PASS:KERNEL[:bug|segv|oom|hang]: make a pass die on a kernel (testing)"},
+	{"MPCC_DEBUG_HOOK_SECONDS", "the CPU-time limit of the passes' child process (testing)"},
 	{"MPCC_DEBUG_FASTPTX", "run the fast-math cicc for this approximation mask (testing)"},
 	{"MPCC_DEPTH", "set by mpcc for what it runs: a mpcc nested 8 deep stops (a loop)"},
 };

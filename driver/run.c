@@ -56,10 +56,12 @@ rmtree(const char *dir)
 	rmdir(dir);
 }
 
+static pid_t tmpowner;        /* the process that made tmpdir, and removes it */
+
 static void
 cleanup(void)
 {
-	if (tmpdir)
+	if (tmpdir && getpid() == tmpowner)
 		rmtree(tmpdir);
 	tmpdir = NULL;
 }
@@ -99,6 +101,7 @@ mktmp(void)
 	if (!mkdtemp(templ))
 		die("cannot create a temporary directory '%s': %s", templ, strerror(errno));
 	tmpdir = templ;
+	tmpowner = getpid();
 	atexit(cleanup);
 	/* the steps' own scratch files (cicc's lgenfe.bc, gcc's) go there too,
 	 * so that nothing is left behind when a step is killed */
@@ -132,6 +135,7 @@ start(char *const *argv, const char *out, const char *err)
 		die("cannot fork: %s", strerror(errno));
 	if (pid == 0) {
 		setpgid(0, 0);
+		contain_unlimit();
 		if (out && (close(1), open(out, O_WRONLY | O_CREAT | O_TRUNC, 0666)) != 1)
 			_exit(127);
 		if (err && (close(2), open(err, O_WRONLY | O_CREAT | O_TRUNC, 0666)) != 2)
@@ -167,8 +171,11 @@ spawn(char *const *argv, const char *out, const char *err)
  * (NULL: mpcc's), in a child of mpcc that runs them through the step cache
  * when there is one; the child and what it runs are one process group, so
  * that a signal reaches them all */
-static pid_t
-jobstart(const char *const *lines, const char *const *errs, int n)
+/* a child of mpcc that goes on in this program: in a process group of its
+ * own, so that a signal reaches it and what it runs, with the default
+ * handlers (the parent removes tmpdir, even if the child dies) */
+pid_t
+forkkid(void)
 {
 	fflush(NULL);
 	pid_t pid = fork();
@@ -181,15 +188,32 @@ jobstart(const char *const *lines, const char *const *errs, int n)
 			if (sigaction(sigs[i], NULL, &sa) == 0 && sa.sa_handler == onsignal)
 				signal(sigs[i], SIG_DFL);
 		}
-		char *tmp = tmpdir;
-		tmpdir = NULL;   /* the parent's to remove, even if the child dies */
-		int st = 0;
-		for (int i = 0; i < n; i++)
-			st = stepcache_run(stepdir, tmp, tmptempl, lines[i], errs[i]);
-		_exit(st);
+		for (size_t k = 0; k < countof(kids); k++)
+			kids[k] = 0;
+		return 0;
 	}
 	setpgid(pid, pid);
 	setkid(0, pid);
+	return pid;
+}
+
+int
+waitkid(pid_t pid)
+{
+	return finish(pid);
+}
+
+static pid_t
+jobstart(const char *const *lines, const char *const *errs, int n)
+{
+	pid_t pid = forkkid();
+	if (pid == 0) {
+		contain_unlimit();
+		int st = 0;
+		for (int i = 0; i < n; i++)
+			st = stepcache_run(stepdir, tmpdir, tmptempl, lines[i], errs[i]);
+		_exit(st);
+	}
 	return pid;
 }
 
@@ -560,7 +584,10 @@ hook(struct run *r, const struct args *cicc)
 		.kernels = &p->kernels,
 		.tally = &r->tally,
 	};
-	int st = pipeline(path, &h);
+	for (int m = 0; m <= AX_ALL; m++)   /* the child cannot wait for them */
+		if (r->fast->pid[m] > 0)
+			fastptx(r->fast, m);
+	int st = contained_pipeline(path, &h, tmpdir);
 	if (st != 0) {   /* the report must not say applied */
 		if (!samefile(path, p->orig))
 			copyfile(p->orig, path);

@@ -63,7 +63,24 @@ struct hook {
 	struct args *kernels;  /* the mangled names of the module's kernels go here (may be NULL) */
 	struct tally *tally;   /* what became of the kernels, counted (may be NULL) */
 	FILE *explain;         /* --mpcc-explain: print explain_kernel() per entry here, change nothing */
+	/* The driver runs the hook in a child process (driver/contain.c): each
+	 * kernel's mangled name and each pass is written to progress before it
+	 * runs (NULL: not asked), so that a child that dies tells on which;
+	 * the kernels of crash[0..ncrash) are then left as nvcc wrote them */
+	FILE *progress;
+	const struct crash *crash;
+	int ncrash;
 };
+
+/* a kernel whose pass hit an internal error (BUG, a signal, out of memory
+ * or time) in a child process of the driver */
+struct crash {
+	char *mangled;
+	const char *pass;   /* passes[t]->schema.name, or "the PTX hook" */
+	char *why;          /* "BUG at fiset-lower.c:69: fiset: immediate" */
+};
+/* the reason a crashed kernel's report and explain give */
+char *crash_reason(const struct crash *c);
 
 /* per pass (passes[t]), outcomes of kernels on each PTX (a kernel of two
  * -gencode chains counts twice), for mpcc --mpcc-summary */
@@ -120,6 +137,9 @@ struct outcome {
 	                         * not pay, not a refusal: the report and explain say
 	                         * it, no warning, never an error (on_unsupported is for
 	                         * what a rule asked and could not get) */
+	int crashed;            /* with why: the pass hit an internal error on the kernel
+	                         * (struct crash): the driver said it; counted as a
+	                         * refusal, no warning, never an error */
 };
 
 /* A key of a pass's statistics (stats.c). A pass declares them in a table,

@@ -10,6 +10,7 @@
 #include "transforms/pass.h"
 #include <ctype.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,7 +24,8 @@ outcome(const struct hook *h, const char *mangled, const char *demangled, int t,
 {
 	const char *name = passes[t]->schema.name;
 	if (quiet)   /* a second run, said the first time */
-		return o->why && !o->advised && h->prof->on_unsupported == UNSUP_ERROR ? -1 : 0;
+		return o->why && !o->advised && !o->crashed && h->prof->on_unsupported == UNSUP_ERROR
+		           ? -1 : 0;
 	if (h->reports) {
 		char *params = params_str(r->param[t], W_JSON);
 		struct report rep = {.src = h->src, .arch = h->arch, .mangled = mangled,
@@ -35,7 +37,7 @@ outcome(const struct hook *h, const char *mangled, const char *demangled, int t,
 	}
 	if (h->tally)
 		(!o->why ? h->tally->applied : o->advised ? h->tally->advised : h->tally->refused)[t]++;
-	if (!o->why || o->advised)
+	if (!o->why || o->advised || o->crashed)
 		return 0;
 	switch (h->prof->on_unsupported) {
 	case UNSUP_ERROR:
@@ -64,17 +66,77 @@ breakkernel(Fn *fn, const char *mangled, const char *demangled)
 		ins_insert(fn, bodystart(fn), i);
 }
 
+/* MPCC_DEBUG_CRASH=PASS:KERNEL[:HOW]: pass PASS dies on kernel KERNEL
+ * (mangled or demangled) before it runs, as a bug would: HOW is bug (the
+ * default), segv, oom or hang; to exercise the driver's containment */
+static void
+debugcrash(const char *pass, const char *mangled)
+{
+	static const char *const hows[] = {"bug", "segv", "oom", "hang"};
+	const char *v = getenv("MPCC_DEBUG_CRASH"), *how = "bug", *c;
+	size_t n = strlen(pass);
+	if (!v || strncmp(v, pass, n) || v[n] != ':')
+		return;
+	char *k = xstrdup(v + n + 1), *d = demangle(mangled);
+	for (size_t i = 0; i < countof(hows); i++)
+		if ((c = strrchr(k, ':')) && !strcmp(c + 1, hows[i]))
+			how = hows[i], k[c - k] = 0;
+	int hit = !strcmp(k, mangled) || !strcmp(k, d);
+	free(k);
+	free(d);
+	if (!hit)
+		return;
+	if (!strcmp(how, "segv"))
+		raise(SIGSEGV);
+	if (!strcmp(how, "oom"))   /* more than any machine has: malloc fails */
+		free(xmalloc((size_t)1 << 47));
+	if (!strcmp(how, "hang"))
+		for (volatile int spin = 1; spin;)
+			;
+	BUG("MPCC_DEBUG_CRASH: %s on '%s'", pass, mangled);
+}
+
+/* tell the driver what runs now: a kernel's name, a pass, or "verify" */
+static void
+progress(const struct hook *h, const char *what, const char *name)
+{
+	if (h && h->progress) {
+		fprintf(h->progress, "%s %s\n", what, name);
+		fflush(h->progress);
+	}
+}
+
+/* the crash that left kernel mangled as nvcc wrote it, or NULL */
+static const struct crash *
+crashed(const struct hook *h, const char *mangled)
+{
+	for (int i = 0; h && i < h->ncrash; i++)
+		if (!strcmp(h->crash[i].mangled, mangled))
+			return &h->crash[i];
+	return NULL;
+}
+
+char *
+crash_reason(const struct crash *c)
+{
+	return fmt("%s hit an internal error (%s, a bug in mpcc): nvcc's code was kept", c->pass,
+	           c->why);
+}
+
 /* the passes of choice c on kernel fn, in the table's order, what became
  * of each into o[t]; the passes that changed it (bit t). Each pass's
  * figures are recounted on the kernel as the last one left it */
 static uint
-chain(struct passctx *cx, Fn *fn, const struct choice *c, struct outcome *o)
+chain(struct passctx *cx, Fn *fn, const char *mangled, const struct choice *c,
+      struct outcome *o)
 {
 	uint applied = 0;
 	for (int t = 0; t < npass; t++) {
 		o[t] = (struct outcome){0};
 		if (!c->rule[t])
 			continue;
+		progress(cx->h, "pass", passes[t]->schema.name);
+		debugcrash(passes[t]->schema.name, mangled);
 		passes_ran(cx, applied);
 		if (!(o[t].why = passctx_refuse(cx)) &&
 		    passes[t]->apply(cx, fn, c->rule[t]->param[t], &o[t]) == 0)
@@ -94,12 +156,16 @@ kernel(struct passctx *cx, Fn *fn, const struct hook *h, uint *applied, int quie
 {
 	char *mangled = symstr(cx->m, fn->sym), *demangled = demangle(mangled);
 	struct choice c;
-	struct outcome o[MAXPASS];
+	struct outcome o[MAXPASS] = {{0}};
 	int rc = 0;
 
+	const struct crash *cr = crashed(h, mangled);
 	profile_match(h->prof, h->src, mangled, demangled, &c);
-	*applied = chain(cx, fn, &c, o);
+	progress(h, "kernel", mangled);
+	*applied = cr ? 0 : chain(cx, fn, mangled, &c, o);
 	for (int t = 0; t < npass; t++) {
+		if (cr && c.rule[t])
+			o[t] = (struct outcome){.why = crash_reason(cr), .crashed = 1};
 		if (c.rule[t])
 			rc |= outcome(h, mangled, demangled, t, c.rule[t], &o[t], quiet);
 		free(o[t].why);
@@ -124,6 +190,8 @@ static const char unverified[] = "the transformed kernel did not verify (a bug i
 struct explaining {
 	struct passctx *cx;
 	Fn *fn;
+	const char *mangled;
+	const struct crash *cr;   /* the passes crashed on it in an earlier try */
 	uint applied;
 };
 
@@ -132,6 +200,14 @@ more(FILE *out, int t, const struct params *p, void *arg)
 {
 	struct explaining *e = arg;
 	struct outcome o = {0};
+	if (e->cr) {
+		char *why = crash_reason(e->cr);
+		fprintf(out, "           verdict: left alone: %s\n", why);
+		free(why);
+		return;
+	}
+	progress(e->cx->h, "pass", passes[t]->schema.name);
+	debugcrash(passes[t]->schema.name, e->mangled);
 	if (passes[t]->explain)
 		passes[t]->explain(out, e->cx, e->fn, p);
 	passes_ran(e->cx, e->applied);
@@ -170,7 +246,8 @@ explain(struct passctx *cx, const struct hook *h)
 		if (!(fn->flags & FENTRY) || (fn->flags & FDECL))
 			continue;
 		char *mangled = symstr(m, fn->sym), *demangled = demangle(mangled);
-		struct explaining e = {cx, fn, 0};
+		struct explaining e = {cx, fn, mangled, crashed(h, mangled), 0};
+		progress(h, "kernel", mangled);
 		explain_kernel(h->explain, h->prof, h->src, mangled, demangled, more, &e);
 		if (e.applied)
 			breakkernel(fn, mangled, demangled);
@@ -385,6 +462,7 @@ pipeline(const char *path, const struct hook *h)
 		mod_free(m);
 		return 1;
 	}
+	progress(h, "verify", "-");
 	if (ndn && verify(m, NULL))
 		m = fallback(path, h, m, dn, ndn);
 	free(dn);
