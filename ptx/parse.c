@@ -283,6 +283,13 @@ isspace_dir(Tok t)
 	return 0;
 }
 
+/* an opaque handle's type: .texref, .surfref, .samplerref */
+static int
+isref(Tok t)
+{
+	return tokis(t, ".texref") || tokis(t, ".surfref") || tokis(t, ".samplerref");
+}
+
 /* attribute = ".attribute" "(" ... ")"  (.managed variables, .unified functions) */
 static void
 attribute(P *p)
@@ -308,18 +315,24 @@ var(P *p, Fn *fn)
 {
 	Ins *i = newins(p, fn, Ovar);
 	const char *nameend = NULL, *b = p->tok.s;
+	int typed = 0;
 	Ref a;
 
 	while (p->tok.kind == TDIR || p->tok.kind == TNUM) {
 		int ty = p->tok.kind == TDIR ? typeof_(p->tok.s + 1, p->tok.n - 1) : 0;
 		if (ty)
 			i->ty = ty;
+		typed |= ty || isref(p->tok);
 		if (tokis(p->tok, ".attribute"))
 			attribute(p);
 		else
 			next(p);
 		nameend = p->lastend;
 	}
+	/* ptxas: "syntax error" for `.param x;` in a body or `.global x;`;
+	 * passes that copy the declaration would rely on a type */
+	if (!typed && p->tok.kind == TIDENT)
+		errat(p, p->tok.s, "expected a type before %s", tokdesc(p->tok));
 	isname(p, "a name");
 	i->name = span(b, nameend);
 	i->sep = span(nameend, p->tok.s);
