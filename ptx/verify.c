@@ -516,8 +516,9 @@ regdecl(V *v, uint k, struct decls *ds)
 	if (!regtype(i->ty))
 		errat(v, k, "a .reg without a register type");
 
-	if (i->narg == 2 && i->arg[1].kind == RNum) {
-		declare(v, k, ds, (struct decl){'r', v->fn->reg[i->arg[0].idx].pfx, i->arg[1].idx});
+	if (i->narg == 2 && i->arg[0].kind == RRange) {
+		const Range *g = &v->fn->range[i->arg[0].idx];
+		declare(v, k, ds, (struct decl){'r', g->pfx, g->n});
 		return;
 	}
 	for (uint a = 0; a < i->narg; a++)
