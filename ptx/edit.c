@@ -43,11 +43,13 @@ cat(Module *m, Str a, const char *b)
 	return join(m, a, (Str){b, strlen(b)});
 }
 
+/* a register not of a range */
 static uint
 addreg(Fn *fn, Str pfx, int num, int ty, uint decl)
 {
 	fn->reg = agrow(fn->mod->arena, fn->reg, fn->nreg, &fn->capreg, sizeof *fn->reg);
-	fn->reg[fn->nreg] = (Reg){pfx, num, ty, 0, decl};
+	fn->reg[fn->nreg] = (Reg){pfx, num, ty, 0, decl, 0};
+	fn->nvreg++;
 	return fn->nreg++;
 }
 
@@ -85,7 +87,7 @@ newregat(Fn *fn, int ty, uint at)
 	if (!regtype(ty))
 		BUG("newreg: type %d is no register type", ty);
 	snprintf(pfx, sizeof pfx, "%%mpcc_%s_", tyname[ty]);
-	r = addreg(fn, str(m, pfx), (int)fn->nreg, ty, ~0u);
+	r = addreg(fn, str(m, pfx), (int)fn->nvreg, ty, ~0u);
 	namereg(fn, r);
 	d.op = Oreg;
 	d.ty = ty;
@@ -131,6 +133,9 @@ shift(Fn *fn, uint at, int d)
 	for (uint k = 0; k < fn->nreg; k++)
 		if (fn->reg[k].decl != ~0u && fn->reg[k].decl >= at)
 			fn->reg[k].decl += d;
+	for (uint k = 0; k < fn->nrange; k++)
+		if (fn->range[k].decl != ~0u && fn->range[k].decl >= at)
+			fn->range[k].decl += d;
 }
 
 /* make room for n statements at `at` */
@@ -147,16 +152,16 @@ room(Fn *fn, uint at, uint n)
 	return &fn->ins[at];
 }
 
-/* the registers a .reg statement at `at` declares: each of a list, or every
- * member of a range (they follow its first register in fn->reg) */
 static void
 declat(Fn *fn, const Ins *i, uint at)
 {
 	if (i->op != Oreg)
 		return;
-	if (i->narg == 2 && i->arg[0].kind == RReg && i->arg[1].kind == RNum) {
-		for (uint k = 0; k < i->arg[1].idx && i->arg[0].idx + k < fn->nreg; k++)
-			fn->reg[i->arg[0].idx + k].decl = at;
+	if (i->narg && i->arg[0].kind == RRange) {
+		fn->range[i->arg[0].idx].decl = at;
+		for (uint k = 0; k < fn->nreg; k++)
+			if (fn->reg[k].range == (uint)i->arg[0].idx + 1)
+				fn->reg[k].decl = at;
 		return;
 	}
 	for (uint k = 0; k < i->narg; k++)
@@ -262,6 +267,9 @@ ins_remove(Fn *fn, uint at)
 	for (uint k = 0; k < fn->nreg; k++)
 		if (fn->reg[k].decl == at)
 			fn->reg[k].decl = ~0u;
+	for (uint k = 0; k < fn->nrange; k++)
+		if (fn->range[k].decl == at)
+			fn->range[k].decl = ~0u;
 	memmove(&fn->ins[at], &fn->ins[at + 1], (fn->nins - at - 1) * sizeof *fn->ins);
 	fn->nins--;
 	shift(fn, at + 1, -1);
@@ -290,21 +298,23 @@ placelbl(Fn *fn, uint at, uint l)
 void
 reg_rename(Fn *fn, uint r, const char *pfx)
 {
-	Str old = fn->reg[r].pfx, n = str(fn->mod, pfx);
+	Str n = str(fn->mod, pfx);
+	uint g = fn->reg[r].range;
 
 	fn->mod->nrenamed++;
-	if (fn->reg[r].num < 0) {
+	if (!g) {
 		fn->reg[r].pfx = n;
 		fn->reg[r].flags |= RGRENAMED;
 		namereg(fn, r);
 		return;
 	}
-	for (uint k = 0; k < fn->nreg; k++)   /* the whole range */
-		if (fn->reg[k].pfx.s == old.s) {
+	fn->range[g - 1].pfx = n;   /* the whole range, members made later too */
+	fn->range[g - 1].flags |= RGRENAMED;
+	names_put(fn->mod->arena, &fn->rangenames, n.s, n.n, g - 1);
+	for (uint k = 0; k < fn->nreg; k++)
+		if (fn->reg[k].range == g) {
 			fn->reg[k].pfx = n;
 			fn->reg[k].flags |= RGRENAMED;
-			if (fn->reg[k].num == 0)
-				names_put(fn->mod->arena, &fn->rangenames, n.s, n.n, k);
 		}
 }
 
@@ -339,6 +349,7 @@ struct clone {
 	const Fn *src;
 	const char *suffix;
 	uint *reg, *lbl, *sym;   /* src index -> dst index; ~0u: not yet mapped */
+	uint *range;
 };
 
 static uint
@@ -374,6 +385,9 @@ mapref(struct clone *c, Ref r)
 	case RReg:
 		o.idx = c->reg[r.idx];
 		break;
+	case RRange:
+		o.idx = c->range[r.idx];
+		break;
 	case RLbl:
 		o.idx = c->lbl[r.idx];
 		break;
@@ -408,14 +422,34 @@ mapref(struct clone *c, Ref r)
 	return o;
 }
 
-/* registers: a range keeps one prefix so that its .reg stays a range */
+/* ranges: one prefix, so that a .reg stays a range; declared where their
+ * .reg is copied (declat) */
+static void
+mapranges(struct clone *c)
+{
+	const Fn *s = c->src;
+	Fn *d = c->dst;
+
+	for (uint k = 0; k < s->nrange; k++) {
+		Range g = s->range[k];
+		g.pfx = cat(d->mod, g.pfx, c->suffix);
+		g.flags = 0;
+		g.decl = ~0u;
+		g.base = d->nvreg;
+		d->nvreg += g.n;
+		d->range = agrow(d->mod->arena, d->range, d->nrange, &d->caprange, sizeof *d->range);
+		d->range[d->nrange] = g;
+		names_put(d->mod->arena, &d->rangenames, g.pfx.s, g.pfx.n, d->nrange);
+		c->range[k] = d->nrange++;
+	}
+}
+
+/* registers, in src's order */
 static void
 mapregs(struct clone *c)
 {
 	const Fn *s = c->src;
 	Fn *d = c->dst;
-	const char *lastpfx = NULL;
-	Str npfx = {0};
 
 	for (uint k = 0; k < s->nreg; k++) {
 		const Reg *g = &s->reg[k];
@@ -432,15 +466,12 @@ mapregs(struct clone *c)
 			c->reg[k] = r;
 			continue;
 		}
-		if (g->pfx.s != lastpfx || g->num < 0) {
-			npfx = cat(d->mod, g->pfx, c->suffix);
-			lastpfx = g->pfx.s;
-		}
-		r = addreg(d, npfx, g->num, g->ty, ~0u);
-		if (g->num == 0)
-			names_put(d->mod->arena, &d->rangenames, npfx.s, npfx.n, r);
-		else if (g->num < 0)
+		if (g->range)
+			r = member(d, c->range[g->range - 1], g->num);
+		else {
+			r = addreg(d, cat(d->mod, g->pfx, c->suffix), g->num, g->ty, ~0u);
 			namereg(d, r);
+		}
 		c->reg[k] = r;
 	}
 }
@@ -513,7 +544,7 @@ uint
 clonebody(Fn *dst, uint at, const Fn *src, const char *suffix)
 {
 	Module *m = dst->mod;
-	struct clone c = {dst, src, suffix, NULL, NULL, NULL};
+	struct clone c = {dst, src, suffix, NULL, NULL, NULL, NULL};
 	uint n = 0, base, j = 0;
 	int renamed = *suffix != 0;
 	uchar *skip = arena_alloc(m->arena, src->nins + 1);
@@ -521,6 +552,8 @@ clonebody(Fn *dst, uint at, const Fn *src, const char *suffix)
 	Ins *out;
 
 	c.reg = arena_alloc(m->arena, (src->nreg + 1) * sizeof *c.reg);
+	c.range = arena_alloc(m->arena, (src->nrange + 1) * sizeof *c.range);
+	mapranges(&c);
 	c.lbl = arena_alloc(m->arena, (src->nlbl + 1) * sizeof *c.lbl);
 	c.sym = arena_alloc(m->arena, (src->mod->nsym + 1) * sizeof *c.sym);
 	memset(c.sym, 0xff, (src->mod->nsym + 1) * sizeof *c.sym);

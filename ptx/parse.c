@@ -36,7 +36,26 @@ struct P {
 	 * '}': the names they replaced, restored there */
 	struct undo { Names **t; const char *s; uint n, old; } *undo;
 	uint nundo, capundo, scope;
+	uint *ord, capord;      /* fn->nvreg when each register not of a range was made */
 };
+
+/* sort the indices by[0..n) by key[by[i]] (distinct keys), tmp of n
+ * words: a merge sort, as qsort has no argument for the keys */
+static void
+sortby(uint *by, uint *tmp, uint n, const uint *key)
+{
+	uint h = n / 2, i = 0, j = h, k = 0;
+
+	if (n < 2)
+		return;
+	sortby(by, tmp, h, key);
+	sortby(by + h, tmp, n - h, key);
+	if (key[by[h - 1]] < key[by[h]])
+		return;
+	while (i < h || j < n)
+		tmp[k++] = j == n || (i < h && key[by[i]] < key[by[j]]) ? by[i++] : by[j++];
+	memcpy(by, tmp, n * sizeof *by);
+}
 
 /* declare a register name, remembering what it shadows inside a scope */
 static void
@@ -283,6 +302,13 @@ isspace_dir(Tok t)
 	return 0;
 }
 
+/* an opaque handle's type: .texref, .surfref, .samplerref */
+static int
+isref(Tok t)
+{
+	return tokis(t, ".texref") || tokis(t, ".surfref") || tokis(t, ".samplerref");
+}
+
 /* attribute = ".attribute" "(" ... ")"  (.managed variables, .unified functions) */
 static void
 attribute(P *p)
@@ -308,18 +334,24 @@ var(P *p, Fn *fn)
 {
 	Ins *i = newins(p, fn, Ovar);
 	const char *nameend = NULL, *b = p->tok.s;
+	int typed = 0;
 	Ref a;
 
 	while (p->tok.kind == TDIR || p->tok.kind == TNUM) {
 		int ty = p->tok.kind == TDIR ? typeof_(p->tok.s + 1, p->tok.n - 1) : 0;
 		if (ty)
 			i->ty = ty;
+		typed |= ty || isref(p->tok);
 		if (tokis(p->tok, ".attribute"))
 			attribute(p);
 		else
 			next(p);
 		nameend = p->lastend;
 	}
+	/* ptxas: "syntax error" for `.param x;` in a body or `.global x;`;
+	 * passes that copy the declaration would rely on a type */
+	if (!typed && p->tok.kind == TIDENT)
+		errat(p, p->tok.s, "expected a type before %s", tokdesc(p->tok));
 	isname(p, "a name");
 	i->name = span(b, nameend);
 	i->sep = span(nameend, p->tok.s);
@@ -348,11 +380,35 @@ raw(P *p, Fn *fn, int line)
 	endstmt(p, i);
 }
 
+/* a register not of a range */
 static uint
-addreg(P *p, Fn *fn, Str pfx, int num, int ty, uint decl)
+addreg(P *p, Fn *fn, Str pfx, int ty, uint decl)
 {
 	fn->reg = agrow(p->m->arena, fn->reg, fn->nreg, &fn->capreg, sizeof *fn->reg);
-	fn->reg[fn->nreg] = (Reg){pfx, num, ty, 0, decl};
+	fn->reg[fn->nreg] = (Reg){pfx, -1, ty, 0, decl, 0};
+	while (p->fn && p->capord <= fn->nreg)   /* member()'s registers have no p->ord */
+		p->ord = agrow(p->m->arena, p->ord, p->capord, &p->capord, sizeof *p->ord);
+	if (p->fn)   /* a body, which regorder() sorts: not mkins() */
+		p->ord[fn->nreg] = fn->nvreg;
+	fn->nvreg++;
+	return fn->nreg++;
+}
+
+uint
+member(Fn *fn, uint g, int num)
+{
+	Arena *a = fn->mod->arena;
+	uint key[2] = {g, (uint)num}, r;
+	const Range *rg = &fn->range[g];
+	char *k;
+
+	if ((r = names_get(fn->members, (char *)key, sizeof key)) != ~0u)
+		return r;
+	fn->reg = agrow(a, fn->reg, fn->nreg, &fn->capreg, sizeof *fn->reg);
+	fn->reg[fn->nreg] = (Reg){rg->pfx, num, rg->ty, rg->flags, rg->decl, g + 1};
+	k = arena_alloc(a, sizeof key);
+	memcpy(k, key, sizeof key);
+	names_put(a, &fn->members, k, sizeof key, fn->nreg);
 	return fn->nreg++;
 }
 
@@ -381,9 +437,8 @@ lookreg(Fn *fn, const char *s, uint n)
 	int num = splitnum(s, n, &k);
 
 	if (num >= 0 && (r = names_get(fn->rangenames, s, k)) != ~0u
-	    && r + num < fn->nreg && fn->reg[r + num].num == num
-	    && fn->reg[r + num].pfx.s == fn->reg[r].pfx.s)
-		return r + num;
+	    && (uint)num < fn->range[r].n)
+		return member(fn, r, num);
 	return names_get(fn->regnames, s, n);
 }
 
@@ -435,7 +490,7 @@ static void
 reg(P *p, Fn *fn)
 {
 	Ins *i = newins(p, fn, Oreg);
-	uint at = i - fn->ins, first, nr = 0, cap = 0;
+	uint at = i - fn->ins, nr = 0, cap = 0;
 	Ref *rs = NULL;
 	int ty = regdirs(p);
 	const char *nameend = p->lastend;
@@ -457,20 +512,20 @@ reg(P *p, Fn *fn)
 			errat(p, n.s, "bad register count %s", tokdesc(n));
 		next(p);
 		expect(p, '>');
-		first = fn->nreg;
-		for (long k = 0; k < cnt; k++)
-			addreg(p, fn, (Str){name.s, name.n}, (int)k, i->ty, at);
-		declare(p, &fn->rangenames, name.s, name.n, first);
+		fn->range = agrow(p->m->arena, fn->range, fn->nrange, &fn->caprange, sizeof *fn->range);
+		fn->range[fn->nrange] = (Range){{name.s, name.n}, (uint)cnt, ty, 0, at, fn->nvreg};
+		fn->nvreg += (uint)cnt;
+		declare(p, &fn->rangenames, name.s, name.n, fn->nrange);
 		i = &fn->ins[at];
 		i->arg = arena_alloc(p->m->arena, 2 * sizeof(Ref));
-		i->arg[0] = REF(RReg, first);
+		i->arg[0] = REF(RRange, fn->nrange++);
 		i->arg[1] = REF(RNum, (uint)cnt);
 		i->narg = 2;
 	} else {
 		for (;;) {
 			uint r;
 			isname(p, "a register name");
-			r = addreg(p, fn, (Str){p->tok.s, p->tok.n}, -1, fn->ins[at].ty, at);
+			r = addreg(p, fn, (Str){p->tok.s, p->tok.n}, fn->ins[at].ty, at);
 			declare(p, &fn->regnames, p->tok.s, p->tok.n, r);
 			rs = agrow(p->m->arena, rs, nr, &cap, sizeof *rs);
 			rs[nr++] = REF(RReg, r);
@@ -523,7 +578,7 @@ name(P *p, Fn *fn, Str *sel)
 		return REF(RReg, r);
 	}
 	if (*b == '%') {
-		r = addreg(p, fn, span(b, p->lastend), -1, Tnone, ~0u);
+		r = addreg(p, fn, span(b, p->lastend), Tnone, ~0u);
 		fn->reg[r].flags |= RGSPECIAL;
 		names_put(p->m->arena, &fn->regnames, b, p->lastend - b, r);
 		return REF(RReg, r);
@@ -1025,6 +1080,59 @@ giveback(P *p, Fn *fn)
 	GIVEBACK(vec, nvec, capvec);
 }
 
+static void
+remap(Ref *r, const uint *to)
+{
+	if (r->kind == RReg)
+		r->idx = to[r->idx];
+}
+
+/* Put the registers in the order they would have if every member of every
+ * range had been made where the range is declared: passes walk registers
+ * by index (declarations hoisted, liveness sets, fresh names), and their
+ * output must not change with the order in which members are first used. */
+static void
+regorder(P *p, Fn *fn)
+{
+	Arena *a = p->m->arena;
+	uint n = fn->nreg, *key, *by, *to;
+	Reg *old;
+	int sorted = 1;
+
+	while (p->capord <= n)
+		p->ord = agrow(a, p->ord, p->capord, &p->capord, sizeof *p->ord);
+	key = p->ord;
+	for (uint r = 0; r < n; r++) {
+		const Reg *g = &fn->reg[r];
+		if (g->range)
+			key[r] = fn->range[g->range - 1].base + (uint)g->num;
+		sorted &= !r || key[r] > key[r - 1];
+	}
+	if (sorted)
+		return;
+	by = arena_alloc(a, (n + 1) * sizeof *by);
+	to = arena_alloc(a, (n + 1) * sizeof *to);
+	old = arena_alloc(a, (n + 1) * sizeof *old);
+	for (uint r = 0; r < n; r++)
+		by[r] = r;
+	sortby(by, to, n, key);
+	memcpy(old, fn->reg, n * sizeof *old);
+	for (uint k = 0; k < n; k++)
+		to[by[k]] = k, fn->reg[k] = old[by[k]];
+	for (uint k = 0; k < fn->nins; k++) {
+		remap(&fn->ins[k].pred, to);
+		for (uint j = 0; j < fn->ins[k].narg; j++)
+			remap(&fn->ins[k].arg[j], to);
+	}
+	for (uint k = 0; k < fn->nmem; k++)
+		remap(&fn->mem[k].base, to);
+	for (uint k = 0; k < fn->nvec; k++)
+		for (uint j = 0; j < fn->vec[k].n; j++)
+			remap(&fn->vec[k].el[j], to);
+	names_map(fn->regnames, to);
+	names_map(fn->members, to);
+}
+
 // function = linkage* (".entry" | ".func") ("(" params ")")? name ("(" params ")")?
 //            perf* (body | ";")
 static void
@@ -1106,6 +1214,7 @@ function(P *p)
 	p->fn = fn;
 	borrow(p, fn);
 	body(p, fn);
+	regorder(p, fn);
 	giveback(p, fn);
 	p->fn = NULL;
 }

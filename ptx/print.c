@@ -150,6 +150,9 @@ printref(FILE *f, const Fn *fn, Ref r)
 	case RNum:
 		fprintf(f, "%u", r.idx);
 		break;
+	case RRange:
+		putd(f, fn->range[r.idx].pfx);
+		break;
 	default:
 		BUG("printref: kind %d", r.kind);
 	}
@@ -196,9 +199,9 @@ printins(FILE *f, const Fn *fn, const Ins *i)
 	case Oreg:
 		putd(f, i->name);
 		putd(f, sepof(i));
-		if (i->narg == 2 && i->arg[1].kind == RNum) {
-			const Reg *g = &fn->reg[i->arg[0].idx];
-			fprintf(f, "%.*s<%u>", (int)g->pfx.n, g->pfx.s, i->arg[1].idx);
+		if (i->narg == 2 && i->arg[0].kind == RRange) {
+			const Range *g = &fn->range[i->arg[0].idx];
+			fprintf(f, "%.*s<%u>", (int)g->pfx.n, g->pfx.s, g->n);
 		} else
 			printargs(f, fn, i->arg, i->narg);
 		fputc(';', f);
@@ -240,6 +243,8 @@ renamedref(const Fn *fn, Ref r)
 	switch (r.kind) {
 	case RReg:
 		return fn->reg[r.idx].flags & RGRENAMED;
+	case RRange:
+		return fn->range[r.idx].flags & RGRENAMED;
 	case RSym:
 		return fn->mod->sym[r.idx].renamed;
 	case RLbl:

@@ -44,6 +44,7 @@ typedef struct Str Str;
 typedef struct Ref Ref;
 typedef struct Ins Ins;
 typedef struct Reg Reg;
+typedef struct Range Range;
 typedef struct Lbl Lbl;
 typedef struct Sym Sym;
 typedef struct Mem Mem;
@@ -91,7 +92,7 @@ enum {
 #undef OP
 	NOP,        /* end of the real opcodes; pseudo ops follow */
 	Olabel,     /* NAME:                arg[0] = RLbl */
-	Oreg,       /* .reg .f32 %f<13>;    arg[0] = RReg first, arg[1] = RNum count (range)
+	Oreg,       /* .reg .f32 %f<13>;    arg[0] = RRange, arg[1] = RNum count (range)
 	             *                      or args = the registers of a list */
 	Ovar,       /* .local/.shared/.param/.const/.global .align 4 .b8 NAME[28] = {...};
 	             *                      arg[0] = RSym name, tail = "[28] = {...}" */
@@ -135,6 +136,7 @@ enum {
 	RSink,    /* _ */
 	RNum,     /* idx is a small non-negative number (pseudo-op operands) */
 	RFn,      /* mod->fn[idx] (module items) */
+	RRange,   /* fn->range[idx] (a .reg range's declaration) */
 };
 struct Ref {
 	uint kind:4, neg:1, bar:1, idx:26;
@@ -179,6 +181,20 @@ struct Reg {
 	uchar ty;       /* T* of its .reg declaration */
 	uchar flags;
 	uint decl;      /* index of its Oreg in fn->ins, ~0u if none */
+	uint range;     /* its .reg range: fn->range[range - 1]; 0 if none */
+};
+
+/* A .reg range %f<N>. Its members get a Reg when first named (member()),
+ * in any order, so that memory and time follow the text, not the count
+ * declared: ptxas takes %f<10000000> in a kernel of 120 bytes. */
+struct Range {
+	Str pfx;        /* "%f": its members' pfx */
+	uint n;         /* members declared */
+	uchar ty;
+	uchar flags;    /* RGRENAMED, given to members made later */
+	uint decl;      /* index of its Oreg in fn->ins, ~0u if none */
+	uint base;      /* fn->nvreg when declared: the parser orders the members
+	                 * it made by base + num, as if every member were a Reg */
 };
 
 struct Lbl {
@@ -260,12 +276,16 @@ struct Fn {
 	Str open;           /* trivia before "{" and "{" itself ("\n{") */
 	Str close;          /* trivia before "}" */
 	Reg *reg; uint nreg, capreg;
+	Range *range; uint nrange, caprange;
+	uint nvreg;         /* registers as the text counts them (a range: all its
+	                     * members) and as passes added them: newreg() numbers from it */
 	Lbl *lbl; uint nlbl, caplbl;
 	Imm *imm; uint nimm, capimm;
 	Mem *mem; uint nmem, capmem;
 	Vec *vec; uint nvec, capvec;
-	Names *regnames;    /* name -> register (and range prefix -> first register) */
-	Names *rangenames;  /* prefix of a .reg range -> its first register */
+	Names *regnames;    /* name -> register (not members of ranges) */
+	Names *rangenames;  /* prefix of a .reg range -> its fn->range index */
+	Names *members;     /* (range, num) as 8 bytes -> the member's register */
 	Names *lblnames;
 	/* analyses */
 	Blk *blk; uint nblk;
@@ -316,7 +336,9 @@ extern int ptx_quiet;   /* 1: parse errors are not printed (the fuzzer) */
 Module *parse(const char *path, const char *text, size_t n);
 Module *parsefile(const char *path);   /* NULL with a message if unreadable or bad */
 void mod_free(Module *m);
-uint lookreg(Fn *fn, const char *s, uint n);   /* register named s, ~0u if none */
+/* the register named s, ~0u if none; a member of a range is made on first use */
+uint lookreg(Fn *fn, const char *s, uint n);
+uint member(Fn *fn, uint g, int num);   /* member num of fn->range[g], made if new */
 
 /* an instruction's name split at its dots: "ld.global.v2.f32" -> ld
  * global v2 f32 (part[0] is the opcode; "shared::cta" is one part) */
@@ -388,6 +410,7 @@ uint intern(Module *m, const char *s, size_t n);      /* mod->sym index, created
 /* for the library's own files */
 uint names_get(const Names *t, const char *s, uint n);   /* ~0u if absent */
 void names_put(Arena *a, Names **t, const char *s, uint n, uint v);
+void names_map(Names *t, const uint *to);   /* each value v (but ~0u) becomes to[v] */
 void *agrow(Arena *a, void *p, uint n, uint *cap, size_t size);  /* room for p[n] */
 
 /* print.c */

@@ -380,6 +380,14 @@ names_put(Arena *a, Names **tp, const char *s, uint n, uint v)
 	t->n++;
 }
 
+void
+names_map(Names *t, const uint *to)
+{
+	for (uint i = 0; t && i < t->cap; i++)
+		if (t->key[i].s && t->val[i] != ~0u)
+			t->val[i] = to[t->val[i]];
+}
+
 /* grow an arena array: the old copy is left to the arena */
 void *
 agrow(Arena *a, void *p, uint n, uint *cap, size_t size)

@@ -459,7 +459,7 @@ modnames(V *v, uchar *declared)
 /* declarations in a function */
 
 struct decl {
-	char kind;      /* 'r' a range, 'n' a register, 'v' a variable */
+	char kind;      /* 'r' a range, 'n' a register, 'v' a variable, 'p' a parameter */
 	Str name;       /* the range's prefix for 'r' */
 	uint count;
 };
@@ -479,11 +479,11 @@ inrange(const struct decl *r, Str s)
 static int
 clash(const struct decl *a, const struct decl *b)
 {
-	if (a->kind == b->kind)
+	if (a->kind == b->kind || (a->kind == 'p' && b->kind != 'r') || (b->kind == 'p' && a->kind != 'r'))
 		return a->name.n == b->name.n && !memcmp(a->name.s, b->name.s, a->name.n);
-	if (a->kind == 'r' && b->kind == 'n')
+	if (a->kind == 'r' && (b->kind == 'n' || b->kind == 'p'))
 		return inrange(a, b->name);
-	if (a->kind == 'n' && b->kind == 'r')
+	if ((a->kind == 'n' || a->kind == 'p') && b->kind == 'r')
 		return inrange(b, a->name);
 	return 0;
 }
@@ -498,6 +498,8 @@ declare(V *v, uint k, struct decls *ds, struct decl d)
 			if (d.kind == 'r')
 				errat(v, k, "'%.*s<%u>' declares registers this scope already has",
 				      (int)d.name.n, d.name.s, d.count);
+			else if (ds->d[j].kind == 'p')
+				errat(v, k, "'%.*s' is the name of a parameter", (int)d.name.n, d.name.s);
 			else
 				errat(v, k, "'%.*s' is declared twice in one scope", (int)d.name.n, d.name.s);
 			return;
@@ -514,8 +516,9 @@ regdecl(V *v, uint k, struct decls *ds)
 	if (!regtype(i->ty))
 		errat(v, k, "a .reg without a register type");
 
-	if (i->narg == 2 && i->arg[1].kind == RNum) {
-		declare(v, k, ds, (struct decl){'r', v->fn->reg[i->arg[0].idx].pfx, i->arg[1].idx});
+	if (i->narg == 2 && i->arg[0].kind == RRange) {
+		const Range *g = &v->fn->range[i->arg[0].idx];
+		declare(v, k, ds, (struct decl){'r', g->pfx, g->n});
 		return;
 	}
 	for (uint a = 0; a < i->narg; a++)
@@ -524,13 +527,20 @@ regdecl(V *v, uint k, struct decls *ds)
 }
 
 /* .reg ranges, registers and body-level variables: once per { } scope;
- * an inner scope may declare a name again (cicc's inline asm does) */
+ * an inner scope may declare a name again (cicc's inline asm does). The
+ * parameters belong to the outermost scope (ptxas: "Duplicate definition
+ * of variable") */
 static void
 decls(V *v)
 {
 	Fn *fn = v->fn;
 	struct decls ds = {0};
 
+	for (uint k = 0; k < fn->npar + fn->nret; k++) {
+		const Param *p = k < fn->npar ? &fn->par[k] : &fn->ret[k - fn->npar];
+		ds.d = agrow(v->m->arena, ds.d, ds.n, &ds.cap, sizeof *ds.d);
+		ds.d[ds.n++] = (struct decl){'p', p->name, 1};
+	}
 	for (uint k = 0; k < fn->nins; k++) {
 		const Ins *i = &fn->ins[k];
 		switch (i->op) {

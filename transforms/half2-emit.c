@@ -376,11 +376,16 @@ install(struct h2 *h, uint ndecl)
 	for (uint k = 0; k < n; k++) {
 		if (all[k].op == Olabel)
 			fn->lbl[all[k].arg[0].idx].ins = k;
-		if (all[k].op == Oreg)
+		if (all[k].op == Oreg && all[k].narg && all[k].arg[0].kind == RRange)
+			fn->range[all[k].arg[0].idx].decl = k;
+		else if (all[k].op == Oreg)
 			for (uint a = 0; a < all[k].narg; a++)
 				if (all[k].arg[a].kind == RReg)
 					fn->reg[all[k].arg[a].idx].decl = k;
 	}
+	for (uint r = 0; r < fn->nreg; r++)   /* members of ranges: their range's */
+		if (fn->reg[r].range)
+			fn->reg[r].decl = fn->range[fn->reg[r].range - 1].decl;
 }
 
 /* every block gets a label: dispatch goes to it */

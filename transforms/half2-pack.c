@@ -110,9 +110,9 @@ scopes(struct h2 *h)
 		depth -= i->op == Oclose && depth;
 		if (i->op != Oreg || !depth)
 			continue;
-		if (i->narg == 2 && i->arg[1].kind == RNum)   /* a range %r<N> */
-			for (uint n = 0; n < i->arg[1].idx && i->arg[0].idx + n < h->nreg; n++)
-				h->scoped[i->arg[0].idx + n] = 1;
+		if (i->narg == 2 && i->arg[0].kind == RRange)   /* a range %r<N> */
+			for (uint r = 0; r < h->nreg; r++)
+				h->scoped[r] |= fn->reg[r].range == (uint)i->arg[0].idx + 1;
 		else
 			for (uint a = 0; a < i->narg; a++)
 				if (i->arg[a].kind == RReg && i->arg[a].idx < h->nreg)

@@ -56,12 +56,9 @@ renamed(const char *text, size_t n, size_t *len)
 		return NULL;
 	for (uint k = 0; k < m->nfn; k++) {
 		Fn *fn = m->fn[k];
-		for (uint r = 0; r < fn->nreg; r++) {
-			char *pfx;
-			if (fn->reg[r].num != 0 || (fn->reg[r].flags & RGSPECIAL))
-				continue;
-			pfx = fmt("%.*sR", (int)fn->reg[r].pfx.n, fn->reg[r].pfx.s);
-			reg_rename(fn, r, pfx);
+		for (uint g = 0; g < fn->nrange; g++) {
+			char *pfx = fmt("%.*sR", (int)fn->range[g].pfx.n, fn->range[g].pfx.s);
+			reg_rename(fn, member(fn, g, 0), pfx);
 			free(pfx);
 		}
 	}
