@@ -429,17 +429,20 @@ splitnum(const char *s, uint n, uint *pfxlen)
 	return (int)v;
 }
 
-/* a member of a .reg range first: nearly every register cicc writes is one */
+/* a member of a .reg range first: nearly every register cicc writes is
+ * one; but a single name declared after the range (inside a { }: "%f1"
+ * shadowing the function's %f<4>) is the inner one, as ptxas reads it */
 uint
 lookreg(Fn *fn, const char *s, uint n)
 {
-	uint r, k;
+	uint r, k, one = names_get(fn->regnames, s, n);
 	int num = splitnum(s, n, &k);
 
 	if (num >= 0 && (r = names_get(fn->rangenames, s, k)) != ~0u
-	    && (uint)num < fn->range[r].n)
+	    && (uint)num < fn->range[r].n
+	    && (one == ~0u || fn->reg[one].decl < fn->range[r].decl))
 		return member(fn, r, num);
-	return names_get(fn->regnames, s, n);
+	return one;
 }
 
 /* ".align" num: a power of two */

@@ -1192,6 +1192,30 @@ want(char c, const Mods *md)
 	return Tnone;
 }
 
+/* the same shape() the verifier checks against, for the passes: a pass
+ * that changes an instruction's type must know which operands carry it */
+int
+argtype(const Ins *i, uint a)
+{
+	Mods md;
+	const char *sh;
+	uint pos = 0;
+
+	if (a >= i->narg)
+		return Tnone;
+	if (i->arg[a].bar)
+		return Tpred;   /* the second half of "a|b" */
+	modsplit(i, &md);
+	if (!(sh = shape(i, &md)))
+		return Tnone;
+	for (uint k = 0; k < a; k++)
+		pos += !i->arg[k].bar;
+	for (; *sh; sh++)
+		if (*sh != '|' && !pos--)
+			return want(*sh, &md);
+	return Tnone;
+}
+
 static void
 regfits(V *v, uint k, uint pos, uint r, int t, int rel)
 {

@@ -60,12 +60,13 @@ guardtext(const Fn *fn, const Ins *i)
 	                 refstr(fn, i->pred));
 }
 
-/* "0d3FE0000000000000" -> "0f3F000000" */
+/* an f64 operand's immediate as an f32 one: "0d3FE0000000000000", "0f3F000000"
+ * or "0.5" -> "0f3F000000" (lowerable() let only reals in) */
 static const char *
 imm32(const Fn *fn, Ref r)
 {
 	double v;
-	if (immnum(fn->imm[r.idx].text, &v) != 'd')
+	if (numform(fn->imm[r.idx].text) == NINT || !numreal(fn->imm[r.idx].text, &v))
 		BUG("fiset: immediate");
 	float f = (float)v;
 	uint32_t u;
@@ -121,7 +122,7 @@ rewrite(struct lower *lw, uint at, int ftz)
 			buf_puts(&b, r.bar ? "|" : ", ");
 		if (f64reg(fn, r) && lw->s32[r.idx] != ~0u)
 			buf_puts(&b, regstr(fn, lw->s32[r.idx]));
-		else if (r.kind == RImm && j >= firstsrc(i))
+		else if (r.kind == RImm && j >= firstsrc(i) && argtype(i, j) == Tf64)
 			buf_puts(&b, imm32(fn, r));
 		else
 			buf_puts(&b, refstr(fn, r));

@@ -34,11 +34,15 @@
 
 #include "transforms/fiset.h"
 
-/* the f64 value of an immediate 0dXXXXXXXXXXXXXXXX; 0 if another form */
+/* the value of an immediate that is a real: 0d or 0f bits, or a real
+ * number (ptxas takes each where an f64 goes); 0 for an integer, whose
+ * value depends on the operand's type */
 static int
 immval(const Fn *fn, Ref r, double *v)
 {
-	return immnum(fn->imm[r.idx].text, v) == 'd';
+	Str t = fn->imm[r.idx].text;
+	int k = numform(t);
+	return (k == NREAL || k == NF32 || k == NF64) && numreal(t, v);
 }
 
 /* can the f64 immediate become an f32 one of the same class? (a rounded
@@ -91,9 +95,9 @@ bittrick(const Fn *fn, Ref r)
 	return 1;
 }
 
-/* i is an f64 operation whose operands all lower: f64 registers, or
- * immediates that fold (the predicate operands of setp and selp stay);
- * *why says what else it holds */
+/* i is an f64 operation whose f64 operands all lower: f64 registers, or
+ * immediates that fold; the others (selp's and setp's predicates, by the
+ * opcode's shape) stay as they are; *why says what else it holds */
 static int
 lowerable(const Fn *fn, const Ins *i, const char **why)
 {
@@ -106,14 +110,11 @@ lowerable(const Fn *fn, const Ins *i, const char **why)
 	if (i->op == Odiv && !hasmod(i, "rn") && !hasmod(i, "rz") && !hasmod(i, "rm") &&
 	    !hasmod(i, "rp"))
 		return 0;
-	uint n = i->narg;
-	if (cls == CSELP)
-		n = 3;   /* selp d, a, b, p */
-	if (cls == CSETP && n == firstsrc(i) + 3)
-		n--;     /* setp.lt.and.f64 p, a, b, q */
-	for (uint k = firstsrc(i); k < n; k++) {
+	for (uint k = firstsrc(i); k < i->narg; k++) {
 		Ref r = i->arg[k];
 		double v;
+		if (argtype(i, k) != Tf64)
+			continue;
 		if (r.neg || r.bar)
 			return 0;
 		if (bittrick(fn, r))

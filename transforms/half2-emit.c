@@ -204,6 +204,30 @@ startblock(struct h2 *h, uint b, uint *k)
 		h2_put(h, &src[(*k)++]);
 }
 
+/* lane 1's copy of the declaration i of a per-lane object */
+static Ins *
+varcopy(struct h2 *h, const Ins *i)
+{
+	Ins *c = arena_alloc(h->m->arena, sizeof *c);
+	*c = *i;
+	c->arg = arena_alloc(h->m->arena, sizeof(Ref));
+	c->arg[0] = REF(RSym, h->sym1[i->arg[0].idx]);
+	c->lead = (Str){"\n\t", 2};
+	c->src = (Str){0};
+	c->flags |= IDIRTY;
+	return c;
+}
+
+/* statement k of the body as it was, and after a per-lane object declared
+ * inside { } lane 1's copy */
+static void
+putsrc(struct h2 *h, uint k)
+{
+	h2_put(h, &h->src[k]);
+	if (h->invar[k])
+		h2_put(h, varcopy(h, &h->src[k]));
+}
+
 static void
 block(struct h2 *h, uint b)
 {
@@ -213,7 +237,7 @@ block(struct h2 *h, uint b)
 		k = h->start;
 	if (fn->blk[b].rpo == ~0u) {   /* never runs: as it was */
 		for (; k < fn->blk[b].end; k++)
-			h2_put(h, &h->src[k]);
+			putsrc(h, k);
 		return;
 	}
 	startblock(h, b, &k);
@@ -222,7 +246,7 @@ block(struct h2 *h, uint b)
 		if (k == h->term[b])
 			break;
 		if (i->op >= NOP)
-			h2_put(h, i);
+			putsrc(h, k);
 		else
 			h2_instruction(h, b, i);
 	}
@@ -335,27 +359,31 @@ registers(struct h2 *h)
 	h->ttmp = newreg(fn, Tb32);
 }
 
-/* lane 1's copies of the per-lane objects, declared after the originals */
+/* lane 1's copies of the per-lane objects: of the kernel's, declared after
+ * the originals; of one declared inside { }, marked to follow it there
+ * (putsrc()), since a name resolves in its scope: hoisted, an inner "e"
+ * and an outer "e" would both declare the kernel's "e_h2" */
 static void
 objects(struct h2 *h)
 {
 	Fn *fn = h->fn;
 	Module *m = h->m;
+	uint depth = 0;
 	h->sym1 = arena_alloc(h->a, (h->nsym + 1) * sizeof *h->sym1);
+	h->invar = arena_alloc(h->a, h->nsrc + 1);
 	for (uint k = 0; k < h->nsrc; k++) {
 		const Ins *i = &h->src[k];
+		depth += i->op == Oopen;
+		depth -= i->op == Oclose && depth;
 		if (i->op != Ovar || !h->lanesym[i->arg[0].idx])
 			continue;
 		uint s = i->arg[0].idx;
 		const char *name = arena_fmt(m->arena, "%.*s_h2", (int)m->sym[s].name.n, m->sym[s].name.s);
 		h->sym1[s] = intern(m, name, strlen(name));
-		Ins c = *i;
-		c.arg = arena_alloc(m->arena, sizeof(Ref));
-		c.arg[0] = REF(RSym, h->sym1[s]);
-		c.lead = (Str){"\n\t", 2};
-		c.src = (Str){0};
-		c.flags |= IDIRTY;
-		ins_insert(fn, fn->nins, &c);
+		if (depth)
+			h->invar[k] = 1;
+		else
+			ins_insert(fn, fn->nins, varcopy(h, i));
 	}
 }
 
@@ -430,7 +458,7 @@ h2_transform(struct h2 *h)
 	for (uint b = 0; b < h->nblk; b++)
 		block(h, b);
 	for (uint k = fn->nblk ? fn->blk[h->nblk - 1].end : start; k < h->nsrc; k++)
-		h2_put(h, &h->src[k]);
+		putsrc(h, k);
 	/* the blends' x2 registers start as 0, ahead of everything */
 	uint n = h->nout;
 	for (uint k = 0; k < h->nzero; k++)

@@ -201,20 +201,32 @@ lanecopy(struct h2 *h, const Ins *i, int lane, const char *g)
 
 /* ---- packing ---- */
 
+/* "op d, a;" on registers by their index: a register declared inside
+ * { } has a name that mkins() resolves from the function's names to
+ * nothing, or to another register of that name */
+static void
+emit2(struct h2 *h, const char *op, uint d, uint a)
+{
+	h2_emit(h, "%s %s, %s;", op, regstr(h->fn, d), regstr(h->fn, a));
+	h->out[h->nout - 1].arg[1] = REF(RReg, a);
+}
+
 /* d (b32) = {lane 0: a0, lane 1: a1} */
 static void
-pack(struct h2 *h, const char *d, const char *a0, const char *a1)
+pack(struct h2 *h, uint d, uint a0, uint a1)
 {
-	if (h->type == BF16)
-		h2_emit(h, "cvt.rn.bf16x2.f32 %s, %s, %s;", d, a1, a0);
-	else if (h->tgt >= 80)
-		h2_emit(h, "cvt.rn.f16x2.f32 %s, %s, %s;", d, a1, a0);
-	else {
-		const char *t0 = regstr(h->fn, h->th[0]), *t1 = regstr(h->fn, h->th[1]);
-		h2_emit(h, "cvt.rn.f16.f32 %s, %s;", t0, a0);
-		h2_emit(h, "cvt.rn.f16.f32 %s, %s;", t1, a1);
-		h2_emit(h, "mov.b32 %s, {%s, %s};", d, t0, t1);
+	const char *op = h->type == BF16 ? "cvt.rn.bf16x2.f32" : "cvt.rn.f16x2.f32";
+	if (h->type == BF16 || h->tgt >= 80) {
+		h2_emit(h, "%s %s, %s, %s;", op, regstr(h->fn, d), regstr(h->fn, a1),
+		        regstr(h->fn, a0));
+		h->out[h->nout - 1].arg[1] = REF(RReg, a1);
+		h->out[h->nout - 1].arg[2] = REF(RReg, a0);
+		return;
 	}
+	emit2(h, "cvt.rn.f16.f32", h->th[0], a0);
+	emit2(h, "cvt.rn.f16.f32", h->th[1], a1);
+	h2_emit(h, "mov.b32 %s, {%s, %s};", regstr(h->fn, d), regstr(h->fn, h->th[0]),
+	        regstr(h->fn, h->th[1]));
 }
 
 /* d0, d1 (f32) = the lanes of x2 register s */
@@ -291,7 +303,7 @@ x2arg(struct h2 *h, Ref r, int slot)
 	uint g = r.idx;
 	if (h->packed[g] || h->bcast[g])
 		return regstr(h->fn, h->pk[g]);
-	pack(h, t, h2_lname(h, g, 0), h2_lname(h, g, 1));
+	pack(h, h->tb[slot], lanereg(h, g, 0), lanereg(h, g, 1));
 	return t;
 }
 
@@ -575,12 +587,11 @@ perlane(struct h2 *h, uint b, const Ins *i)
 	for (uint k = 0; k < nw; k++) {
 		uint r = wr[k];
 		if (!nb && !*o0 && !*o1) {
-			pack(h, regstr(h->fn, h->pk[r]), regstr(h->fn, r), regstr(h->fn, h->l1[r]));
+			pack(h, h->pk[r], r, h->l1[r]);
 			continue;
 		}
-		const char *t = regstr(h->fn, h->ttmp);
-		pack(h, t, regstr(h->fn, r), regstr(h->fn, h->l1[r]));
-		blend(h, h->pk[r], t, g[0], g[1]);
+		pack(h, h->ttmp, r, h->l1[r]);
+		blend(h, h->pk[r], regstr(h->fn, h->ttmp), g[0], g[1]);
 	}
 }
 

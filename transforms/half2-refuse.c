@@ -144,6 +144,27 @@ lanesyms(struct h2 *h)
 	return NULL;
 }
 
+/* the first instruction guarded by a predicate declared inside { }
+ * (inline asm's "{.reg .pred p; ... @p ...}"): the rewrite builds each
+ * lane's copy from text, where such a name does not resolve; ~0u if none */
+static uint
+scopedguard(const Fn *fn)
+{
+	uint depth = 0;
+	uchar *in = arena_alloc(fn->mod->arena, fn->nins + 1);
+	for (uint k = 0; k < fn->nins; k++) {
+		depth += fn->ins[k].op == Oopen;
+		depth -= fn->ins[k].op == Oclose && depth;
+		in[k] = depth > 0;
+	}
+	for (uint k = 0; k < fn->nins; k++) {
+		Ref g = fn->ins[k].pred;
+		if (g.kind == RReg && fn->reg[g.idx].decl < fn->nins && in[fn->reg[g.idx].decl])
+			return k;
+	}
+	return ~0u;
+}
+
 const char *
 h2_refusal(struct h2 *h)
 {
@@ -154,6 +175,10 @@ h2_refusal(struct h2 *h)
 	const char *w = lanesyms(h);
 	if (w)
 		return arena_strdup(h->a, w);
+	uint sg = scopedguard(fn);
+	if (sg != ~0u)
+		rf = (struct refuse){"guards an instruction with a predicate declared inside { } "
+		                     "(inline asm)", sg};
 	for (uint k = 0; k < fn->nins && !rf.why; k++) {
 		const Ins *i = &fn->ins[k];
 		if (i->op >= NOP)

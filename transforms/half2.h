@@ -67,6 +67,8 @@ struct h2 {
 	uint *pk;                 /* per register: the x2 register of a packed one, or
 	                           * the x2 twin of a broadcast one */
 	uint *sym1;               /* per module symbol: lane 1's copy */
+	uchar *invar;             /* per statement of src: a per-lane object declared
+	                           * inside { }: its copy follows it */
 	uint lreg[2][3];          /* the lanes' %tid (or %ctaid) x y z */
 	uint pc[2], lv[2], msk[2], kw;
 	uint tb[6], th[2], tp[3], ttmp;

@@ -454,6 +454,31 @@ TEST(verify_finds_a_param_without_state_or_type)
 	mod_free(m);
 }
 
+/* the operand types a pass reads to change an instruction's type: selp's
+ * predicate and setp's results stay .pred whatever the compared type */
+static const char typed[] =
+	".version 8.0\n.target sm_80\n.address_size 64\n\n"
+	".visible .entry k()\n{\n\t.reg .pred %p<3>;\n\t.reg .f64 %fd<4>;\n"
+	"\t.reg .b64 %rd<3>;\n\tret;\n}\n";
+
+TEST(argtype_reads_the_operand_shape)
+{
+	Module *m = parse("typed.ptx", typed, sizeof typed - 1);
+	Fn *k = findfn(m, "k");
+	Ins *i = mkins(k, "selp.f64 %fd1, %fd2, %fd3, 3;");
+
+	CHECK(argtype(i, 0) == Tf64 && argtype(i, 2) == Tf64);
+	CHECK(argtype(i, 3) == Tpred);
+	CHECK(argtype(i, 4) == Tnone);
+	i = mkins(k, "setp.lt.and.f64 %p1|%p2, %fd1, 0d4000000000000000, 1;");
+	CHECK(argtype(i, 0) == Tpred && argtype(i, 1) == Tpred);
+	CHECK(argtype(i, 2) == Tf64 && argtype(i, 3) == Tf64);
+	CHECK(argtype(i, 4) == Tpred);
+	i = mkins(k, "shl.b64 %rd1, %rd2, 3;");
+	CHECK(argtype(i, 1) == Tb64 && argtype(i, 2) == Tu32);
+	mod_free(m);
+}
+
 TEST(ins_replace_keeps_the_place_and_lines)
 {
 	Module *m = mod();
@@ -707,6 +732,7 @@ main(void)
 	RUN(verify_finds_labels_the_ir_gets_wrong);
 	RUN(verify_finds_a_reg_without_a_type);
 	RUN(verify_finds_a_param_without_state_or_type);
+	RUN(argtype_reads_the_operand_shape);
 	RUN(newregat_declares_with_the_code_at_bodystart);
 	RUN(ins_replace_keeps_the_place_and_lines);
 	RUN(adddecl_adds_once_before_the_functions);
