@@ -138,6 +138,21 @@ emit(struct sh *x, const char *f, ...)
 	ins_insert(x->fn, x->at++, i);
 }
 
+/* operand k of the statement just emitted, written as x->t, is the
+ * kernel's register r: bound by index, since the text cannot name r where
+ * inline asm declared it in a { } ("{.reg .f64 data; ...}"): its name no
+ * longer resolves once the parser closed that scope, and one that hides a
+ * name of the body resolves to the body's register (issue 38) */
+static void
+bind(struct sh *x, uint k, uint r)
+{
+	Ins *i = &x->fn->ins[x->at - 1];
+	if (k >= i->narg || i->arg[k].kind != RReg)
+		BUG("shadow: operand %u of '%s' is no register", k, instext(x->fn, i));
+	i->arg[k] = REF(RReg, r);
+	ins_touch(i);
+}
+
 /* an f64 immediate as the f32 immediate of its value */
 static const char *
 f32imm(const Fn *fn, Str t)
@@ -157,17 +172,19 @@ before(struct sh *x, uint at)
 	/* what is needed of the op, before insertions move the array */
 	const Ins *i = &x->fn->ins[at];
 	int n = arity(i);
-	const char *a[3];
-	for (int k = 0; k < n; k++) {
-		Ref r = i->arg[k + 1];
-		a[k] = r.kind == RImm ? f32imm(x->fn, x->fn->imm[r.idx].text) : regstr(x->fn, r.idx);
-		a[k] = arena_fmt(x->fn->mod->arena, "%s %s, %s;",
-		                 r.kind == RImm ? "mov.f32" : "cvt.rn.f32.f64", x->sa[k], a[k]);
-	}
+	Ref r[3];
+	for (int k = 0; k < n; k++)
+		r[k] = i->arg[k + 1];
 	const char *op = twin(i);
 	x->at = at;
-	for (int k = 0; k < n; k++)
-		emit(x, "%s", a[k]);
+	for (int k = 0; k < n; k++) {
+		if (r[k].kind == RImm) {
+			emit(x, "mov.f32 %s, %s;", x->sa[k], f32imm(x->fn, x->fn->imm[r[k].idx].text));
+		} else {
+			emit(x, "cvt.rn.f32.f64 %s, %s;", x->sa[k], x->t);
+			bind(x, 1, r[k].idx);
+		}
+	}
 	if (n == 1)
 		emit(x, "%s %s, %s;", op, x->sd, x->sa[0]);
 	else if (n == 2)
@@ -177,21 +194,24 @@ before(struct sh *x, uint at)
 }
 
 /* after the op at x->at: its relative error against the twin, added to
- * slot k of the array */
+ * slot k of the array (d: the op's result, bound where x->t stands) */
 static void
-after(struct sh *x, const char *d, uint k)
+after(struct sh *x, uint d, uint k)
 {
 	emit(x, "cvt.f64.f32 %s, %s;", x->t, x->sd);
-	emit(x, "sub.f64 %s, %s, %s;", x->t, d, x->t);
+	emit(x, "sub.f64 %s, %s, %s;", x->t, x->t, x->t);
+	bind(x, 1, d);
 	emit(x, "abs.f64 %s, %s;", x->t, x->t);
-	emit(x, "abs.f64 %s, %s;", x->u, d);
+	emit(x, "abs.f64 %s, %s;", x->u, x->t);
+	bind(x, 1, d);
 	emit(x, "max.f64 %s, %s, 0d0010000000000000;", x->u, x->u);
 	emit(x, "rcp.approx.ftz.f64 %s, %s;", x->u, x->u);
 	emit(x, "mul.f64 %s, %s, %s;", x->t, x->t, x->u);
 	emit(x, "testp.finite.f64 %s, %s;", x->q, x->t);
 	emit(x, "@!%s mov.f64 %s, 0d3FF0000000000000;", x->q, x->t);
 	emit(x, "min.f64 %s, %s, 0d3FF0000000000000;", x->t, x->t);
-	emit(x, "testp.finite.f64 %s, %s;", x->q, d);
+	emit(x, "testp.finite.f64 %s, %s;", x->q, x->t);
+	bind(x, 1, d);
 	emit(x, "@!%s mov.f64 %s, 0d0000000000000000;", x->q, x->t);
 	emit(x, "ld.local.f64 %s, [%s+%u];", x->u, x->acc, 8 * k);
 	emit(x, "add.f64 %s, %s, %s;", x->u, x->u, x->t);
@@ -475,7 +495,7 @@ errors(Fn *fn, const char *p, uint max, uint n)
 	if (m != n)
 		BUG("shadow: %u ops, then %u", n, m);
 	for (uint k = n; k-- > 0;) {
-		const char *d = regstr(fn, fn->ins[at[k]].arg[0].idx);
+		uint d = fn->ins[at[k]].arg[0].idx;
 		before(&x, at[k]);
 		x.at++;   /* over the op itself */
 		after(&x, d, k);
