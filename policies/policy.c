@@ -110,7 +110,7 @@ unknown_profile(const char *at, const char *name, const char *from, struct polic
 {
 	int m;
 	const char **names = known(chain, n, &m);
-	const char *s = policy_suggest(name, names, m);
+	const char *s = suggest(name, names, m);
 	char *list = m ? policy_list(names, m) : xstrdup("none");
 	char *mean = s ? fmt(" (did you mean '%s'?)", s) : xstrdup("");
 	fprintf(stderr, "%s: error: unknown profile '%s' %s%s; known profiles: %s\n",
@@ -433,7 +433,7 @@ nearly(const char *g, char *const *shrt, int n)
 	}
 	free(lg);
 	if (!best && !strpbrk(g, "*?["))
-		best = policy_suggest(g, (const char *const *)shrt, n);
+		best = suggest(g, (const char *const *)shrt, n);
 	return best;
 }
 
