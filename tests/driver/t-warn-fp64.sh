@@ -79,7 +79,7 @@ testing "a double literal in a float kernel: the kernel, file:line, and its own 
 warns_once "^st\.cu:6: warning: .*'stencil(.*; {kernels: \[\"stencil\"\], fiset: {}} removes it \[--mpcc-warn=fp64\]$" -lineinfo
 
 testing "without -lineinfo: how to get source lines"
-warns_once "^st\.cu: warning: .*'stencil(.*fiset: {} removes .*compile with -lineinfo for source lines"
+warns_once "^st\.cu: warning: .*'stencil(.*{kernels: \[\"stencil\"\], fiset: {}} removes .*compile with -lineinfo for source lines"
 
 testing "pure-f32 and intended-f64 kernels: silent"
 "$MPCC" --mpcc-warn=fp64 -arch=sm_90 -lineinfo -c ok.cu -o ok.o 2>err && [ ! -s err ] &&
