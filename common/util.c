@@ -459,3 +459,58 @@ buf_release(struct buf *b)
 	free(b->s);
 	*b = (struct buf)BUF_INIT;
 }
+
+/* edit distance with transpositions (optimal string alignment), for
+ * did-you-mean: "fats" is one edit from "fast" */
+static int
+distance(const char *a, const char *b)
+{
+	int n = strlen(a), m = strlen(b), d[64][64];
+	if (n >= 63 || m >= 63)
+		return 99;
+	for (int i = 0; i <= n; i++)
+		d[i][0] = i;
+	for (int j = 0; j <= m; j++)
+		d[0][j] = j;
+	for (int i = 1; i <= n; i++)
+		for (int j = 1; j <= m; j++) {
+			int best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+			if (d[i - 1][j] + 1 < best)
+				best = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < best)
+				best = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]
+			    && d[i - 2][j - 2] + 1 < best)
+				best = d[i - 2][j - 2] + 1;
+			d[i][j] = best;
+		}
+	return d[n][m];
+}
+
+const char *
+suggest(const char *s, const char *const *names, int n)
+{
+	const char *best = NULL;
+	int bestd = 99;
+	for (int i = 0; i < n; i++) {
+		int d = distance(s, names[i]);
+		int len = strlen(names[i]);
+		if (d < bestd && d <= (len < 6 ? 1 : len / 3)) {
+			best = names[i];
+			bestd = d;
+		}
+	}
+	return best;
+}
+
+void
+unknown_option(const char *opt, const char *pre, const char *const *names, int n,
+               const char *help)
+{
+	size_t np = strlen(pre);
+	const char *near = startswith(opt, pre) ? suggest(opt + np, names, n) : NULL;
+	if (near)
+		error("unknown option '%s'; did you mean '%s%s'?", opt, pre, near);
+	else
+		error("unknown option '%s' (%s lists %s's options)", opt, help, progname);
+}

@@ -38,6 +38,15 @@ int endswith(const char *s, const char *suffix);
 char *readfile(const char *path, size_t *len);    /* NULL and errno on failure */
 char *demangle(const char *mangled);  /* malloc'd; a copy of mangled if not C++ */
 int writefile(const char *path, const char *buf, size_t len);  /* via rename */
+/* did-you-mean: the one of names[0..n) that s is a typo of (an edit for
+ * every three letters, at most), else NULL */
+const char *suggest(const char *s, const char *const *names, int n);
+/* the message for a tool's unknown option opt, the same in all three:
+ * "unknown option '--x'; did you mean '--y'?" when opt is near one of
+ * names (each written without the prefix pre that they all share), else
+ * where the options are listed: "(HELP lists PROG's options)" */
+void unknown_option(const char *opt, const char *pre, const char *const *names, int n,
+                    const char *help);
 
 /* arena: bump allocator; arena_free drops everything it handed out */
 typedef struct Arena Arena;

@@ -58,8 +58,8 @@ fromenv(struct cmd *c)
 }
 
 /* "unknown option '--mpcc-x'; did you mean '--mpcc-y'?" as for a policy's
- * keys (the names compared without the prefix they share), else where the
- * options are listed: 'man mpcc' finds nothing before mpcc is installed */
+ * keys, else where the options are listed: 'man mpcc' finds nothing before
+ * mpcc is installed */
 static void
 unknownopt(const char *name)
 {
@@ -67,11 +67,7 @@ unknownopt(const char *name)
 	size_t pre = strlen("--mpcc-");
 	for (int i = 0; i < nmpopts; i++)
 		names[i] = mpopts[i].name + pre;
-	const char *near = policy_suggest(name + pre, names, nmpopts);
-	if (near)
-		error("unknown option '%s'; did you mean '--mpcc-%s'?", name, near);
-	else
-		error("unknown option '%s' (mpcc --mpcc-help lists mpcc's options)", name);
+	unknown_option(name, "--mpcc-", names, nmpopts, "mpcc --mpcc-help");
 	free(names);
 }
 

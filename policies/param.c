@@ -148,49 +148,6 @@ param_missing(const struct schema *s, const struct param *p)
 	return m;
 }
 
-/* edit distance with transpositions (optimal string alignment), for
- * did-you-mean: "fats" is one edit from "fast" */
-static int
-distance(const char *a, const char *b)
-{
-	int n = strlen(a), m = strlen(b), d[64][64];
-	if (n >= 63 || m >= 63)
-		return 99;
-	for (int i = 0; i <= n; i++)
-		d[i][0] = i;
-	for (int j = 0; j <= m; j++)
-		d[0][j] = j;
-	for (int i = 1; i <= n; i++)
-		for (int j = 1; j <= m; j++) {
-			int best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
-			if (d[i - 1][j] + 1 < best)
-				best = d[i - 1][j] + 1;
-			if (d[i][j - 1] + 1 < best)
-				best = d[i][j - 1] + 1;
-			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]
-			    && d[i - 2][j - 2] + 1 < best)
-				best = d[i - 2][j - 2] + 1;
-			d[i][j] = best;
-		}
-	return d[n][m];
-}
-
-const char *
-policy_suggest(const char *s, const char *const *names, int n)
-{
-	const char *best = NULL;
-	int bestd = 99;
-	for (int i = 0; i < n; i++) {
-		int d = distance(s, names[i]);
-		int len = strlen(names[i]);
-		if (d < bestd && d <= (len < 6 ? 1 : len / 3)) {
-			best = names[i];
-			bestd = d;
-		}
-	}
-	return best;
-}
-
 char *
 policy_list(const char *const *names, int n)
 {
@@ -201,7 +158,7 @@ policy_list(const char *const *names, int n)
 char *
 unknown_msg(const char *what, const char *s, const char *in, const char *const *names, int n)
 {
-	const char *near = policy_suggest(s, names, n);
+	const char *near = suggest(s, names, n);
 	if (near)
 		return fmt("unknown %s '%s'%s; did you mean '%s'?", what, s, in, near);
 	char *list = joined(names, n);

@@ -100,7 +100,6 @@ char *param_missing(const struct schema *s, const struct param *p);
 /* did-you-mean: the name in names closest to s (NULL if none is close);
  * names joined as "a, b, c" (malloc'd); "unknown WHAT 'S'IN; did you mean
  * 'x'?" or "... (known: a, b)" (malloc'd) */
-const char *policy_suggest(const char *s, const char *const *names, int n);
 char *policy_list(const char *const *names, int n);
 char *unknown_msg(const char *what, const char *s, const char *in, const char *const *names, int n);
 /* the message for an unknown key of s, with a suggestion or the known ones */

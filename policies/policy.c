@@ -110,7 +110,7 @@ unknown_profile(const char *at, const char *name, const char *from, struct polic
 {
 	int m;
 	const char **names = known(chain, n, &m);
-	const char *s = policy_suggest(name, names, m);
+	const char *s = suggest(name, names, m);
 	char *list = m ? policy_list(names, m) : xstrdup("none");
 	char *mean = s ? fmt(" (did you mean '%s'?)", s) : xstrdup("");
 	fprintf(stderr, "%s: error: unknown profile '%s' %s%s; known profiles: %s\n",
@@ -320,9 +320,8 @@ filematch(const struct rule *r, const char *cuabs)
 	return 0;
 }
 
-/* "void ns::f<int>(float*, int)" -> "ns::f<int>": no parameters, no return type */
-static char *
-shortname(const char *d)
+char *
+kernel_shortname(const char *d)
 {
 	size_t n = strlen(d);
 	if (n && d[n - 1] == ')') {
@@ -384,7 +383,7 @@ profile_match(const struct profile *p, const char *cu, const char *mangled,
 	char *a = absolute(cu), *d = NULL, *s;
 	if (!demangled && mangled)
 		demangled = d = demangle(mangled);
-	s = demangled ? shortname(demangled) : NULL;
+	s = demangled ? kernel_shortname(demangled) : NULL;
 	for (int i = 0; i < p->nrule; i++) {
 		const struct rule *r = &p->rule[i];
 		if (!filematch(r, a) || !kernelmatch(r, mangled, demangled, s))
@@ -433,7 +432,7 @@ nearly(const char *g, char *const *shrt, int n)
 	}
 	free(lg);
 	if (!best && !strpbrk(g, "*?["))
-		best = policy_suggest(g, (const char *const *)shrt, n);
+		best = suggest(g, (const char *const *)shrt, n);
 	return best;
 }
 
@@ -445,7 +444,7 @@ profile_unmatched(const struct profile *p, const char *cu, char *const *mangled,
 	char *a = absolute(cu);
 	char **d = xcalloc(n, sizeof *d), **s = xcalloc(n, sizeof *s);
 	for (int k = 0; k < n; k++)
-		d[k] = demangle(mangled[k]), s[k] = shortname(d[k]);
+		d[k] = demangle(mangled[k]), s[k] = kernel_shortname(d[k]);
 	for (int i = 0; i < p->nrule; i++) {
 		const struct rule *r = &p->rule[i];
 		if (!filematch(r, a))
@@ -478,7 +477,7 @@ rule_match(const struct rule *r, const char *cu, const char *mangled, const char
 	char *a = absolute(cu), *d = NULL, *s;
 	if (!demangled && mangled)
 		demangled = d = demangle(mangled);
-	s = demangled ? shortname(demangled) : NULL;
+	s = demangled ? kernel_shortname(demangled) : NULL;
 	int yes = filematch(r, a) && kernelmatch(r, mangled, demangled, s);
 	free(a);
 	free(d);

@@ -96,6 +96,10 @@ int profile_may_apply(const struct profile *p, const char *cu);
 void profile_match(const struct profile *p, const char *cu, const char *mangled,
                    const char *demangled, struct choice *c);
 /* does rule r select kernel (either name may be NULL) of file cu? */
+/* "void ns::f<int>(float*, int)" -> "ns::f<int>": no parameters, no
+ * return type; a kernels glob matches it as well as the full names.
+ * malloc'd */
+char *kernel_shortname(const char *demangled);
 int rule_match(const struct rule *r, const char *cu, const char *mangled, const char *demangled);
 /* do r's files globs select cu (before any kernel name is known)? */
 int rule_file_match(const struct rule *r, const char *cu);

@@ -206,10 +206,39 @@ setlines(const struct fs *a, int s)
 	return arena_strdup(a->a, text);
 }
 
+/* the distinct .loc lines of set s as file:line, at most 8: "cmath:418,
+ * pw.cu:7". A set often spans a header and the user's file (libstdc++'s
+ * pow is inlined into the caller), so bare numbers would mix two files.
+ * The file is the basename of what the .file table gives; a line with no
+ * .file entry is the bare number */
+static const char *
+setwhere(const struct fs *a, int s)
+{
+	struct buf b = BUF_INIT;
+	uint seen[8][2], lastl = 0, lastf = 0;
+	int n = 0;
+	for (uint k = 0; k < a->n && n < 8; k++) {
+		uint f = 0, l = a->set[k] == s ? insline(a->fn, k, &f) : 0;
+		int dup = 0;
+		for (int j = 0; j < n; j++)
+			dup |= seen[j][0] == f && seen[j][1] == l;
+		if (!l || dup || (l == lastl && f == lastf))
+			continue;
+		const char *path = locfile(a->fn->mod, f), *base = path ? strrchr(path, '/') : NULL;
+		buf_printf(&b, "%s%s%s%u", n ? ", " : "", base ? base + 1 : path ? path : "",
+		           path ? ":" : "", l);
+		seen[n][0] = f, seen[n][1] = l, n++;
+		lastl = l, lastf = f;
+	}
+	char *text = buf_take(&b), *r = arena_strdup(a->a, text);
+	free(text);
+	return r;
+}
+
 /* the statistics: the sets, what became of each, and the predictions */
 enum { ST_F64OPS, ST_SETS, ST_LOWERED, ST_AFTER, ST_REFUSED, ST_PREDICTED, ST_SET };
 enum { SET_ID, SET_OPS, SET_CASTS, SET_FOLDED, SET_RAC, SET_DEPTH, SET_FLOAT, SET_LINES, SET_INS,
-       SET_PROMO, SET_PREDICTED, SET_LOWERED, SET_WHY };
+       SET_PROMO, SET_PREDICTED, SET_LOWERED, SET_WHY, SET_WHERE };
 
 static const struct field setkey[] = {
 	[SET_ID] = {"id", FINT, RID, 0, NULL, 0, "the set's id, stable for the same PTX (sets: [ids])"},
@@ -229,6 +258,10 @@ static const struct field setkey[] = {
 	                   "the kernel's predicted speed-up with this set alone lowered, per target"},
 	[SET_LOWERED] = {"lowered", FBOOL, RCHOSEN, 0, NULL, 0, "lowered in this build"},
 	[SET_WHY] = {"why", FSTR, 0, 0, NULL, 0, "why not lowered (else null)"},
+	/* last, and beside lines rather than instead: readers of the report
+	 * know lines as numbers */
+	[SET_WHERE] = {"where", FSTR, 0, 0, NULL, 0,
+	               "its lines as file:line, at most 8: \"cmath:418, pw.cu:7\""},
 };
 static const struct field statkey[] = {
 	[ST_F64OPS] = {"f64_ops", FINT, 0, 0, NULL, 0, "f64 arithmetic instructions in the kernel"},
@@ -282,6 +315,8 @@ setjson(struct statw *w, const struct fs *a, int s)
 	statw_close(w);
 	statw_bool(w, SET_LOWERED, st->lower);
 	statw_str(w, SET_WHY, st->lower ? NULL : st->why);
+	const char *where = setwhere(a, s);
+	statw_str(w, SET_WHERE, *where ? where : NULL);
 	statw_close(w);
 }
 
@@ -313,7 +348,7 @@ static void
 setwords(FILE *out, const struct fs *a, int s)
 {
 	const struct set *st = &a->s[s];
-	const char *lines = setlines(a, s);
+	const char *lines = setwhere(a, s);
 	fprintf(out, "           set %d: %d %s, %d %s", st->id, st->ops, plural(st->ops, "op", "ops"),
 	        st->casts, plural(st->casts, "cast", "casts"));
 	if (st->casts)
@@ -502,6 +537,22 @@ dump(FILE *out, struct passctx *cx, Fn *fn, const struct params *p)
 
 extern const struct pass fiset_pass;
 
+/* the rule the warning suggests: fiset: {} for this kernel alone, one
+ * line, as a policy's rules list takes it. A rule for "*" would also
+ * lower the kernels that are f64 on purpose. The kernel by its short
+ * name, or by its mangled one when the short name has a glob's
+ * characters in it (the mangled name never has) */
+static const char *
+suggested(const struct fs *a, const Fn *fn)
+{
+	char *s = kernel_shortname(demangled(fn)), *m = symstr(fn->mod, fn->sym);
+	const char *name = strpbrk(s, "*?[]\\\"") ? m : s;
+	const char *r = arena_fmt(a->a, "{kernels: [\"%s\"], %s: {}}", name, fiset_pass.schema.name);
+	free(s);
+	free(m);
+	return r;
+}
+
 /* --mpcc-warn=fp64: f64 arithmetic in a kernel that loads and stores f32,
  * by the line of each promotion, and what fiset: {} (sets=auto, the
  * targets of the chain) does to it */
@@ -516,8 +567,7 @@ audit(struct passctx *cx, Fn *fn, struct finding **out)
 	uchar *ch = arena_alloc(a.a, a.n + 1);
 	params_default(&fiset_pass.schema, &p);
 	pick(&a, &p, ch);
-	int n = fs_promotions(&a, ch, demangled(fn), arena_fmt(a.a, "%s: {}", fiset_pass.schema.name),
-	                      out);
+	int n = fs_promotions(&a, ch, demangled(fn), suggested(&a, fn), out);
 	fs_done(&a);
 	return n;
 }

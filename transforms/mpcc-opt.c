@@ -1,13 +1,17 @@
 /* mpcc-opt: run passes on one PTX file (like LLVM's opt).
  *   mpcc-opt IN.ptx [-o OUT.ptx] [-p NAME[:key=value,...]]... [--arch sm_NN]...
- *                   [--report FILE] [-d NAME] [--verify]
- *   mpcc-opt --params | --stats | --settings
+ *                   [--report FILE] [-d NAME] [--verify] [--pass-through-invalid]
+ *   mpcc-opt --params | --stats | --settings | --version
  * With no pass it is the round trip print(parse(IN)). The passes are the
  * table of passes.c, with the parameters of their schemas (as a policy
  * gives them, plus their tool-only ones and kernels=GLOB); the analyses
- * below look at the IR. -d NAME dumps after NAME ran. --verify runs the
- * verifier on the input and after every step, and stops with exit status 1
- * (no output) at the first that does not verify. */
+ * below look at the IR. -d NAME dumps after NAME ran.
+ * Input that is empty or does not verify is an error (exit 1, the
+ * verifier's messages), and what is written is verified first: a script
+ * must not take a copy of bad PTX for a result. --pass-through-invalid
+ * copies such input out instead, with a note, the passes leaving its
+ * kernels alone. --verify adds the verifier after every step, and stops
+ * with exit status 1 (no output) at the first that does not verify. */
 #include "ptx/ptx.h"
 #include "transforms/pass.h"
 #include <errno.h>
@@ -70,9 +74,10 @@ static _Noreturn void
 usage(void)
 {
 	fprintf(stderr, "usage: mpcc-opt IN.ptx [-o OUT.ptx] [-p NAME[:key=value,...]]... "
-	        "[--arch sm_NN]... [--report FILE] [-d NAME] [--verify]\n"
+	        "[--arch sm_NN]... [--report FILE] [-d NAME] [--verify] [--pass-through-invalid]\n"
 	        "       mpcc-opt IN.ptx --warn NAME [--arch sm_NN]...   (a warning of mpcc --mpcc-warn)\n"
-	        "       mpcc-opt --params | --stats | --settings   (the passes' tables)\nanalyses:\n");
+	        "       mpcc-opt --params | --stats | --settings   (the passes' tables)\n"
+	        "       mpcc-opt --version\nanalyses:\n");
 	for (size_t k = 0; k < countof(analyses); k++)
 		fprintf(stderr, "  %-10s %s\n", analyses[k].name, analyses[k].help);
 	fprintf(stderr, "warnings:\n");
@@ -446,83 +451,141 @@ output(Module *m, const char *out)
 	free(tmp);
 }
 
+/* the command line */
+struct opts {
+	const char *in, *out, *dumpname, *reportpath, *warn, *pv[64];
+	int np, sm[16], nsm, vfy, invalid;
+};
+
+/* mpcc-opt's options, for did-you-mean; the one-letter ones get none */
+static const char *const longnames[] = {
+	"arch", "help", "params", "pass-through-invalid", "report", "settings", "stats",
+	"verify", "version", "warn",
+};
+
+/* one option or input at argv[*k]; 0 after one that prints and is done */
+static int
+option(struct opts *o, int argc, char **argv, int *k)
+{
+	const char *s = argv[*k], *v = *k + 1 < argc ? argv[*k + 1] : NULL;
+	int takes = v && (!strcmp(s, "-o") || !strcmp(s, "-p") || !strcmp(s, "-d") ||
+	                  !strcmp(s, "--warn") || !strcmp(s, "--report") || !strcmp(s, "--arch"));
+	*k += takes;
+	if (takes && !strcmp(s, "-o"))
+		o->out = v;
+	else if (takes && !strcmp(s, "-p")) {
+		if (o->np == (int)countof(o->pv))
+			die("too many passes");
+		o->pv[o->np++] = v;
+	} else if (takes && !strcmp(s, "-d"))
+		o->dumpname = v;
+	else if (takes && !strcmp(s, "--warn"))
+		o->warn = v;
+	else if (takes && !strcmp(s, "--report"))
+		o->reportpath = v;
+	else if (takes && !strcmp(s, "--arch")) {
+		if (o->nsm == (int)countof(o->sm) || (o->sm[o->nsm++] = archnum(v)) < 0)
+			die("--arch: expected sm_NN or compute_NN, not '%s'", v);
+	} else if (!strcmp(s, "--verify"))
+		o->vfy = 1;
+	else if (!strcmp(s, "--pass-through-invalid"))
+		o->invalid = 1;
+	else if (!strcmp(s, "-h") || !strcmp(s, "--help"))
+		usage();
+	else if (!strcmp(s, "--version"))
+		return printf("mpcc-opt %s\n", MPCC_VERSION), 0;
+	else if (listing(s))
+		return 0;
+	else if (s[0] == '-' && s[1]) {
+		unknown_option(s, "--", longnames, countof(longnames), "mpcc-opt --help");
+		exit(1);
+	} else if (o->in)
+		die("more than one input: '%s' and '%s'", o->in, s);
+	else
+		o->in = s;
+	return 1;
+}
+
+/* the input, checked: empty or not verifying, it is an error, unless
+ * --pass-through-invalid, when it is copied out as it is (the passes
+ * leave a kernel that does not verify alone); 1 if it verified */
+static int
+input(Module *m, const struct opts *o)
+{
+	int empty = !m->ntop && !m->version.n && !m->target.n;
+	if (empty && !o->invalid) {
+		error("'%s' holds no PTX", o->in);
+		exit(1);
+	}
+	if (!empty && verify(m, o->invalid ? NULL : stderr) == 0)
+		return 1;
+	if (!o->invalid)
+		exit(1);
+	note("'%s' %s: copied out as it is (--pass-through-invalid)", o->in,
+	     empty ? "holds no PTX" : "does not verify");
+	return 0;
+}
+
+/* the steps, with --verify the verifier after each; -1 when one failed */
+static int
+steps(struct passctx *cx, const struct opts *o, struct step *st, int dumpk, struct ran *rn)
+{
+	for (int k = 0; k < o->np; k++) {
+		runstep(cx, &st[k], k == dumpk, rn);
+		if (o->vfy && verify(cx->m, stderr)) {
+			sayall(cx, rn, o->reportpath);
+			note("the output of '%s' does not verify", o->pv[k]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
-	const char *in = NULL, *out = NULL, *dumpname = NULL, *reportpath = NULL, *pv[64];
-	const char *warn = NULL;
-	int np = 0, sm[16], nsm = 0, dumped = 0, vfy = 0;
-	struct step steps[64], dstep;
+	struct opts o = {0};
+	struct step st[64], dstep;
 	Arena *a = arena_new();
 	Module *m;
 
 	progname = "mpcc-opt";
 	passes_init();
-	for (int k = 1; k < argc; k++) {
-		const char *s = argv[k];
-		if (!strcmp(s, "-o") && k + 1 < argc)
-			out = argv[++k];
-		else if (!strcmp(s, "-p") && k + 1 < argc) {
-			if (np == (int)countof(pv))
-				die("too many passes");
-			pv[np++] = argv[++k];
-		} else if (!strcmp(s, "-d") && k + 1 < argc)
-			dumpname = argv[++k];
-		else if (!strcmp(s, "--verify"))
-			vfy = 1;
-		else if (!strcmp(s, "--warn") && k + 1 < argc)
-			warn = argv[++k];
-		else if (!strcmp(s, "--report") && k + 1 < argc)
-			reportpath = argv[++k];
-		else if (!strcmp(s, "--arch") && k + 1 < argc) {
-			if (nsm == (int)countof(sm) || (sm[nsm++] = archnum(argv[++k])) < 0)
-				die("--arch: expected sm_NN or compute_NN, not '%s'", argv[k]);
-		} else if (!strcmp(s, "-h") || !strcmp(s, "--help"))
-			usage();
-		else if (listing(s))
+	for (int k = 1; k < argc; k++)
+		if (!option(&o, argc, argv, &k))
 			return 0;
-		else if (s[0] == '-' && s[1])
-			die("unknown option '%s'", s);
-		else if (in)
-			die("more than one input: '%s' and '%s'", in, s);
-		else
-			in = s;
-	}
-	if (!in)
+	if (!o.in)
 		usage();
-	for (int k = 0; k < np; k++)
-		resolve(&steps[k], pv[k], "", a);
-	int dumpk = dumpat(steps, pv, np, dumpname, &dstep, a);
-	if (!(m = parsefile(in)))
+	for (int k = 0; k < o.np; k++)
+		resolve(&st[k], o.pv[k], "", a);
+	int dumpk = dumpat(st, o.pv, o.np, o.dumpname, &dstep, a);
+	if (!(m = parsefile(o.in)))
 		return 1;
-	if (vfy && verify(m, stderr))
-		return 1;
+	int valid = input(m, &o);
 	/* the targets: --arch, else the module's own .target */
-	if (!nsm && (sm[0] = modtarget(m, NULL)) > 0)
-		nsm = 1;
-	if (warn) {
+	if (!o.nsm && (o.sm[0] = modtarget(m, NULL)) > 0)
+		o.nsm = 1;
+	if (o.warn) {
 		mod_free(m);
 		arena_free(a);
-		return warnings(in, warn, sm, nsm);
+		return warnings(o.in, o.warn, o.sm, o.nsm);
 	}
-	char *arch = nsm ? fmt("compute_%d", sm[0]) : NULL;
-	struct passctx cx = {.m = m, .src = in, .arch = arch, .sm = sm, .nsm = nsm};
+	char *arch = o.nsm ? fmt("compute_%d", o.sm[0]) : NULL;
+	struct passctx cx = {.m = m, .src = o.in, .arch = arch, .sm = o.sm, .nsm = o.nsm};
 	struct ran rn = {0};
-	for (int k = 0; k < np; k++) {
-		runstep(&cx, &steps[k], k == dumpk, &rn);
-		dumped |= k == dumpk;
-		if (vfy && verify(m, stderr)) {
-			sayall(&cx, &rn, reportpath);
-			note("the output of '%s' does not verify", pv[k]);
-			return 1;
-		}
-	}
-	if (dumpname && !dumped)
+	if (steps(&cx, &o, st, dumpk, &rn) < 0)
+		return 1;
+	if (o.dumpname && dumpk < 0)
 		runstep(&cx, &dstep, 1, &rn);
-	sayall(&cx, &rn, reportpath);
+	sayall(&cx, &rn, o.reportpath);
 	passctx_release(&cx);
-	if (!dumpname)
-		output(m, out);
+	/* what is written verifies, whatever the passes did */
+	if (!o.dumpname && valid && verify(m, stderr)) {
+		error("the output of the passes does not verify: nothing written");
+		return 1;
+	}
+	if (!o.dumpname)
+		output(m, o.out);
 	mod_free(m);
 	arena_free(a);
 	free(arch);

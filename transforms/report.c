@@ -51,6 +51,11 @@ report_line(const struct report *r)
 	return b.s;
 }
 
+/* the report that could not be written: said once, not for every line (a
+ * compile appends one for each kernel and transform, and the cause is the
+ * same for all) */
+static char *unwritable;
+
 int
 report_append(const char *path, const struct report *r)
 {
@@ -71,8 +76,11 @@ report_append(const char *path, const struct report *r)
 	if (fd >= 0)
 		close(fd);  /* drops the lock */
 	free(line);
-	if (!ok)
+	if (!ok && !(unwritable && !strcmp(unwritable, path))) {
 		warn("cannot append to report '%s': %s", path, strerror(e));
+		free(unwritable);
+		unwritable = xstrdup(path);
+	}
 	return ok ? 0 : -1;
 }
 

@@ -52,7 +52,8 @@ static const char usage_text[] =
 	"  --dry-run             print the profile instead of writing it\n"
 	"  --svg FILE            the plots (default mpcc-tune.svg)\n"
 	"  --workdir DIR         builds, runs and logs (default a temporary directory)\n"
-	"  --keep                keep the work directory\n";
+	"  --keep                keep the work directory\n"
+	"  --version             print mpcc-tune's version (mpcc's)\n";
 
 /* the transforms --transform takes, from the pass table, joined by sep */
 static char *
@@ -113,6 +114,7 @@ enum {
 	O_TRANSFORM, O_KERNELS, O_MINSHARE, O_SEARCH, O_STEP, O_LMAX, O_SHADOW, O_MODE, O_PERF,
 	O_IDEAL, O_MINGAIN, O_SLOW, O_JOBS, O_BJOBS, O_LAUNCHER, O_BINARY, O_POLICY, O_PROFILE, O_DRYRUN,
 	O_SVG, O_WORKDIR, O_KEEP, O_HELP, O_CONFIRM, O_NONFINITE, O_BUDGET, O_MAXTRIALS, O_STOPAFTER,
+	O_VERSION,
 };
 
 static const struct option longopts[] = {
@@ -129,7 +131,7 @@ static const struct option longopts[] = {
 	{"workdir", 1, 0, O_WORKDIR}, {"keep", 0, 0, O_KEEP}, {"help", 0, 0, O_HELP},
 	{"confirm", 1, 0, O_CONFIRM}, {"allow-nonfinite", 0, 0, O_NONFINITE},
 	{"budget", 1, 0, O_BUDGET}, {"max-trials", 1, 0, O_MAXTRIALS}, {"stop-after", 1, 0, O_STOPAFTER},
-	{0, 0, 0, 0},
+	{"version", 0, 0, O_VERSION}, {0, 0, 0, 0},
 };
 
 /* one option c with its argument v */
@@ -180,9 +182,33 @@ option(struct tuner *tu, int c, const char *v, int *qos)
 	case O_SVG: tu->svg = v; break;
 	case O_WORKDIR: tu->workdir = v; break;
 	case O_KEEP: tu->keep = 1; break;
+	case 'h':
 	case O_HELP: usage(0);
-	default: usage(1);
+	case O_VERSION: printf("mpcc-tune %s\n", MPCC_VERSION), exit(0);
+	default: BUG("option %d has no case", c);
 	}
+}
+
+/* getopt_long's '?' (an unknown option, or a value where none is taken)
+ * and ':' (no value), said as mpcc says it of its own options: a typo
+ * gets did-you-mean, not the whole usage */
+static _Noreturn void
+badopt(char *const *argv, int c)
+{
+	const char *arg = argv[optind - 1];
+	char *name = xstrndup(arg, strcspn(arg, "="));
+	const char *names[countof(longopts)];
+	int n = 0;
+	if (c == ':')
+		die("option '%s' needs a value", name);
+	if (optopt >= O_BUILD)
+		die("option '%s' takes no value", name);
+	if (optopt)
+		die("unknown option '-%c' (mpcc-tune --help lists mpcc-tune's options)", optopt);
+	for (; longopts[n].name; n++)
+		names[n] = longopts[n].name;
+	unknown_option(name, "--", names, n, "mpcc-tune --help");
+	exit(1);
 }
 
 /* the first pass of the table that is tuned: --transform's default */
@@ -205,8 +231,12 @@ options(struct tuner *tu, int argc, char **argv)
 	                     .stopafter = 3, .t0 = now()};
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	tu->bjobs = cores > 0 ? cores : 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1)
-		option(tu, c, optarg, &qos);
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1)
+		if (c == '?' || c == ':')
+			badopt(argv, c);
+		else
+			option(tu, c, optarg, &qos);
 	if (optind < argc)
 		die("unexpected argument '%s' (mpcc-tune --help)", argv[optind]);
 	if (!tu->build || !tu->run || !qos)
