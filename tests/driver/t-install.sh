@@ -135,6 +135,6 @@ if command -v lintian >/dev/null; then
 	grep '^W:' "$T/lintian" >&2
 	if grep -q '^E:' "$T/lintian"; then fail "$(grep '^E:' "$T/lintian")"; else echo passed; fi
 else
-	echo "skipped (no lintian: scripts/install-deps.sh installs it)"
+	echo "skipped (no lintian: scripts/install-deps.sh --test installs it)"
 fi
 [ "$failures" = 0 ] || { echo "$failures failed"; exit 1; }
