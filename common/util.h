@@ -1,6 +1,7 @@
 /* util.h: what every part of mpcc shares.
  * Memory: xmalloc and friends die on failure, so callers never check for NULL.
- * IR and policy objects come from an arena dropped all at once (STYLE.md, Memory).
+ * IR and policy objects come from an arena dropped all at once
+ * (doc/STYLE.md, "Memory").
  * struct args is git's strvec: it owns copies of the strings pushed into it. */
 #ifndef MPCC_UTIL_H
 #define MPCC_UTIL_H

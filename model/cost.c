@@ -2,7 +2,10 @@
  * its issue slots and its latency, and the DRAM bytes of a global access.
  *
  * The counts are the SASS ptxas makes of each PTX operation, the rates the
- * target's row (target.c), the latencies measured on an H100. A global
+ * target's row (target.c), the latencies measured on an H100 (the
+ * measurements: bench/results/2026-11-23-h100-fiset-latency.md, latencies
+ * and loads; -issue.md, issue slots and FCHK; -model.md, F2F beside MUFU;
+ * doc/DESIGN.md, "What each op costs"). A global
  * load or store outside loops costs its bytes of DRAM bandwidth; inside a
  * loop it is taken to hit L1 (the model cannot see reuse distances). */
 #include <math.h>
@@ -13,7 +16,8 @@
 /* SASS instructions by pipe of one PTX operation in the fast path ptxas
  * makes of it (sm_80, sm_86, sm_89 and sm_90 give the same counts within one
  * instruction; bench/fiset/probe.cu's s_* kernels, CUDA 13.0), and the
- * operations per clock per SM measured on an H100 (probe.cu's t_* loops):
+ * operations per clock per SM measured on an H100 (probe.cu's t_* loops;
+ * these counts and rate90 are recorded here only, rerun probe.cu to check):
  * the long sequences run slower than their instruction count says (their
  * steps depend on each other), which the model keeps as a floor. dfma:
  * DFMA DADD DMUL DSETP; fma: FFMA FMUL FADD IMAD; xu: MUFU F2F FRND FCHK
@@ -55,7 +59,8 @@ static const struct opcost ops[NCLASS][2] = {   /* [class][0: f64, 1: f32] */
 #define LATL2 284.8
 #define LATDRAM 689.5
 
-/* issue slots a warp's f64 instruction takes: probe.cu on an H100 issues
+/* issue slots a warp's f64 instruction takes (bench/results/
+ * 2026-11-23-h100-fiset-issue.md, t_dfma_ffma): probe.cu on an H100 issues
  * an f64 fma with one or with two independent f32 fmas in 2.47 and 3.38
  * clocks a warp, and an f32 fma alone in 1.15 (the loop's own instructions
  * are the 0.15): so 1.32 and 1.24 slots for the f64 one, not 1 */

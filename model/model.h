@@ -1,6 +1,6 @@
 /* model.h: the machine model. What a target's SM does per clock, and how
  * long a kernel's PTX takes there, asked by every pass that decides by cost
- * (DESIGN.md, "What each op costs"). LLVM keeps TargetTransformInfo apart
+ * (doc/DESIGN.md, "What each op costs"). LLVM keeps TargetTransformInfo apart
  * from its transforms for the same reason: every pass asks one model, so
  * mending the model mends every decision.
  *

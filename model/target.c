@@ -1,11 +1,11 @@
 /* target.c: what one SM of each target does per clock, for the passes'
- * decisions per -gencode chain (DESIGN.md, "What each op costs").
+ * decisions per -gencode chain (doc/DESIGN.md, "What each op costs").
  *
  * Thread-instructions per clock per SM. The rows come from the arithmetic
  * instruction table of the CUDA C++ Programming Guide (results per clock per
  * multiprocessor; its 16-bit row counts lanes, so an f16x2 instruction rate
  * is half of it) and the occupancy table (resident warps per SM). The sm_90
- * row is what shared/probes/rates.cu measured on an H100: it is the only row
+ * row is what bench/probes/rates.cu measured on an H100: it is the only row
  * checked on hardware, and the guide's figures differ from it (FFMA 119 of
  * 128, HFMA2 64 where the guide implies 128). Re-measure on any new target.
  *
@@ -18,7 +18,7 @@
  * Orin, L40S, H100 SXM, B200, Thor, RTX 5090, GB10), what a kernel that
  * streams data can get at most; on sm_90 the H100's measured 3.0 TB/s
  * (device-to-device copy, 132 SMs, 1.98 GHz). cvt16 is f16 packs and
- * unpacks: shared/probes/rates.cu on an H100 ran 32 packs + 64 unpacks a
+ * unpacks: bench/probes/rates.cu on an H100 ran 32 packs + 64 unpacks a
  * clock, which every row takes until measured elsewhere. */
 #include "model/model.h"
 
@@ -39,7 +39,7 @@ static const struct target rows[] = {
 	{89, 48, 128, 2, 64, 16, 2, 64, 96, 128, 2.4,
 	 GUIDE " (cc 8.9); DRAM: L40S, 864 GB/s over 142 SMs at 2.52 GHz"},
 	{90, 64, 119, 64, 64, 16, 15, 64, 96, 128, 11.5,
-	 "measured on an H100 SXM: shared/probes/rates.cu (ffma dfma hfma2 mufu f2f "
+	 "measured on an H100 SXM: bench/probes/rates.cu (ffma dfma hfma2 mufu f2f "
 	 "cvt16), bench/fiset/probe.cu (alu), a device-to-device copy (3.0 TB/s over "
 	 "132 SMs at 1.98 GHz)"},
 	{100, 64, 128, 64, 128, 16, 16, 64, 96, 128, 27.5,

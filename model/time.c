@@ -111,7 +111,8 @@ castsat(struct kmodel *km, const struct variant *v)
  * Issued in order, each such load and the conversion of its value would
  * sit on the critical path: an n-body kernel's tile loop, lowered with a
  * conversion of every loaded value, ran 1.64x at 8 warps an SM on an H100
- * where in-order issue predicted 1.24x, and 1.38x with this. Loads of the
+ * where in-order issue predicted 1.24x, and 1.38x with this
+ * (bench/results/2026-11-25-h100-launch-warps.md). Loads of the
  * kernel's straight-line code stay in order: hoisting those too moved
  * lulesh's calcKinematicsForElems from 1.56x to 1.24x predicted, 1.86x
  * measured. */

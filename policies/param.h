@@ -1,5 +1,5 @@
 /* param.h: the parameters of a pass, declared once as a schema that every
- * reader and writer of them walks (DESIGN.md, "Adding a pass").
+ * reader and writer of them walks (doc/DESIGN.md, "Adding a pass").
  *
  * A pass lists its parameters in a table: name, kind, range or words,
  * default and one line of help. From that one table come

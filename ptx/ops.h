@@ -1,4 +1,4 @@
-/* ops.h: every PTX opcode once (STYLE.md, Example 3). Included with OP()
+/* ops.h: every PTX opcode once (doc/STYLE.md, "Tables"). Included with OP()
  * defined. Columns (what a pass may do with an opcode depends on its
  * modifiers and the target too, so each pass decides that itself: fiset
  * by model.h's f64class(), half2 in half2-x2.c):

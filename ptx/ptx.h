@@ -9,7 +9,7 @@
  * Every analysis a pass needs is here, computed one way for all of them
  * (as QBE's live.c is for every pass of QBE).
  *
- * The IR is QBE's (STYLE.md, Example 2): plain structs, arrays with counts,
+ * The IR is QBE's (doc/STYLE.md, "Data"): plain structs, arrays with counts,
  * operands as 32-bit handles (Ref) into per-function and per-module tables.
  * Everything lives in the module's arena and is dropped with mod_free().
  *

@@ -1,8 +1,12 @@
 #!/bin/sh
-# Build mpcc with AddressSanitizer and UBSan and run the whole test suite.
+# Install what the tests need, build mpcc with AddressSanitizer and UBSan
+# and run the whole test suite.
 # Usage: scripts/test.sh [ctest options]
 set -e
 top=$(cd "$(dirname "$0")/.." && pwd)
+# the test tools (clang, lit, Slurm, lintian...): nothing to do, and no
+# apt-get, when they are all installed
+sh "$top/scripts/install-deps.sh" --test
 build="$top/build-asan"
 cmake -S "$top" -B "$build" -DMPCC_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug >/dev/null
 cmake --build "$build" -j"$(nproc)"

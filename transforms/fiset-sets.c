@@ -1,5 +1,5 @@
 /* fiset-sets.c: the sets of f64 operations fiset may lower, the casts a
- * choice of them needs, and what the model predicts of each (DESIGN.md,
+ * choice of them needs, and what the model predicts of each (doc/DESIGN.md,
  * "fiset"; paper 003, Algorithm 1 and section 4.4).
  *
  * The nodes are the f64 operations that have an f32 form of the same

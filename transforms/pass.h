@@ -10,8 +10,8 @@
  *
  * Analyses come from ptx/, costs from model/: a pass computes neither.
  *
- * A pass is one file with one entry in the table of passes.c (STYLE.md,
- * Example 4; DESIGN.md, "Adding a pass"): its schema (the parameters, which
+ * A pass is one file with one entry in the table of passes.c (doc/STYLE.md,
+ * "A pass"; doc/DESIGN.md, "Adding a pass"): its schema (the parameters, which
  * the policy layer reads from .mpcc.yaml rules and mpcc-opt from -p
  * NAME:key=value,...), the keys of its statistics (struct field: the
  * report's "stats" object is written through them, stats.c), what it does
@@ -190,7 +190,7 @@ struct statw {
 	int depth;
 };
 
-/* What mpcc-tune may do with a pass (DESIGN.md, "Tuning"); NULL: nothing. */
+/* What mpcc-tune may do with a pass (doc/DESIGN.md, "Tuning"); NULL: nothing. */
 enum { TUNE_TRANSFORM = 1, TUNE_PROBE };   /* tuning.role */
 struct tuning {
 	int role;

@@ -1,5 +1,5 @@
 /* passes.c: the table of passes. Adding a pass is one line here plus its
- * own file (DESIGN.md, "Adding a pass").
+ * own file (doc/DESIGN.md, "Adding a pass").
  *
  * The order is the order the pipeline runs them on each kernel, and the
  * only one in which they compose (mpcc-opt leaves a kernel alone for a pass

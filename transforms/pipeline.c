@@ -1,10 +1,10 @@
 /* pipeline.c: the PTX hook. The driver calls pipeline() on each PTX file
  * cicc writes, before ptxas reads it. The schedule is one straight function
- * (STYLE.md, Example 5): parse, then per kernel the passes that the policy's
- * winning rules select, in the order of the table (passes.c), then verify
- * what they changed, then print. The file is only rewritten once the whole
- * module has been printed into memory; any failure leaves nvcc's PTX as it
- * was. */
+ * (doc/STYLE.md, "The schedule"): parse, then per kernel the passes that
+ * the policy's winning rules select, in the order of the table (passes.c),
+ * then verify what they changed, then print. The file is only rewritten
+ * once the whole module has been printed into memory; any failure leaves
+ * nvcc's PTX as it was. */
 #define _GNU_SOURCE   /* memmem */
 #include "ptx/ptx.h"
 #include "transforms/pass.h"

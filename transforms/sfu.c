@@ -49,10 +49,12 @@ struct sfu_params {
 };
 /* keep only the body every warp takes: SFU_COLLAPSE0 at lambda 0 (the
  * module is left as it was: on an H100 the unused fast body cost
- * Black-Scholes 1.4-2% at lambda 0, over the 1% the issue allows), and
- * SFU_COLLAPSEFAST at lambda >= allfast (the kernel is then the fast-math
- * one: on an H100 the two-body kernel at lambda 64 took 1.17x the
- * fast-math time on the MRI-Q bench, bilateral 0.98x). Both by default. */
+ * Black-Scholes 1.4-2% at lambda 0, over the 1% the issue allows:
+ * bench/results/2026-11-22-h100.md, the /c0 rows), and SFU_COLLAPSEFAST
+ * at lambda >= allfast (the kernel is then the fast-math one: on an H100
+ * the two-body kernel at lambda 64 took 1.17x the fast-math time on the
+ * MRI-Q bench, bilateral 0.98x: bench/results/2026-11-23-h100-sfu.md,
+ * lambda=64/c1). Both by default. */
 enum { SFU_COLLAPSE0 = 1, SFU_COLLAPSEFAST = 2 };
 /* Merge kernel fn of m with its twin in fast (NULL: a copy of fn, FP64
  * rewrites only) into one warp-partitioned entry; the rest of m is left as

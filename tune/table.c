@@ -1,6 +1,6 @@
 /* table.c: what mpcc-tune knows of the passes, all of it from their table.
  *
- * No pass is named here or anywhere in tune/ (DESIGN.md, "Adding a pass"):
+ * No pass is named here or anywhere in tune/ (doc/DESIGN.md, "Adding a pass"):
  * a pass's struct tuning says whether it is searched (and by which
  * parameter, whose kind says how) or is the instrumentation of the timing
  * and shadow builds, and its stats keys' roles say which key of a report

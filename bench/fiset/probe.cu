@@ -1,7 +1,7 @@
 // probe.cu: what each f64 operation and its f32 form costs on the GPU at hand,
 // for fiset's cost model (transforms/target.c, transforms/fiset.c).
 // Throughput: 8 independent chains a thread, IT steps, 2048 threads an SM, so
-// issue rate and not latency bounds each loop (as shared/probes/rates.cu);
+// issue rate and not latency bounds each loop (as bench/probes/rates.cu);
 // the figure is PTX operations per clock per SM. The s_* kernels hold one
 // operation each, for counting the SASS instructions ptxas makes of it
 // (cuobjdump -sass, one kernel per line of the table in target.c). The l_*

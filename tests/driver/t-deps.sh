@@ -137,6 +137,6 @@ if command -v ninja >/dev/null 2>&1; then
 	testing "cmake (Ninja) rebuilds after a policy edit"
 	why=$(rebuilt Ninja) && passed || fail "$why"
 else
-	echo "no ninja (scripts/install-deps.sh installs ninja-build): Ninja skipped"
+	echo "no ninja (scripts/install-deps.sh --test installs ninja-build): Ninja skipped"
 fi
 finish

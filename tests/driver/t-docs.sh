@@ -1,7 +1,7 @@
 #!/bin/sh
 # The documentation and the programs agree on their options (issue 10,
 # part 4): every --mpcc-* option and MPCC_* variable named in README.md,
-# the man pages and the examples' READMEs is one mpcc has (mpcc
+# doc/*.md, the man pages and the examples' READMEs is one mpcc has (mpcc
 # --mpcc-help lists its option table), and every one mpcc has is in
 # README.md and man/mpcc.1; every MPCC_* variable the sources read with
 # getenv() is listed by --mpcc-help. Every option in mpcc-opt(1) is one
@@ -43,7 +43,7 @@ testing "every variable the sources read is in --mpcc-help"
 comm -23 "$T/getenv" "$T/prog" >"$T/bad"
 check "read but not listed"
 
-docs="README.md man/mpcc.1 man/mpcc.yaml.5 man/mpcc-opt.1 $(ls examples/*/README.md 2>/dev/null)"
+docs="README.md $(ls doc/*.md) man/mpcc.1 man/mpcc.yaml.5 man/mpcc-opt.1 $(ls examples/*/README.md 2>/dev/null)"
 for d in $docs; do
 	testing "$d names only what mpcc has"
 	words "$d" | comm -23 - "$T/known" >"$T/bad"

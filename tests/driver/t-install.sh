@@ -77,7 +77,7 @@ miss=
 for f in $want $lic; do grep -q "/$f\$" "$T/tlist" || miss="$miss tgz:$f"; done
 [ -z "$miss" ] && echo passed || fail "missing:$miss"
 
-# the .deb as README.md says to make it: libyaml shared, a release build
+# the .deb as doc/PACKAGING.md says to make it: libyaml shared, a release build
 printf 'testing a package build makes a .deb ... '
 b=$T/deb
 if ! { cmake -S "$MPCC_SRC" -B "$b" -DCMAKE_BUILD_TYPE=Release -DMPCC_STATIC_YAML=OFF \
@@ -102,11 +102,11 @@ if command -v dpkg-deb >/dev/null; then
 fi
 [ -z "$miss" ] && echo passed || fail "$miss"
 
-# README's install line, run as it is written with apt, sudo and id
+# doc/PACKAGING.md's install line, run as it is written with apt, sudo and id
 # stubbed (nothing is installed): as root, where there may be no sudo (CI
 # machines, containers), apt runs itself; as a user, through sudo
-printf "testing README's install line works as root and as a user ... "
-line=$(grep -E '^[^#]*apt install ./build-deb/mpcc_' "$MPCC_SRC/README.md")
+printf "testing doc/PACKAGING.md's install line works as root and as a user ... "
+line=$(grep -E '^[^#]*apt install ./build-deb/mpcc_' "$MPCC_SRC/doc/PACKAGING.md")
 mkdir -p "$T/readme/build-deb" "$T/root" "$T/user"
 : >"$T/readme/build-deb/mpcc_1.0_amd64.deb"
 printf '#!/bin/sh\necho "$*" >>"$LOG"\n' >"$T/root/apt"
@@ -135,6 +135,6 @@ if command -v lintian >/dev/null; then
 	grep '^W:' "$T/lintian" >&2
 	if grep -q '^E:' "$T/lintian"; then fail "$(grep '^E:' "$T/lintian")"; else echo passed; fi
 else
-	echo "skipped (no lintian: scripts/install-deps.sh installs it)"
+	echo "skipped (no lintian: scripts/install-deps.sh --test installs it)"
 fi
 [ "$failures" = 0 ] || { echo "$failures failed"; exit 1; }

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Includes point one way, down the layers (DESIGN.md, "Layout"):
+# Includes point one way, down the layers (doc/DESIGN.md, "Layers"):
 #   tune -> driver -> transforms -> policies -> model -> ptx -> common
 # and no header includes itself through others. A file may include its own
 # layer and those below; policies/ knows the passes only through the

@@ -1,6 +1,6 @@
 #!/bin/sh
-# The shape the tree keeps (DESIGN.md, "Layout"; STYLE.md, "Size and
-# comments"): files of transforms/ and tune/ that call each other in a
+# The shape the tree keeps (doc/DESIGN.md, "Layers"; doc/STYLE.md, "Size
+# and comments"): files of transforms/ and tune/ that call each other in a
 # circle, or run past 1,000 lines, are rooms that grew into each other; a
 # function past 80 lines is a loop that grew a case per option; liveness
 # belongs to ptx/ (one analysis every pass asks).

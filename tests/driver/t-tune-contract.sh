@@ -1,5 +1,5 @@
 #!/bin/sh
-# The pass contract seen from mpcc-tune (issue 24; DESIGN.md, "Adding a
+# The pass contract seen from mpcc-tune (issue 24; doc/DESIGN.md, "Adding a
 # pass"): tune/ learns the passes from their table, so no string literal of
 # tune/ (or of policies/ and scripts/sweep.sh) names a pass; and tune/'s
 # files call only those after them in the list of tune/tune.h, so none call

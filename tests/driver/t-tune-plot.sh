@@ -7,7 +7,7 @@
 # drawing that is not valid SVG fails here.
 . "$(dirname "$0")/lib.sh"
 : "${MPCC_TUNE:?set MPCC_TUNE to the mpcc-tune executable}"
-command -v rsvg-convert >/dev/null || { echo "no rsvg-convert (librsvg2-bin: scripts/install-deps.sh): skipped"; exit 77; }
+command -v rsvg-convert >/dev/null || { echo "no rsvg-convert (librsvg2-bin: scripts/install-deps.sh --test): skipped"; exit 77; }
 command -v python3 >/dev/null || { echo "no python3: skipped"; exit 77; }
 FAKE="$MPCC_SRC/tests/driver/tune-fake"
 

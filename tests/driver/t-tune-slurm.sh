@@ -5,7 +5,7 @@
 # running the fake program's trials (tune-fake/fake.sh). This is the
 # recipe of mpcc-tune(1), SLURM. Skipped, with the reason, where the
 # daemons cannot start (not root, no slurm-wlm or munge: install them with
-# scripts/install-deps.sh); MPCC_REQUIRE_SLURM=1 (CI) makes that a failure.
+# scripts/install-deps.sh --test); MPCC_REQUIRE_SLURM=1 (CI) makes that a failure.
 . "$(dirname "$0")/lib.sh"
 : "${MPCC_TUNE:?set MPCC_TUNE to the mpcc-tune executable}"
 FAKE="$MPCC_SRC/tests/driver/tune-fake"
@@ -18,7 +18,7 @@ cannot() {
 }
 [ "$(id -u)" = 0 ] || cannot "munged and slurmd must run as root (CI runs as root)"
 for p in /usr/sbin/munged /usr/sbin/slurmctld /usr/sbin/slurmd srun sinfo; do
-	command -v "$p" >/dev/null || cannot "no $p (scripts/install-deps.sh installs slurm-wlm and munge)"
+	command -v "$p" >/dev/null || cannot "no $p (scripts/install-deps.sh --test installs slurm-wlm and munge)"
 done
 
 S=$T/slurm

@@ -38,7 +38,7 @@ esac
 
 # no clang or no libFuzzer: skipped, unless CI requires them
 missing() {
-	echo "run.sh: skipped: $1 (scripts/install-deps.sh installs clang and libclang-rt-14-dev)"
+	echo "run.sh: skipped: $1 (scripts/install-deps.sh --test installs clang and libclang-rt-14-dev)"
 	[ -z "$MPCC_REQUIRE_FUZZ" ] || exit 1
 	exit 77
 }

@@ -1,4 +1,4 @@
-# lit configuration for the PTX library and pass tests (see STYLE.md, Example 8)
+# lit configuration for the PTX library and pass tests (see doc/STYLE.md, "Tests")
 import os, shutil
 import lit.formats
 
