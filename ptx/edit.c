@@ -204,6 +204,23 @@ newlocal(Fn *fn, const char *name, uint bytes, uint align)
 }
 
 Ins *
+mkinsfat(Fn *fn, uint at, const char *f, ...)
+{
+	va_list ap;
+	va_start(ap, f);
+	int n = vsnprintf(NULL, 0, f, ap);
+	va_end(ap);
+	char *text = arena_alloc(fn->mod->arena, n + 1);
+	va_start(ap, f);
+	vsnprintf(text, n + 1, f, ap);
+	va_end(ap);
+	Ins *i = mkinsat(fn, at, text);
+	if (!i)
+		BUG("cannot build '%s'", text);
+	return i;
+}
+
+Ins *
 mkinsf(Fn *fn, const char *f, ...)
 {
 	va_list ap;
@@ -350,6 +367,7 @@ struct clone {
 	const char *suffix;
 	uint *reg, *lbl, *sym;   /* src index -> dst index; ~0u: not yet mapped */
 	uint *range;
+	uchar *sreg, *srange;    /* src's registers and ranges declared inside { } */
 };
 
 static uint
@@ -422,6 +440,32 @@ mapref(struct clone *c, Ref r)
 	return o;
 }
 
+/* src's registers and ranges declared inside { }: their copies stay out
+ * of dst's names, which are the body's (mkinsat() adds a scope's), so
+ * that two sibling scopes' "data<2>" do not both claim "data_sfu" there */
+static void
+scoped(struct clone *c)
+{
+	const Fn *s = c->src;
+	Arena *a = c->dst->mod->arena;
+	uint depth = 0;
+
+	c->sreg = arena_alloc(a, s->nreg + 1);
+	c->srange = arena_alloc(a, s->nrange + 1);
+	for (uint k = 0; k < s->nins; k++) {
+		const Ins *i = &s->ins[k];
+		depth += i->op == Oopen;
+		depth -= i->op == Oclose && depth;
+		if (i->op != Oreg || !depth)
+			continue;
+		for (uint j = 0; j < i->narg; j++)
+			if (i->arg[j].kind == RRange)
+				c->srange[i->arg[j].idx] = 1;
+			else if (i->arg[j].kind == RReg)
+				c->sreg[i->arg[j].idx] = 1;
+	}
+}
+
 /* ranges: one prefix, so that a .reg stays a range; declared where their
  * .reg is copied (declat) */
 static void
@@ -439,7 +483,8 @@ mapranges(struct clone *c)
 		d->nvreg += g.n;
 		d->range = agrow(d->mod->arena, d->range, d->nrange, &d->caprange, sizeof *d->range);
 		d->range[d->nrange] = g;
-		names_put(d->mod->arena, &d->rangenames, g.pfx.s, g.pfx.n, d->nrange);
+		if (!c->srange[k])
+			names_put(d->mod->arena, &d->rangenames, g.pfx.s, g.pfx.n, d->nrange);
 		c->range[k] = d->nrange++;
 	}
 }
@@ -470,7 +515,8 @@ mapregs(struct clone *c)
 			r = member(d, c->range[g->range - 1], g->num);
 		else {
 			r = addreg(d, cat(d->mod, g->pfx, c->suffix), g->num, g->ty, ~0u);
-			namereg(d, r);
+			if (!c->sreg[k])
+				namereg(d, r);
 		}
 		c->reg[k] = r;
 	}
@@ -544,7 +590,7 @@ uint
 clonebody(Fn *dst, uint at, const Fn *src, const char *suffix)
 {
 	Module *m = dst->mod;
-	struct clone c = {dst, src, suffix, NULL, NULL, NULL, NULL};
+	struct clone c = {dst, src, suffix, NULL, NULL, NULL, NULL, NULL, NULL};
 	uint n = 0, base, j = 0;
 	int renamed = *suffix != 0;
 	uchar *skip = arena_alloc(m->arena, src->nins + 1);
@@ -553,6 +599,8 @@ clonebody(Fn *dst, uint at, const Fn *src, const char *suffix)
 
 	c.reg = arena_alloc(m->arena, (src->nreg + 1) * sizeof *c.reg);
 	c.range = arena_alloc(m->arena, (src->nrange + 1) * sizeof *c.range);
+	scoped(&c);
+	dst->flags |= src->flags & FSCOPED;
 	mapranges(&c);
 	c.lbl = arena_alloc(m->arena, (src->nlbl + 1) * sizeof *c.lbl);
 	c.sym = arena_alloc(m->arena, (src->mod->nsym + 1) * sizeof *c.sym);

@@ -68,6 +68,16 @@ declare(P *p, Names **t, const char *s, uint n, uint v)
 	names_put(p->m->arena, t, s, n, v);
 }
 
+/* restore the names that the declarations since undo record mark hid */
+static void
+undo(P *p, uint mark)
+{
+	for (; p->nundo > mark; p->nundo--) {
+		struct undo *u = &p->undo[p->nundo - 1];
+		names_put(p->m->arena, u->t, u->s, u->n, u->old);
+	}
+}
+
 static int
 typeof_(const char *s, uint n)
 {
@@ -500,6 +510,8 @@ reg(P *p, Fn *fn)
 
 	i = &fn->ins[at];
 	i->ty = ty;
+	if (p->scope)
+		fn->flags |= FSCOPED;
 	i->name = span(i->lead.s + i->lead.n, nameend);
 	i->sep = span(nameend, p->tok.s);
 	isname(p, "a register name");
@@ -898,10 +910,7 @@ body(P *p, Fn *fn)
 		} else if (ispunct_(t, '}')) {
 			if (depth == 0)
 				break;
-			for (depth--; p->nundo > marks[depth]; p->nundo--) {
-				struct undo *u = &p->undo[p->nundo - 1];
-				names_put(p->m->arena, u->t, u->s, u->n, u->old);
-			}
+			undo(p, marks[--depth]);
 			p->scope = depth;
 			Ins *i = newins(p, fn, Oclose);
 			next(p);
@@ -1389,5 +1398,56 @@ mkins(Fn *fn, const char *text)
 	i->src = (Str){0};
 	i->sep = (Str){0};   /* cicc's " \t" */
 	i->line = 0;
+	return i;
+}
+
+static void
+declreg(P *p, Fn *fn, uint r)
+{
+	const Reg *g = &fn->reg[r];
+	const char *s = g->num < 0 ? g->pfx.s : regstr(fn, r);
+
+	declare(p, &fn->regnames, s, g->num < 0 ? g->pfx.n : strlen(s), r);
+}
+
+/* the names of the { } scopes open at statement at, put over the
+ * function's as the parser had them there (declare() keeps what they
+ * hide in p->undo): those of a scope closed before at are taken back.
+ * Keys stay in the tables, so they are names the function keeps: a
+ * register not of a range has its whole name in pfx (num < 0) */
+static void
+scopesat(P *p, Fn *fn, uint at)
+{
+	uint *marks = NULL, cap = 0;
+
+	for (uint k = 0; k < at && k < fn->nins; k++) {
+		const Ins *i = &fn->ins[k];
+		if (i->op == Oopen) {
+			marks = agrow(p->m->arena, marks, p->scope, &cap, sizeof *marks);
+			marks[p->scope++] = p->nundo;
+		} else if (i->op == Oclose && p->scope)
+			undo(p, marks[--p->scope]);
+		else if (i->op == Oreg && p->scope && i->narg && i->arg[0].kind == RRange) {
+			Str pfx = fn->range[i->arg[0].idx].pfx;
+			declare(p, &fn->rangenames, pfx.s, pfx.n, i->arg[0].idx);
+		} else if (i->op == Oreg && p->scope)
+			for (uint a = 0; a < i->narg; a++)
+				if (i->arg[a].kind == RReg)
+					declreg(p, fn, i->arg[a].idx);
+	}
+}
+
+Ins *
+mkinsat(Fn *fn, uint at, const char *text)
+{
+	P p = {0};
+	Ins *i;
+
+	if (!(fn->flags & FSCOPED))
+		return mkins(fn, text);
+	p.m = fn->mod;
+	scopesat(&p, fn, at);
+	i = mkins(fn, text);
+	undo(&p, 0);
 	return i;
 }

@@ -259,6 +259,7 @@ enum { /* Fn.flags */
 	FEXTERN = 1 << 3,
 	FWEAK = 1 << 4,
 	FRENAMED = 1 << 5,  /* name changed since parsing */
+	FSCOPED = 1 << 6,   /* a .reg inside { }: mkinsat() looks for the scope */
 };
 struct Fn {
 	Module *mod;
@@ -452,10 +453,19 @@ uint findlbl(const Fn *fn, const char *name);        /* ~0u if none */
  * a label with newlbl() before naming it (it may be placed later). Not yet
  * inserted: pass it to ins_insert(). NULL with a message on a syntax error. */
 Ins *mkins(Fn *fn, const char *text);
+/* mkins() of an instruction to be inserted at statement at: its names
+ * resolve as ptxas reads them there, in the { } scopes around at. Once
+ * the parser has passed a '}', the registers declared inside (inline
+ * asm's "{ .reg .f64 data<2>; ...}") leave the function's names, and a
+ * name two sibling scopes declare names one of them at most: a pass that
+ * writes such a register into text must say where the text goes */
+Ins *mkinsat(Fn *fn, uint at, const char *text);
 /* mkins() of printf-formatted text that the caller made: a syntax error is
  * a bug of the caller's (BUG) */
 Ins *mkinsf(Fn *fn, const char *f, ...) __attribute__((format(printf, 2, 3)));
 Ins *vmkinsf(Fn *fn, const char *f, va_list ap);
+/* mkinsf() resolved at statement at (mkinsat()) */
+Ins *mkinsfat(Fn *fn, uint at, const char *f, ...) __attribute__((format(printf, 3, 4)));
 /* insert at position `at` (0 = first statement of the body; fn->nins = at
  * the end); a copy of *i is stored, the address is returned */
 Ins *ins_insert(Fn *fn, uint at, const Ins *i);

@@ -102,10 +102,12 @@ name32(const Fn *fn, const Ins *i, int ftz)
 	return arena_fmt(fn->mod->arena, "%.*s.ftz%s", (int)(t - n), n, t);
 }
 
+/* text names the kernel's registers, inline asm's of a { } too: they
+ * resolve at the statement replaced (mkinsat()) */
 static void
 replace(Fn *fn, uint at, const char *text)
 {
-	ins_replace(fn, at, mkinsf(fn, "%s", text));
+	ins_replace(fn, at, mkinsfat(fn, at, "%s", text));
 }
 
 /* rewrite the chosen instruction at (its new index) in f32 */
@@ -268,5 +270,5 @@ fs_lower(struct fs *a, const uchar *ch, const struct plan *p)
 		}
 	qsort(add, nadd, sizeof *add, byat);
 	for (int j = 0; j < nadd; j++)
-		ins_insert(fn, add[j].at, mkinsf(fn, "%s", add[j].text));
+		ins_insert(fn, add[j].at, mkinsfat(fn, add[j].at, "%s", add[j].text));
 }

@@ -203,7 +203,9 @@ emit(struct f64 *x, const char *f, ...)
 	va_start(ap, f);
 	vsnprintf(body, sizeof body, f, ap);
 	va_end(ap);
-	ins_insert(x->fn, x->at++, mkinsf(x->fn, "%s%s;", x->g, body));
+	/* the operands may be the clone's registers of a { } (inline asm) */
+	ins_insert(x->fn, x->at, mkinsfat(x->fn, x->at, "%s%s;", x->g, body));
+	x->at++;
 }
 
 static const char *
