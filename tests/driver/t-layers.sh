@@ -3,7 +3,8 @@
 #   tune -> driver -> transforms -> policies -> model -> ptx -> common
 # and no header includes itself through others. A file may include its own
 # layer and those below; policies/ knows the passes only through the
-# schemas registered at startup (policies/param.h).
+# schemas registered at startup (policies/param.h). Inside tune/ the same
+# holds of its rooms, in the order the map of tune/tune.h gives.
 : "${MPCC_SRC:?set MPCC_SRC to the source tree}"
 cd "$MPCC_SRC" || exit 1
 T=$(mktemp -d "${TMPDIR:-/tmp}/mpcc-layers.XXXXXX")
@@ -20,7 +21,7 @@ rank() {
 printf 'testing includes point down the layers ... '
 bad=0
 for f in $(ls common/*.[ch] ptx/*.[ch] model/*.[ch] policies/*.[ch] transforms/*.[ch] driver/*.[ch] \
-           tune/*.[ch] 2>/dev/null); do
+           tune/*.[ch] tune/*/*.[ch] 2>/dev/null); do
 	from=${f%%/*}
 	sed -n 's/^#include "\([a-z]*\)\/\([^"]*\)".*/\1 \1\/\2/p' "$f" | while read -r dir inc; do
 		echo "$f $inc" >>"$T/edges"
@@ -43,6 +44,60 @@ grep '\.h .*\.h$' "$T/edges" | tsort >/dev/null 2>"$T/cycle"
 if [ -s "$T/cycle" ]; then
 	echo failed
 	sed 's/^/  /' "$T/cycle"
+	failures=$((failures + 1))
+else
+	echo passed
+fi
+
+# tune.h's map, the highest room first: "ROOM/  a.c b.c: words" lines, where
+# the room of main.c is itself and that of tune.h's own files is "."
+sed -n '/^ \* Files call only files later/,/^ \*$/p' tune/tune.h | awk '
+	$2 ~ /\/$/ { room = $2; print "room", room } $2 == "." { room = "."; print "room ." }
+	$2 ~ /\.c$/ { room = $2; print "room", room }
+	{ for (i = 2; i <= NF; i++) { w = $i; sub(/[:,]$/, "", w); if (w ~ /^[a-z]+\.c$/) print "file", (room == "." || room == w ? "" : room) w } }' >"$T/map"
+
+# the room of a file of tune/: its folder, or itself for main.c, or "."
+roomof() {
+	case $1 in
+	tune/main.c) echo main.c ;;
+	tune/*/*) d=${1#tune/}; echo "${d%%/*}/" ;;
+	*) echo . ;;
+	esac
+}
+
+printf 'testing the map of tune/tune.h names every room and file of tune/ ... '
+awk '$1 == "file" { print "tune/" $2 }' "$T/map" | sort >"$T/listed"
+ls tune/*.c tune/*/*.c | sort >"$T/present"
+{ comm -23 "$T/present" "$T/listed" | sed 's/$/: not in the map of tune.h/'
+  comm -13 "$T/present" "$T/listed" | sed 's/$/: in the map of tune.h, not in tune\//'
+  for d in tune/*/; do
+	grep -qx "room ${d#tune/}" "$T/map" || echo "$d: a folder of tune/ that the map does not name"
+  done; } >"$T/unmapped"
+if [ -s "$T/unmapped" ]; then
+	echo failed
+	sed 's/^/  /' "$T/unmapped"
+	failures=$((failures + 1))
+else
+	echo passed
+fi
+
+printf 'testing includes between the rooms of tune/ point down ... '
+# a room's rank: its place from the bottom of the map
+awk '$1 == "room" { r[++n] = $2 } END { for (i = 1; i <= n; i++) print r[i], n - i }' "$T/map" >"$T/ranks"
+rankof() { awk -v r="$1" '$1 == r { print $2 }' "$T/ranks"; }
+: >"$T/uproom"
+for f in tune/*.[ch] tune/*/*.[ch]; do
+	from=$(roomof "$f")
+	sed -n 's/^#include "\(tune\/[^"]*\)".*/\1/p' "$f" | while read -r inc; do
+		to=$(roomof "$inc")
+		if [ -z "$(rankof "$to")" ] || [ "$(rankof "$to")" -gt "$(rankof "$from")" ]; then
+			echo "$f includes $inc, of a room above $from" >>"$T/uproom"
+		fi
+	done
+done
+if [ -s "$T/uproom" ]; then
+	echo failed
+	sed 's/^/  /' "$T/uproom"
 	failures=$((failures + 1))
 else
 	echo passed

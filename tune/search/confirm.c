@@ -21,7 +21,7 @@
  * so that the baseline runs on one GPU while the candidate runs on the
  * other (never one program twice at once: its runs share its directory);
  * each round's ratio is of two runs on one GPU. */
-#include "tune/tune.h"
+#include "tune/search/search.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -10,7 +10,7 @@
  * digits of accuracy on a linear one), the QoS as a dashed red line, the
  * winner ringed, failed trials as crosses on the x axis, and a legend.
  * Ticks are round values in steps of 1, 2 or 5 times a power of ten. */
-#include "tune/tune.h"
+#include "tune/output/output.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -28,7 +28,7 @@
  * units.c); every search stops when its share of --budget is spent
  * (budget.c). With --jobs, HEU guesses at its next step (heuguess()); the
  * steps it takes do not depend on the guesses. */
-#include "tune/tune.h"
+#include "tune/search/search.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -8,7 +8,7 @@
  * result is loaded with the policy loader before it replaces the file. Flow
  * style ("profiles: {a: ...}") is not edited: the profile is printed for the
  * user to paste. */
-#include "tune/tune.h"
+#include "tune/output/output.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -18,7 +18,7 @@
  * GPUs a search leaves free (speculate()), on top of what is kept now and
  * on top of that with each search before them keeping its strongest
  * setting, the likelier first: which is likelier, the searches so far say. */
-#include "tune/tune.h"
+#include "tune/search/search.h"
 
 #include <limits.h>
 #include <stdlib.h>

@@ -24,7 +24,7 @@
  * With --jobs, the lists of the next units, as if each met the QoS, are
  * guesses for the GPUs a trial leaves free. Every trial is a candidate:
  * the answer is the fastest of them all that meets the QoS. */
-#include "tune/tune.h"
+#include "tune/search/search.h"
 
 #include <math.h>
 #include <stdlib.h>

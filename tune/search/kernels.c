@@ -18,7 +18,7 @@
  * Kernels are ranked and chosen by their share of the time of every kernel,
  * not of the run's wall time: a program that spends most of its run reading
  * input still has the kernels its own timer measures (issue 27). */
-#include "tune/tune.h"
+#include "tune/search/search.h"
 
 #include <fnmatch.h>
 #include <stdlib.h>
