@@ -315,7 +315,7 @@ candidates(const struct tuner *tu)
 static int
 timefor(const struct tuner *tu)
 {
-	return !tu->budget || now() + tu->reserve <= tu->t0 + tu->budget;
+	return !spent(tu->budget ? tu->t0 + tu->budget : 0, tu->reserve);
 }
 
 /* the answer: the fastest trial of the session within the QoS that beats

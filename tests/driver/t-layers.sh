@@ -103,4 +103,18 @@ else
 	echo passed
 fi
 
+printf 'testing only spent() of tune/ compares the time with the budget ... '
+# a comparison of now() with the deadline, a search's share or --budget,
+# in one expression ("->" is no comparison), outside spent()
+grep -nE 'now\(\)[^;?&|]*[^-][<>][^;?&|]*(deadline|until|budget)|(deadline|until|budget)[^;?&|]*[^-][<>][^;?&|]*now\(\)' \
+	tune/*.c tune/*/*.c >"$T/spent"
+[ "$(grep -c '^spent(' tune/session/budget.c)" = 1 ] || echo "tune/session/budget.c: no spent()" >>"$T/spent"
+if [ -s "$T/spent" ]; then
+	echo failed
+	sed 's/^/  /' "$T/spent"
+	failures=$((failures + 1))
+else
+	echo passed
+fi
+
 [ "$failures" = 0 ] || exit 1

@@ -158,7 +158,7 @@ maystart(struct tuner *tu)
 		return 0;
 	if (tu->budget && tu->tsearch > 0)   /* the baseline and timing build run whatever */
 		budget_update(tu);
-	if (tu->deadline > 0 && now() + trialcost(tu) > tu->deadline) {
+	if (spent(tu->deadline, trialcost(tu))) {
 		tu->halt = "the budget is spent";
 		return 0;
 	}
@@ -298,7 +298,7 @@ trials_run(struct tuner *tu, struct trial **t, int n, int asked)
 	while ((tu->pending = wanted()) > 0) {
 		/* a Ctrl-C, or the searches' time is up: what runs stops now (a
 		 * trial that may not start, maystart(), waits for those under way) */
-		if (interrupts || (tu->deadline > 0 && now() > tu->deadline)) {
+		if (interrupts || spent(tu->deadline, 0)) {
 			if (!tu->halt)
 				tu->halt = interrupts ? "stopped by Ctrl-C" : "the budget is spent";
 			stoppool(0);

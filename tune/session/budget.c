@@ -99,7 +99,7 @@ budget_start(struct tuner *tu)
 	fprintf(stderr, "mpcc-tune: budget: %.0f s in all; %.0f s kept for the confirmation and the "
 	        "check; the searches have %.0f s\n", tu->budget, tu->reserve,
 	        fmax(0, tu->deadline - now()));
-	if (tu->deadline <= now())
+	if (spent(tu->deadline, 0))
 		warn("--budget %.0f s leaves no time to search: a build takes %.3g s and a run %.3g s",
 		     tu->budget, tu->base->build, tu->base->wall);
 }
@@ -108,6 +108,14 @@ void
 budget_search(struct tuner *tu, double w, double rest)
 {
 	tu->until = tu->deadline > 0 && rest > 0 ? now() + fmax(0, tu->deadline - now()) * w / rest : 0;
+}
+
+/* the one place that says the budget is spent: would need more seconds
+ * from now pass end (a time of now(); 0: no end)? */
+int
+spent(double end, double need)
+{
+	return end > 0 && now() + need > end;
 }
 
 /* the trials that ran */
@@ -129,7 +137,7 @@ halted(struct tuner *tu)
 		tu->halt = "--max-trials reached";
 	if (tu->halt)
 		return tu->halt;
-	if (tu->until > 0 && now() >= tu->until)
+	if (spent(tu->until, 0))
 		return "its share of the budget is spent";
 	return NULL;
 }

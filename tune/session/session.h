@@ -24,6 +24,9 @@ void budget_start(struct tuner *tu);
 /* a search of weight w starts; rest: the weights of it and the searches after
  * it. It may spend its share of the time left to the searches */
 void budget_search(struct tuner *tu, double w, double rest);
+/* is the budget spent: would need more seconds from now pass end (a time
+ * of now(); 0: no end)? The only function of tune/ that says so */
+int spent(double end, double need);
 /* the trials that ran */
 int tried(const struct tuner *tu);
 /* must the search in progress stop (the budget, --max-trials, Ctrl-C)? why
