@@ -192,11 +192,12 @@ struct tuner {
 	double until;           /* the search in progress starts no trial after it */
 	double reserve;         /* seconds kept for the confirmation and the check */
 	const char *halt;       /* why every search stops now (NULL: go on) */
-	/* build and run trials (trial.c's trials_run; tests put a model here):
+	/* build and run trials (pool/pool.c's trials_run; tests put a model here):
 	 * t[0..asked) before it returns, the rest (guesses) as slots allow */
 	void (*eval)(struct tuner *tu, struct trial **t, int n, int asked);
 	/* the guesses of the searches to come, made again from what is known
-	 * before each batch (auto.c); NULL: none */
+	 * before each batch (search/auto.c's, called by search_ask(): the
+	 * search room's own, which the pool never calls); NULL: none */
 	void (*ahead)(struct tuner *tu);
 	void *arg;              /* for eval */
 };

@@ -73,8 +73,6 @@ among(struct trial *const *t, int n, const struct trial *x)
 void
 tuner_eval(struct tuner *tu, struct trial **t, int n)
 {
-	if (tu->ahead)
-		tu->ahead(tu);
 	struct trial **todo = xmalloc((n + tu->nspec + 1) * sizeof *todo);
 	int m = 0, asked;
 	for (int i = 0; i < n; i++)

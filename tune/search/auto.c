@@ -209,7 +209,7 @@ search_all(struct tuner *tu)
 		for (int p = 0; p < npass && n < 8; p++)
 			if (pass_tuned(p))
 				pass[n] = p, t[n++] = probe(tu, p);
-		tuner_eval(tu, t, n);
+		search_ask(tu, t, n);
 		for (int i = 0; i < n; i++)
 			np = advised(tu, t[i], pass[i], &pr, np);
 		qsort(pr, np, sizeof *pr, bygain);

@@ -1,5 +1,7 @@
-/* curve.c: the searches' curves, the trials of one search over one knob,
- * for the table, the SVG and the summary; and a trial of one more knob. */
+/* curve.c: what every search does: ask the pool for trials (after
+ * auto.c's guesses at the searches to come), keep a curve of the trials
+ * of one search over one knob, for the table, the SVG and the summary;
+ * and make the trial of one more knob. */
 #include "tune/search/search.h"
 
 #include <stdlib.h>
@@ -14,6 +16,14 @@ withknob(struct tuner *tu, const struct setting *base, int pass, const char *ker
 	struct trial *t = trial_for(tu, &s, x);
 	setting_release(&s);
 	return t;
+}
+
+void
+search_ask(struct tuner *tu, struct trial **t, int n)
+{
+	if (tu->ahead)
+		tu->ahead(tu);
+	tuner_eval(tu, t, n);
 }
 
 struct curve *

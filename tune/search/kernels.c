@@ -164,7 +164,7 @@ void
 find_kernels(struct tuner *tu)
 {
 	struct trial *t = timing(tu);
-	tuner_eval(tu, &t, 1);
+	search_ask(tu, &t, 1);
 	if (t->verdict < 0)
 		die("the timing build did not run (%s): no profile written", tu->halt ? tu->halt : "?");
 	if (t->verdict == V_BUILD || t->verdict == V_NOAPPLY)
@@ -183,7 +183,7 @@ int
 shadow_totals(struct tuner *tu, const char *kernel, struct optotal **out, int *sampled)
 {
 	struct trial *t = probebuild(tu, kernel, 1);
-	tuner_eval(tu, &t, 1);
+	search_ask(tu, &t, 1);
 	*out = NULL;
 	*sampled = 0;
 	if (t->verdict < 0 || t->verdict == V_BUILD || t->verdict == V_NOAPPLY) {

@@ -61,6 +61,9 @@ int shadow_totals(struct tuner *tu, const char *kernel, struct optotal **out, in
 
 
 /* curve.c */
+/* build and run those of t[] that have not run yet (tuner_eval()), the
+ * guesses of the searches to come made again first (tu->ahead) */
+void search_ask(struct tuner *tu, struct trial **t, int n);
 /* the trial of base with one more knob */
 struct trial *withknob(struct tuner *tu, const struct setting *base, int pass, const char *kernel,
                        const char *params, double x);

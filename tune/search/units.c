@@ -132,7 +132,7 @@ fixed(struct tuner *tu, const struct setting *base, const struct kern *k, int pa
 	                      p ? withknob(tu, base, pass, k->mangled, p, -1) : NULL};
 	int n = p ? 2 : 1;   /* a knob with no default has no own choice */
 	free(p);
-	tuner_eval(tu, t, n);
+	search_ask(tu, t, n);
 	for (int i = 0; i < n; i++) {
 		int applied, chosen = 0;
 		char *st = report_stats(t[i]->report, pass, k->mangled, &applied);
@@ -219,7 +219,7 @@ cumulative(struct tuner *tu, const struct setting *base, const struct kern *k, i
 		tu->left = n - i - 1;
 		if (tu->stopafter && tu->left > tu->stopafter - dry - 1)
 			tu->left = tu->stopafter - dry - 1;
-		tuner_eval(tu, &t, 1);
+		search_ask(tu, &t, 1);
 		curve_add(c, t);
 		if (t->verdict < 0 && halted(tu)) {
 			stop = fmt("%s", halted(tu));
