@@ -103,6 +103,26 @@ else
 	echo passed
 fi
 
+printf 'testing tune/ waits for its builds and runs in one loop, in the pool ... '
+# a wait that reads a status (stopgroups() only reaps what it stopped)
+grep -nE '(^|[^a-z_])(waitpid|wait)\(' tune/*.c tune/*/*.c | grep -vE 'waitpid\([^,]*, NULL' >"$T/waits"
+if [ "$(wc -l <"$T/waits")" = 1 ] && grep -q '^tune/pool/pool\.c:' "$T/waits"; then
+	: >"$T/waits"
+else
+	sed -i 's/$/: not the one wait of pool\/pool.c/' "$T/waits"
+	[ -s "$T/waits" ] || echo "tune/pool/pool.c: no wait" >"$T/waits"
+fi
+# and only the pool has builds and runs started (through trial/'s *_start())
+grep -nE '(^|[^a-z_])(spawn|run_start|build_start|trial_build|trial_launch)\(' tune/*.c tune/*/*.c |
+	grep -vE '^tune/(pool|trial)/|^tune/session/process\.c:' | sed 's/$/: starts a process outside the pool/' >>"$T/waits"
+if [ -s "$T/waits" ]; then
+	echo failed
+	sed 's/^/  /' "$T/waits"
+	failures=$((failures + 1))
+else
+	echo passed
+fi
+
 printf 'testing only spent() of tune/ compares the time with the budget ... '
 # a comparison of now() with the deadline, a search's share or --budget,
 # in one expression ("->" is no comparison), outside spent()

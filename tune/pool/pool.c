@@ -6,7 +6,12 @@
  * a GPU is free (--jobs, CUDA_VISIBLE_DEVICES=slot, when --run names
  * $MPCC_TUNE_DIR and each trial has its own program: its directory or its
  * copy of --binary); so a trial runs while the next builds. Without its own
- * program a trial builds and runs before the next builds. */
+ * program a trial builds and runs before the next builds.
+ *
+ * That loop, drive(), is the only one of tune/ that waits for a process:
+ * what side.c starts beside the trials (the confirmation's runs, a
+ * rebuild, the profile's check) waits in it too, as jobs of its own
+ * (pool_wait()) that no budget or Ctrl-C stops. */
 #include "tune/pool/pool.h"
 
 #include <errno.h>
@@ -25,17 +30,19 @@
  * runs when the searches end is stopped (trials_drop()). */
 #define GUESSES 2
 
-enum { J_WAIT, J_BUILD, J_BUILT, J_RUN, J_RAN, J_DONE };
+enum { J_WAIT, J_BUILD, J_BUILT, J_RUN, J_RAN, J_DONE, J_SIDE };
 
 struct job {
 	struct trial *t;
-	int state;      /* J_*; J_RAN: its runs done, waiting for the baseline's verdict */
+	int state;      /* J_*; J_RAN: its runs done, waiting for the baseline's verdict;
+	                 * J_SIDE: a process of pool_wait() (side.c), t NULL */
 	int run;        /* runs done */
 	int gpu;        /* its slot while it runs */
 	int want;       /* asked for by the call under way (else a guess) */
 	int order;      /* its place in that call's list */
 	pid_t pid;
 	double t0;      /* its process's start */
+	struct side *side;   /* J_SIDE: its process and its end */
 };
 
 static struct pool {
@@ -201,6 +208,11 @@ static void
 ended(struct tuner *tu, struct job *j, int st)
 {
 	double wall = now() - j->t0;
+	if (j->state == J_SIDE) {
+		j->side->st = st, j->side->wall = wall;
+		j->state = J_DONE;
+		return;
+	}
 	if (j->state == J_BUILD) {
 		j->t->build = j->t->cost = wall;
 		P.builds--;
@@ -219,7 +231,8 @@ ended(struct tuner *tu, struct job *j, int st)
 	j->pid = trial_launch(tu, j->t, j->gpu);
 }
 
-/* wait for a process of the pool to end, or a run to pass its limit */
+/* wait for a process of the pool to end, or a run to pass its limit: the
+ * only wait for a process of tune/ that is not stopped (stopgroups()) */
 static void
 await(struct tuner *tu)
 {
@@ -229,18 +242,43 @@ await(struct tuner *tu)
 		BUG("waitpid: %s, with %d builds and runs under way", strerror(errno), P.builds + P.runs);
 	for (int i = 0; i < P.n; i++) {
 		struct job *j = &P.j[i];
-		if ((j->state != J_BUILD && j->state != J_RUN) || !j->pid)
+		if ((j->state != J_BUILD && j->state != J_RUN && j->state != J_SIDE) || !j->pid)
 			continue;
+		double limit = j->side ? j->side->limit : j->state == J_RUN ? P.limit : 0;
 		if (pid == j->pid) {
 			forget(pid);
 			ended(tu, j, exitstatus(st));
-		} else if (j->state == J_RUN && P.limit > 0 && now() - j->t0 > P.limit) {
+		} else if (limit > 0 && now() - j->t0 > limit) {
 			reap(j->pid);
 			ended(tu, j, -1);
 		}
 	}
 	if (pid <= 0)
 		nanosleep(&(struct timespec){0, 1000000}, NULL);
+}
+
+/* the one loop that waits for builds and runs: until the wanted are done,
+ * start what may start (trials: stop is set) and wait for what runs. With
+ * stop, a Ctrl-C or the searches' time up stops what runs now (a trial
+ * that may not start, maystart(), waits for those under way); the
+ * processes of pool_wait() run to their end whatever */
+static void
+drive(struct tuner *tu, int stop)
+{
+	while ((tu->pending = wanted()) > 0) {
+		if (stop && (interrupts || spent(tu->deadline, 0))) {
+			if (!tu->halt)
+				tu->halt = interrupts ? "stopped by Ctrl-C" : "the budget is spent";
+			stoppool(0);
+			break;
+		}
+		if (stop)
+			startjobs(tu);
+		tu->inflight = underway(0);
+		if (wanted() > 0)
+			await(tu);
+	}
+	tu->pending = tu->inflight = 0;
 }
 
 static int
@@ -280,7 +318,7 @@ refill(struct tuner *tu, struct trial **t, int n, int asked)
 		t[k]->dir = fmt("%s/t%d", tu->workdir, t[k]->id);
 		mkdir(t[k]->dir, 0777);
 		vgrow(P.j, P.n, P.cap);
-		P.j[P.n++] = (struct job){t[k], J_WAIT, 0, 0, k < asked, k, 0, 0};
+		P.j[P.n++] = (struct job){t[k], J_WAIT, 0, 0, k < asked, k, 0, 0, NULL};
 	}
 	qsort(P.j, P.n, sizeof *P.j, bywant);
 }
@@ -295,21 +333,23 @@ trials_run(struct tuner *tu, struct trial **t, int n, int asked)
 	}
 	P.limit = tu->base && tu->base->verdict == V_OK ? tu->slow * tu->base->wall + SLACK : 0;
 	refill(tu, t, n, asked);
-	while ((tu->pending = wanted()) > 0) {
-		/* a Ctrl-C, or the searches' time is up: what runs stops now (a
-		 * trial that may not start, maystart(), waits for those under way) */
-		if (interrupts || spent(tu->deadline, 0)) {
-			if (!tu->halt)
-				tu->halt = interrupts ? "stopped by Ctrl-C" : "the budget is spent";
-			stoppool(0);
-			break;
-		}
-		startjobs(tu);
-		tu->inflight = underway(0);
-		if (wanted() > 0)
-			await(tu);
+	drive(tu, 1);
+}
+
+void
+pool_wait(struct tuner *tu, struct side *s, int n)
+{
+	int m = 0;
+	for (int i = 0; i < n; i++) {
+		vgrow(P.j, P.n, P.cap);
+		P.j[P.n++] = (struct job){.state = J_SIDE, .want = 1, .pid = s[i].pid, .t0 = s[i].t0,
+		                          .side = &s[i]};
 	}
-	tu->pending = tu->inflight = 0;
+	drive(tu, 0);
+	for (int i = 0; i < P.n; i++)
+		if (!P.j[i].side)
+			P.j[m++] = P.j[i];
+	P.n = m;
 }
 
 void

@@ -25,11 +25,19 @@ void speculate(struct tuner *tu, struct trial *t, int rank);
 void speculate_clear(struct tuner *tu, int lo, int hi);
 
 /* side.c */
+/* a process started beside the trials, for pool_wait() */
+struct side {
+	pid_t pid;
+	double t0;              /* its start (now()) */
+	double limit;           /* seconds it may take (0: no limit) */
+	int st;                 /* its exit status; -1: killed over the limit */
+	double wall;            /* seconds it took */
+};
 /* run cmd under sh with env pairs (NAME=VALUE; NAME= unsets); 0 or the
  * exit status / 128+signal; *wall in seconds; limit > 0 kills it after that
  * many seconds (then returns -1) */
-int shell(const char *cmd, const char *const *env, const char *out, const char *err,
-          double limit, double *wall);
+int shell(struct tuner *tu, const char *cmd, const char *const *env, const char *out,
+          const char *err, double limit, double *wall);
 /* the program once, as a trial's run is (launcher, MPCC_TUNE_DIR=dir),
  * stdout and stderr to out and err: its exit status, *v its time (figure
  * of merit or wall); -1 if it failed, with *why */
@@ -52,5 +60,8 @@ void trials_run(struct tuner *tu, struct trial **t, int n, int asked);
 void trials_drop(struct tuner *tu);
 /* may a trial start now? (sets tu->halt when the session's time is up) */
 int maystart(struct tuner *tu);
+/* wait for the processes of s[] (their end into each), in the pool's one
+ * waiting loop; no budget or Ctrl-C stops them */
+void pool_wait(struct tuner *tu, struct side *s, int n);
 
 #endif

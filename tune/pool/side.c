@@ -1,39 +1,20 @@
 /* side.c: what runs beside the trials: the confirmation's runs, side by
  * side on GPUs 0 and 1, the rebuilds of its programs and the profile's
- * check. */
+ * check. Each starts its processes and waits for them in the pool's one
+ * loop (pool_wait()). */
 #include "tune/pool/pool.h"
 
-#include <errno.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
 int
-shell(const char *cmd, const char *const *env, const char *out, const char *err,
-      double limit, double *wall)
+shell(struct tuner *tu, const char *cmd, const char *const *env, const char *out,
+      const char *err, double limit, double *wall)
 {
 	double t0 = now();
-	pid_t pid = spawn(cmd, env, out, err, 0);
-	int st = 0;
-	for (;;) {
-		pid_t r = waitpid(pid, &st, limit > 0 ? WNOHANG : 0);
-		if (r == pid)
-			break;
-		if (r < 0 && errno != EINTR)
-			die("waitpid: %s", strerror(errno));
-		if (limit > 0 && now() - t0 > limit) {
-			reap(pid);
-			*wall = now() - t0;
-			return -1;
-		}
-		if (r == 0)
-			nanosleep(&(struct timespec){0, 1000000}, NULL);
-	}
-	forget(pid);
-	*wall = now() - t0;
-	return exitstatus(st);
+	struct side sd = {spawn(cmd, env, out, err, 0), t0, limit, 0, 0};
+	pool_wait(tu, &sd, 1);
+	*wall = sd.wall;
+	return sd.st;
 }
 
 /* the end of one run of run_side(): exit status st (-1: killed), *v its
@@ -60,38 +41,15 @@ int
 run_side(struct tuner *tu, int n, char *const *dir, char *const *out, char *const *err,
          double *v, char **why)
 {
-	pid_t *pid = xcalloc(n, sizeof *pid);
-	int *st = xcalloc(n, sizeof *st), left = n, bad = 0;
-	double *wall = xcalloc(n, sizeof *wall), t0 = now(), limit = tu->slow * tu->base->wall + SLACK;
-	char *cmd = runcmd(tu);
-	for (int i = 0; i < n; i++) {
-		char *e_dir = fmt("MPCC_TUNE_DIR=%s", dir[i]), *e_gpu = fmt("CUDA_VISIBLE_DEVICES=%d", i);
-		const char *env[] = {e_dir, tu->jobs > 1 && !tu->launcher ? e_gpu : NULL, NULL};
-		pid[i] = spawn(cmd, env, out[i], err[i], 0);
-		free(e_dir), free(e_gpu);
-	}
-	while (left) {
-		for (int i = 0; i < n; i++) {
-			int x;
-			if (!pid[i])
-				continue;
-			pid_t r = waitpid(pid[i], &x, WNOHANG);
-			if (r < 0 && errno != EINTR)
-				die("waitpid: %s", strerror(errno));
-			if (r == pid[i] || now() - t0 > limit) {
-				if (r == pid[i])
-					forget(pid[i]), st[i] = exitstatus(x);
-				else
-					reap(pid[i]), st[i] = -1;
-				wall[i] = now() - t0, pid[i] = 0, left--;
-			}
-		}
-		if (left)
-			nanosleep(&(struct timespec){0, 1000000}, NULL);
-	}
+	struct side *sd = xcalloc(n, sizeof *sd);
+	double t0 = now(), limit = tu->slow * tu->base->wall + SLACK;
+	int bad = 0;
 	for (int i = 0; i < n; i++)
-		bad |= runend(tu, out[i], err[i], st[i], wall[i], &v[i], &why[i]) < 0;
-	free(pid), free(st), free(wall), free(cmd);
+		sd[i] = (struct side){run_start(tu, dir[i], i, out[i], err[i]), t0, limit, 0, 0};
+	pool_wait(tu, sd, n);
+	for (int i = 0; i < n; i++)
+		bad |= runend(tu, out[i], err[i], sd[i].st, sd[i].wall, &v[i], &why[i]) < 0;
+	free(sd);
 	return bad ? -1 : 0;
 }
 
@@ -107,12 +65,8 @@ run_once(struct tuner *tu, const char *dir, const char *out, const char *err, do
 int
 build_once(struct tuner *tu, const struct trial *t, const char *rep, const char *log)
 {
-	char *e_set = fmt("MPCC_SET=%s", t->env), *e_rep = fmt("MPCC_REPORT=%s", rep),
-	     *e_dir = fmt("MPCC_TUNE_DIR=%s", t->dir);
-	const char *env[] = {e_set, e_rep, e_dir, NULL};
-	double wall;
-	unlink(rep);
-	int st = shell(tu->build, env, log, log, 0, &wall);
-	free(e_set), free(e_rep), free(e_dir);
-	return st;
+	double t0 = now();
+	struct side sd = {build_start(tu, t, rep, log, 0), t0, 0, 0, 0};
+	pool_wait(tu, &sd, 1);
+	return sd.st;
 }

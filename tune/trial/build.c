@@ -138,17 +138,25 @@ copyprog(const char *from, const char *to)
 	return r;
 }
 
+pid_t
+build_start(struct tuner *tu, const struct trial *t, const char *rep, const char *log, int niced)
+{
+	char *e_set = fmt("MPCC_SET=%s", t->env), *e_rep = fmt("MPCC_REPORT=%s", rep),
+	     *e_dir = fmt("MPCC_TUNE_DIR=%s", t->dir);
+	const char *env[] = {e_set, e_rep, e_dir, NULL};
+	unlink(rep);
+	pid_t pid = spawn(tu->build, env, log, log, niced);
+	free(e_set), free(e_rep), free(e_dir);
+	return pid;
+}
+
 /* start the build of t: its pid */
 pid_t
 trial_build(struct tuner *tu, struct trial *t)
 {
 	char *rep = trial_path(t, "report.jsonl"), *log = trial_path(t, "build.log");
-	char *e_set = fmt("MPCC_SET=%s", t->env), *e_rep = fmt("MPCC_REPORT=%s", rep),
-	     *e_dir = fmt("MPCC_TUNE_DIR=%s", t->dir);
-	const char *env[] = {e_set, e_rep, e_dir, NULL};
-	unlink(rep);
-	pid_t pid = spawn(tu->build, env, log, log, 1);
-	free(e_set), free(e_rep), free(e_dir), free(rep), free(log);
+	pid_t pid = build_start(tu, t, rep, log, 1);
+	free(rep), free(log);
 	return pid;
 }
 

@@ -112,15 +112,23 @@ runcmd(const struct tuner *tu)
 	return buf_take(&b);
 }
 
+pid_t
+run_start(struct tuner *tu, const char *dir, int gpu, const char *out, const char *err)
+{
+	char *e_dir = fmt("MPCC_TUNE_DIR=%s", dir), *e_gpu = fmt("CUDA_VISIBLE_DEVICES=%d", gpu);
+	const char *env[] = {e_dir, tu->jobs > 1 && !tu->launcher ? e_gpu : NULL, NULL};
+	char *cmd = runcmd(tu);
+	pid_t pid = spawn(cmd, env, out, err, 0);
+	free(cmd), free(e_dir), free(e_gpu);
+	return pid;
+}
+
 /* start one run of t on GPU slot gpu */
 pid_t
 trial_launch(struct tuner *tu, const struct trial *t, int gpu)
 {
 	char *out = trial_path(t, "run.out"), *err = trial_path(t, "run.err");
-	char *e_dir = fmt("MPCC_TUNE_DIR=%s", t->dir), *e_gpu = fmt("CUDA_VISIBLE_DEVICES=%d", gpu);
-	const char *env[] = {e_dir, tu->jobs > 1 && !tu->launcher ? e_gpu : NULL, NULL};
-	char *cmd = runcmd(tu);
-	pid_t pid = spawn(cmd, env, out, err, 0);
-	free(cmd), free(out), free(err), free(e_dir), free(e_gpu);
+	pid_t pid = run_start(tu, t->dir, gpu, out, err);
+	free(out), free(err);
 	return pid;
 }

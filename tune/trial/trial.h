@@ -20,6 +20,9 @@ int trial_ran(struct tuner *tu, struct trial *t, int run, int st, double wall);
 int trial_runs(const struct tuner *tu, const struct trial *t);
 /* --run, after the --launcher prefix (malloc'd) */
 char *runcmd(const struct tuner *tu);
+/* start the program once, as a trial's run is (--launcher, MPCC_TUNE_DIR=dir,
+ * CUDA_VISIBLE_DEVICES=gpu with --jobs), stdout and stderr to out and err */
+pid_t run_start(struct tuner *tu, const char *dir, int gpu, const char *out, const char *err);
 /* start one run of t on GPU slot gpu */
 pid_t trial_launch(struct tuner *tu, const struct trial *t, int gpu);
 
@@ -32,6 +35,9 @@ char *trial_path(const struct trial *t, const char *name);
 char *tunepath(const char *s, const char *dir);
 /* copy the program from to to, executable: 0, or -1 */
 int copyprog(const char *from, const char *to);
+/* start a build of t's setting (MPCC_SET, MPCC_REPORT=rep,
+ * MPCC_TUNE_DIR), its output to log; niced: as the pool's builds are */
+pid_t build_start(struct tuner *tu, const struct trial *t, const char *rep, const char *log, int niced);
 /* start the build of t: its pid */
 pid_t trial_build(struct tuner *tu, struct trial *t);
 /* the build of t ended with status st: did it apply the setting? 0, or -1 */
