@@ -19,9 +19,3 @@ buildsapart(const struct tuner *tu)
 	return tu->build && strstr(tu->build, "MPCC_TUNE_DIR") &&
 	       (!tu->binary || strstr(tu->binary, "MPCC_TUNE_DIR"));
 }
-
-int
-guessing(const struct tuner *tu)
-{
-	return tu->jobs > 1 && apart(tu) && buildsapart(tu);
-}

@@ -244,8 +244,6 @@ void setting_launch(const struct tuner *tu, struct setting *s, int pass, const c
 int apart(const struct tuner *tu);
 /* may builds go on side by side (each into its own directory)? */
 int buildsapart(const struct tuner *tu);
-/* may guesses run (--jobs, trials side by side, builds side by side)? */
-int guessing(const struct tuner *tu);
 
 /* passes.c */
 /* one unit of a kernel as a pass's stats list it (RUNITS: a FISet) */

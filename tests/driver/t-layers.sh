@@ -123,6 +123,16 @@ else
 	echo passed
 fi
 
+printf 'testing only the pool of tune/ reads --jobs, beside the options ... '
+grep -nE '(->|\.)jobs\b' tune/*.c tune/*/*.c | grep -vE '^tune/(main\.c|pool/)' >"$T/jobs"
+if [ -s "$T/jobs" ]; then
+	echo failed
+	sed 's/^/  /' "$T/jobs"
+	failures=$((failures + 1))
+else
+	echo passed
+fi
+
 printf 'testing only spent() of tune/ compares the time with the budget ... '
 # a comparison of now() with the deadline, a search's share or --budget,
 # in one expression ("->" is no comparison), outside spent()

@@ -1,10 +1,29 @@
-/* ask.c: what the searches ask of the pool: the cache that gives each
- * distinct setting one trial, the batches to run, and the guesses of
- * speculate() that fill the slots a batch leaves free. */
+/* ask.c: what the searches ask of the pool: the GPUs it has (--jobs),
+ * the cache that gives each distinct setting one trial, the batches to
+ * run, and the guesses of speculate() that fill the slots a batch leaves
+ * free. */
 #include "tune/pool/pool.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+int
+pool_gpus(const struct tuner *tu)
+{
+	return tu->jobs;
+}
+
+int
+guessing(const struct tuner *tu)
+{
+	return tu->jobs > 1 && apart(tu) && buildsapart(tu);
+}
+
+int
+sidebyside(const struct tuner *tu)
+{
+	return apart(tu) && tu->jobs > 1 && !tu->launcher;
+}
 
 struct trial *
 trial_for(struct tuner *tu, const struct setting *s, double x)

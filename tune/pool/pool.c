@@ -172,6 +172,14 @@ maystart(struct tuner *tu)
 	return 1;
 }
 
+/* the GPU a run in slot sees: CUDA_VISIBLE_DEVICES, or -1 (none set) with
+ * one GPU or a --launcher that places each run */
+int
+pool_gpu(const struct tuner *tu, int slot)
+{
+	return tu->jobs > 1 && !tu->launcher ? slot : -1;
+}
+
 /* the wanted first, then the guesses in the order given */
 static void
 startjobs(struct tuner *tu)
@@ -198,7 +206,7 @@ startjobs(struct tuner *tu)
 			j->state = J_RUN;
 			P.runs++;
 			j->t0 = now();
-			j->pid = trial_launch(tu, j->t, j->gpu);
+			j->pid = trial_launch(tu, j->t, pool_gpu(tu, j->gpu));
 		}
 	}
 }
@@ -228,7 +236,7 @@ ended(struct tuner *tu, struct job *j, int st)
 		return;
 	}
 	j->t0 = now();
-	j->pid = trial_launch(tu, j->t, j->gpu);
+	j->pid = trial_launch(tu, j->t, pool_gpu(tu, j->gpu));
 }
 
 /* wait for a process of the pool to end, or a run to pass its limit: the

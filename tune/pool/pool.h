@@ -12,6 +12,12 @@
 #define SLACK 1.0
 
 /* ask.c */
+/* the GPUs --jobs gives: trials that run at once, guesses a search may make */
+int pool_gpus(const struct tuner *tu);
+/* may guesses run (--jobs, trials side by side, builds side by side)? */
+int guessing(const struct tuner *tu);
+/* may two programs run at once, on GPUs 0 and 1 (the confirmation's rounds)? */
+int sidebyside(const struct tuner *tu);
 /* the trial of s: from the cache, or new (not yet run) */
 struct trial *trial_for(struct tuner *tu, const struct setting *s, double x);
 /* build and run those of t[] that have not run yet (none once the budget is
@@ -58,6 +64,8 @@ int build_once(struct tuner *tu, const struct trial *t, const char *rep, const c
 void trials_run(struct tuner *tu, struct trial **t, int n, int asked);
 /* stop the guesses still under way and forget them (the searches ended) */
 void trials_drop(struct tuner *tu);
+/* the GPU a run in slot sees (CUDA_VISIBLE_DEVICES), -1: none set */
+int pool_gpu(const struct tuner *tu, int slot);
 /* may a trial start now? (sets tu->halt when the session's time is up) */
 int maystart(struct tuner *tu);
 /* wait for the processes of s[] (their end into each), in the pool's one

@@ -45,7 +45,7 @@ run_side(struct tuner *tu, int n, char *const *dir, char *const *out, char *cons
 	double t0 = now(), limit = tu->slow * tu->base->wall + SLACK;
 	int bad = 0;
 	for (int i = 0; i < n; i++)
-		sd[i] = (struct side){run_start(tu, dir[i], i, out[i], err[i]), t0, limit, 0, 0};
+		sd[i] = (struct side){run_start(tu, dir[i], pool_gpu(tu, i), out[i], err[i]), t0, limit, 0, 0};
 	pool_wait(tu, sd, n);
 	for (int i = 0; i < n; i++)
 		bad |= runend(tu, out[i], err[i], sd[i].st, sd[i].wall, &v[i], &why[i]) < 0;

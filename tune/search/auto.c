@@ -80,7 +80,7 @@ guessahead(struct tuner *tu)
 	double p = (ahead.o->kept + 1.0) / (ahead.o->done + 2), pa = 1, pb = 1;
 	struct setting s = setting_copy(cur);
 	speculate_clear(tu, RANKS, INT_MAX);
-	for (int d = 0; ahead.i + d < ahead.n && d <= 2 * tu->jobs; d++) {
+	for (int d = 0; ahead.i + d < ahead.n && d <= 2 * pool_gpus(tu); d++) {
 		const struct pair *q = &ahead.pr[ahead.i + d];
 		struct trial *f[8], *g[8];
 		int m = search_first(tu, &s, q->k, q->pass, f);

@@ -169,9 +169,9 @@ guesses(struct tuner *tu, const struct setting *base, const struct kern *k, int 
         int m, const struct unit *u, int i, int n, struct trial *all)
 {
 	speculate_clear(tu, 0, RANKS);
-	for (int d = 0; d < tu->jobs && i + d < n; d++)
+	for (int d = 0; d < pool_gpus(tu) && i + d < n; d++)
 		ids[m + d] = u[i + d].id;
-	for (int d = 1; d < tu->jobs && i + d < n; d++)
+	for (int d = 1; d < pool_gpus(tu) && i + d < n; d++)
 		speculate(tu, withunits(tu, base, k, pass, ids, m + d, u, i + d, n, all), d);
 }
 
@@ -189,7 +189,7 @@ units_first(struct tuner *tu, const struct setting *base, const struct kern *k, 
 	long *ids = xmalloc((n + 1) * sizeof *ids);
 	if (n)
 		rank(tu, k, u, n, &shadowed);
-	for (int i = 0; i < n && m < max && m < tu->jobs; i++) {
+	for (int i = 0; i < n && m < max && m < pool_gpus(tu); i++) {
 		ids[i] = u[i].id;
 		t[m++] = withunits(tu, base, k, pass, ids, i, u, i, n, all);
 	}

@@ -116,7 +116,7 @@ pid_t
 run_start(struct tuner *tu, const char *dir, int gpu, const char *out, const char *err)
 {
 	char *e_dir = fmt("MPCC_TUNE_DIR=%s", dir), *e_gpu = fmt("CUDA_VISIBLE_DEVICES=%d", gpu);
-	const char *env[] = {e_dir, tu->jobs > 1 && !tu->launcher ? e_gpu : NULL, NULL};
+	const char *env[] = {e_dir, gpu >= 0 ? e_gpu : NULL, NULL};
 	char *cmd = runcmd(tu);
 	pid_t pid = spawn(cmd, env, out, err, 0);
 	free(cmd), free(e_dir), free(e_gpu);

@@ -21,9 +21,9 @@ int trial_runs(const struct tuner *tu, const struct trial *t);
 /* --run, after the --launcher prefix (malloc'd) */
 char *runcmd(const struct tuner *tu);
 /* start the program once, as a trial's run is (--launcher, MPCC_TUNE_DIR=dir,
- * CUDA_VISIBLE_DEVICES=gpu with --jobs), stdout and stderr to out and err */
+ * CUDA_VISIBLE_DEVICES=gpu unless gpu < 0), stdout and stderr to out and err */
 pid_t run_start(struct tuner *tu, const char *dir, int gpu, const char *out, const char *err);
-/* start one run of t on GPU slot gpu */
+/* start one run of t on GPU gpu (-1: the one it is given) */
 pid_t trial_launch(struct tuner *tu, const struct trial *t, int gpu);
 
 /* build.c */
