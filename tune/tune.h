@@ -166,40 +166,42 @@ struct tuner {
 	double qos, perf, minshare, mingain, slow;   /* minshare, mingain, perf: % */
 	double budget;          /* --budget, seconds (0: none) */
 	regex_t re;
-	/* state */
+	/* state: the baseline, the trials, the kernels */
 	struct trial *base, *idealt;
 	double noise;           /* the baseline's runs: (max - min) / median */
 	struct trial **t;       /* every trial, the cache of settings */
 	int nt, cap;
 	struct kern *k;
 	int nk;
+	/* the searches' (search/) */
 	struct curve **c;
 	int nc, capc;
-	int ntrials;            /* trials a search asked for, built and run, the baseline's
-	                         * included */
-	int nguess;             /* trials built and run as guesses (speculate()) */
 	int left;               /* trials the search in progress may still run, after
 	                         * the batch being run (-1: not known) */
 	int later;              /* trials the searches after it will likely run */
+	/* the guesses of the searches to come, made again from what is known
+	 * before each batch (search/auto.c's, called by search_ask(): the
+	 * search room's own, which the pool never calls); NULL: none */
+	void (*ahead)(struct tuner *tu);
+	/* the pool's (pool/) */
+	int ntrials;            /* trials a search asked for, built and run, the baseline's
+	                         * included */
+	int nguess;             /* trials built and run as guesses (speculate()) */
 	int pending;            /* trials of the batch being run not done yet */
 	int inflight;           /* of them, those that started */
 	struct guess *spec;     /* speculate(): what may be asked for next, soonest first */
 	int nspec, capspec;
-	/* the budget (budget.c) */
+	/* build and run trials (pool/pool.c's trials_run; tests put a model here):
+	 * t[0..asked) before it returns, the rest (guesses) as slots allow */
+	void (*eval)(struct tuner *tu, struct trial **t, int n, int asked);
+	void *arg;              /* for eval */
+	/* the session's budget (session/budget.c) */
 	double t0;              /* the session's start (now()) */
 	double tsearch;         /* when the searches started */
 	double deadline;        /* no trial starts after it, or runs on past it (0: none) */
 	double until;           /* the search in progress starts no trial after it */
 	double reserve;         /* seconds kept for the confirmation and the check */
 	const char *halt;       /* why every search stops now (NULL: go on) */
-	/* build and run trials (pool/pool.c's trials_run; tests put a model here):
-	 * t[0..asked) before it returns, the rest (guesses) as slots allow */
-	void (*eval)(struct tuner *tu, struct trial **t, int n, int asked);
-	/* the guesses of the searches to come, made again from what is known
-	 * before each batch (search/auto.c's, called by search_ask(): the
-	 * search room's own, which the pool never calls); NULL: none */
-	void (*ahead)(struct tuner *tu);
-	void *arg;              /* for eval */
 };
 
 /* measure.c */

@@ -56,6 +56,7 @@ sed -n '/^ \* Files call only files later/,/^ \*$/p' tune/tune.h | awk '
 	{ for (i = 2; i <= NF; i++) { w = $i; sub(/[:,]$/, "", w); if (w ~ /^[a-z]+\.c$/) print room w } }' >"$T/order"
 for o in $(find "$MPCC_BUILD/tune" -name '*.c.o'); do
 	f=$(echo "$o" | sed 's|.*\.dir/||; s|\.o$||')
+	[ -f "tune/$f" ] || continue   # an object left by a build of an older tree
 	nm "$o" | awk -v f="$f" '$1 == "U" { print "U", $2, f } NF == 3 && $2 ~ /^[TDBR]$/ { print "D", $3, f }'
 done >"$T/syms"
 if [ ! -s "$T/syms" ] || [ ! -s "$T/order" ]; then

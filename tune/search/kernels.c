@@ -72,7 +72,7 @@ byshare(const void *a, const void *b)
 }
 
 static int
-wanted(const struct tuner *tu, const struct kern *k)
+tunable(const struct tuner *tu, const struct kern *k)
 {
 	if (!tu->kernels)
 		return 1;
@@ -175,7 +175,7 @@ find_kernels(struct tuner *tu)
 	free(out);
 	qsort(tu->k, tu->nk, sizeof *tu->k, byshare);
 	for (int i = 0; i < tu->nk; i++)
-		tu->k[i].hot = wanted(tu, &tu->k[i]) && (total <= 0 || tu->k[i].share * 100 >= tu->minshare);
+		tu->k[i].hot = tunable(tu, &tu->k[i]) && (total <= 0 || tu->k[i].share * 100 >= tu->minshare);
 	kernlist(tu, total, wall);
 }
 

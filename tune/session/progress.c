@@ -19,7 +19,7 @@ hms(double s)
 
 /* "12 of about 30 trials, 2m05s, ETA 3m10s, best 1.333x (t4)" */
 static char *
-where(const struct tuner *tu)
+sofar(const struct tuner *tu)
 {
 	int done = tried(tu), plan = done + tu->pending + (tu->left > 0 ? tu->left : 0) + tu->later;
 	double t = now(), per = done > 1 && t > tu->tsearch && tu->tsearch > 0 ?
@@ -60,7 +60,7 @@ progress(const struct tuner *tu, const struct trial *t)
 	if (t->refused)
 		fprintf(stderr, "; refused: %s", t->refused);
 	if (t != tu->base && tu->tsearch > 0) {
-		char *w = where(tu);
+		char *w = sofar(tu);
 		fprintf(stderr, " [%s]", w);
 		free(w);
 	}
