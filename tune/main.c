@@ -6,7 +6,7 @@
  * share of the run, the searches (search.c), a table on stdout, an SVG, and
  * the winning setting written as a profile of .mpcc.yaml, then rebuilt
  * from that profile to check it builds the winning binary. man mpcc-tune. */
-#include "tune/tune.h"
+#include "tune/output/output.h"
 
 #include <getopt.h>
 #include <limits.h>
@@ -331,68 +331,6 @@ baseline(struct tuner *tu)
 	tu->idealt = t;
 }
 
-/* what the table says of a trial that ran */
-static const char *
-status(const struct tuner *tu, const struct trial *t, const struct trial *win)
-{
-	if (t == tu->base)
-		return "baseline";
-	if (t == tu->idealt)
-		return "ideal (Eq. 3)";
-	if (t == win)
-		return "meets, the winner (confirmed)";
-	if (!eligible(tu, t))
-		return t->meets ? "instrumented" : "over the QoS";
-	if (beats(tu, t, tu->base))
-		return "meets, faster";
-	return beats(tu, tu->base, t) ? "meets, slower" : "meets, within the noise";
-}
-
-static void
-table(const struct tuner *tu, const struct trial *win, const struct confirmation *cf)
-{
-	printf("\n| trial | setting | time | speedup | %s | verdict |\n|---|---|---:|---:|---:|---|\n",
-	       tu->metric == M_DIGITS ? "digits" : (const char *[]){"mean rel err", "max rel err",
-	                                                            "rel Frobenius"}[tu->metric]);
-	for (int i = 0; i < tu->nt; i++) {
-		const struct trial *t = tu->t[i];
-		if (t->verdict < 0)
-			continue;
-		printf("| t%d | %s | ", t->id, t->what);
-		if (t->verdict == V_OK)
-			printf("%.4g | %.3fx | %.3g | %s |\n", t->time, speedup(tu, t), t->err, status(tu, t, win));
-		else
-			printf("- | - | - | %s: %s |\n", verdictname[t->verdict], t->why ? t->why : "");
-	}
-	printf("\n| kernel | transform | search | trials | best | stopped |\n|---|---|---|---:|---|---|\n");
-	for (int i = 0; i < tu->nc; i++) {
-		const struct curve *c = tu->c[i];
-		printf("| %s | %s | %s | %d | %s | %s |\n", c->kernel, pass_name(c->pass), c->how, c->runs,
-		       c->best ? c->best->what : "none met the QoS", c->stop ? c->stop : "");
-	}
-	printf("\nnoise: the baseline's runs spread over %.1f%%; a gain counts beyond %.1f%%\n",
-	       100 * tu->noise, 100 * threshold(tu));
-	if (cf->rounds)
-		printf("confirmation: %d interleaved rounds against the baseline: median %.3fx (range %.3fx "
-		       "to %.3fx): %s\n", cf->rounds, cf->median, cf->lo, cf->hi,
-		       cf->ok ? "confirmed" : "not beyond the noise");
-}
-
-/* the builds' times: the baseline's (every step run) and the trials' */
-static void
-builds(const struct tuner *tu)
-{
-	double *b = xmalloc((tu->nt + 1) * sizeof *b);
-	int n = 0;
-	for (int i = 0; i < tu->nt; i++)
-		if (tu->t[i] != tu->base && tu->t[i]->build > 0)
-			b[n++] = tu->t[i]->build;
-	if (n)
-		fprintf(stderr, "mpcc-tune: builds: the baseline's %.3g s; the trials' median %.3g s (%.2fx)\n",
-		        tu->base->build, median(b, n), median(b, n) / tu->base->build);
-	free(b);
-}
-
 /* the trials of a setting (not the baseline, not instrumented) that ran */
 static int
 candidates(const struct tuner *tu)
@@ -407,7 +345,7 @@ candidates(const struct tuner *tu)
 static int
 timefor(const struct tuner *tu)
 {
-	return !tu->budget || now() + tu->reserve <= tu->t0 + tu->budget;
+	return !spent(tu->budget ? tu->t0 + tu->budget : 0, tu->reserve);
 }
 
 /* the answer: the fastest trial of the session within the QoS that beats
@@ -502,7 +440,7 @@ main(int argc, char **argv)
 		return 1;
 	}
 	struct trial *win = choose(&tu, &cf, &note);
-	table(&tu, win, &cf);
+	table_print(&tu, win, &cf);
 	if (svg_write(&tu, win, tu.svg) < 0)
 		error("cannot write '%s'", tu.svg);
 	else
@@ -512,7 +450,7 @@ main(int argc, char **argv)
 	if (tu.nguess)
 		fprintf(stderr, ", and %d guesses for free GPUs that no search asked for", tu.nguess);
 	fprintf(stderr, "; %.0f s\n", now() - tu.t0);
-	builds(&tu);
+	table_builds(&tu);
 	if (win)
 		fprintf(stderr, "mpcc-tune: winner: %s, %.3fx (confirmed: median %.3fx of %d interleaved "
 		        "rounds), error %.3g\n", win->what, speedup(&tu, win), cf.median, cf.rounds, win->err);

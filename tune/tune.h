@@ -3,28 +3,41 @@
  * A tuning session builds the user's program with no transform (the
  * baseline) and runs it several times, which tells how much its time
  * varies (the noise); finds the kernels that take a share of the kernel
- * time (kernels.c); then tries settings: each is a list of knobs (a pass, a
- * kernel, the pass's parameters), given to the build through MPCC_SET
- * (policies/override.c), built, checked in the build's report, run several
- * times, and compared with the baseline's output (trial.c, output.c). The
- * searches choose which settings to try: search.c turns one pass's knob on
- * one kernel (a grid, its words, or the units its stats list, in GPUMixer's
- * modes: units.c), auto.c composes them over kernels and passes. The
- * answer is the fastest trial of the session within the QoS whose gain is
- * beyond the noise (measure.c), confirmed against the baseline in
- * interleaved runs (confirm.c); then a table, an SVG (svg.c) and a profile
- * of .mpcc.yaml (profile.c). What tune knows of a pass, it reads in the
- * pass table (table.c): no pass is named in tune/.
+ * time (search/kernels.c); then tries settings: each is a list of knobs (a
+ * pass, a kernel, the pass's parameters), given to the build through
+ * MPCC_SET (policies/override.c), built, checked in the build's report, run
+ * several times, and compared with the baseline's output (trial/). The
+ * searches choose which settings to try: search/search.c turns one pass's
+ * knob on one kernel (a grid, its words, or the units its stats list, in
+ * GPUMixer's modes: search/units.c), search/auto.c composes them over
+ * kernels and passes. The answer is the fastest trial of the session
+ * within the QoS whose gain is beyond the noise (measure.c), confirmed
+ * against the baseline in interleaved runs (search/confirm.c); then a
+ * table, an SVG and a profile of .mpcc.yaml (output/). What tune knows of
+ * a pass, it reads in the pass table (passes.c): no pass is named in tune/.
  *
- * What a session may spend (--budget, --max-trials, Ctrl-C) and what it
- * says of its progress is budget.c's. With --jobs N the searches hand over
- * guesses at what they will ask for next (speculate()), which fill the
- * slots a batch leaves free: the first trials of the kernels still to
- * search, the next lists of a growing list of units.
+ * Only the pool (pool/) starts builds and runs: the trials the searches ask
+ * for, and with --jobs N the guesses at what they will ask for next
+ * (speculate()), which fill the slots a batch leaves free: the first
+ * trials of the kernels still to search, the next lists of a growing list
+ * of units. What a session may spend (--budget, --max-trials, Ctrl-C) and
+ * what it says of its progress is the session's (session/).
  *
- * Files call only files later in this list (tests/driver/t-tune-contract.sh):
- *   main.c  confirm.c  auto.c  search.c  units.c  kernels.c  setting.c
- *   profile.c  trial.c  budget.c  svg.c  measure.c  table.c  output.c  knob.c
+ * The rooms of tune/, each a folder with one header, the highest first.
+ * Files call only files later in this list, so a room calls only the
+ * rooms below it, and its header includes the header of the room below
+ * (tests/driver/t-layers.sh, t-tune-contract.sh):
+ *   main.c     the options and the session, start to end
+ *   output/    table.c profile.c svg.c: the table, the profile, the plots
+ *   search/    confirm.c auto.c search.c units.c kernels.c curve.c: the
+ *              searches, what they try and keep, and the winner's confirmation
+ *   pool/      ask.c side.c pool.c: the trials asked for and guessed, their
+ *              build and run slots and GPUs, the one waiting loop
+ *   trial/     judge.c run.c build.c: one trial's build, runs and verdict
+ *   session/   progress.c budget.c signal.c process.c: the budget, Ctrl-C,
+ *              the processes under way, the progress lines
+ *   .          measure.c setting.c apart.c passes.c numbers.c (tune.h):
+ *              what every room reads: settings, the pass table, numbers
  *
  * Layers: tune -> driver -> transforms -> policies -> ptx -> common. */
 #ifndef MPCC_TUNE_H
@@ -153,194 +166,43 @@ struct tuner {
 	double qos, perf, minshare, mingain, slow;   /* minshare, mingain, perf: % */
 	double budget;          /* --budget, seconds (0: none) */
 	regex_t re;
-	/* state */
+	/* state: the baseline, the trials, the kernels */
 	struct trial *base, *idealt;
 	double noise;           /* the baseline's runs: (max - min) / median */
 	struct trial **t;       /* every trial, the cache of settings */
 	int nt, cap;
 	struct kern *k;
 	int nk;
+	/* the searches' (search/) */
 	struct curve **c;
 	int nc, capc;
-	int ntrials;            /* trials a search asked for, built and run, the baseline's
-	                         * included */
-	int nguess;             /* trials built and run as guesses (speculate()) */
 	int left;               /* trials the search in progress may still run, after
 	                         * the batch being run (-1: not known) */
 	int later;              /* trials the searches after it will likely run */
+	/* the guesses of the searches to come, made again from what is known
+	 * before each batch (search/auto.c's, called by search_ask(): the
+	 * search room's own, which the pool never calls); NULL: none */
+	void (*ahead)(struct tuner *tu);
+	/* the pool's (pool/) */
+	int ntrials;            /* trials a search asked for, built and run, the baseline's
+	                         * included */
+	int nguess;             /* trials built and run as guesses (speculate()) */
 	int pending;            /* trials of the batch being run not done yet */
 	int inflight;           /* of them, those that started */
 	struct guess *spec;     /* speculate(): what may be asked for next, soonest first */
 	int nspec, capspec;
-	/* the budget (budget.c) */
+	/* build and run trials (pool/pool.c's trials_run; tests put a model here):
+	 * t[0..asked) before it returns, the rest (guesses) as slots allow */
+	void (*eval)(struct tuner *tu, struct trial **t, int n, int asked);
+	void *arg;              /* for eval */
+	/* the session's budget (session/budget.c) */
 	double t0;              /* the session's start (now()) */
 	double tsearch;         /* when the searches started */
 	double deadline;        /* no trial starts after it, or runs on past it (0: none) */
 	double until;           /* the search in progress starts no trial after it */
 	double reserve;         /* seconds kept for the confirmation and the check */
 	const char *halt;       /* why every search stops now (NULL: go on) */
-	/* build and run trials (trial.c's trials_run; tests put a model here):
-	 * t[0..asked) before it returns, the rest (guesses) as slots allow */
-	void (*eval)(struct tuner *tu, struct trial **t, int n, int asked);
-	/* the guesses of the searches to come, made again from what is known
-	 * before each batch (auto.c); NULL: none */
-	void (*ahead)(struct tuner *tu);
-	void *arg;              /* for eval */
 };
-
-/* confirm.c */
-/* run the baseline and t in turn, --confirm rounds, and say whether t's
- * gain holds; prints the rounds and the verdict */
-void confirm(struct tuner *tu, struct trial *t, struct confirmation *c);
-
-/* auto.c */
-/* one pass (tu->transform) on every hot kernel in turn, each on what the
- * earlier kept; or, with auto, each pass's advice from a probe build, then
- * the (kernel, pass) pairs greedily. Every trial stays a candidate. */
-void search_all(struct tuner *tu);
-
-/* search.c */
-/* add a knob of pass on kernel k to base and search its values (by the
- * knob's kind: a grid, each word, or the units, units.c); the fastest
- * trial that meets the QoS, or NULL */
-struct trial *search_knob(struct tuner *tu, const struct setting *base, const struct kern *k,
-                          int pass);
-struct trial *search_grid(struct tuner *tu, const struct setting *base, const struct kern *k, int pass);
-/* the trials the search of pass on k over base asks for first (at most 8), into t: their count */
-int search_first(struct tuner *tu, const struct setting *base, const struct kern *k, int pass,
-                 struct trial **t);
-struct trial *search_words(struct tuner *tu, const struct setting *base, const struct kern *k, int pass);
-/* search_first(), and where those trials ran and tell, the trials after
- * them (a list of units: the first lists, as if each met the QoS) */
-int search_next(struct tuner *tu, const struct setting *base, const struct kern *k, int pass,
-                struct trial **t);
-
-/* units.c */
-/* the units of a PSETS knob (GPUMixer's FISets, 003 4.5): all, the pass's
- * own choice (the knob's default), then units added one at a time in the
- * mode's order while the QoS holds */
-struct trial *search_units(struct tuner *tu, const struct setting *base, const struct kern *k, int pass);
-/* the first lists of units (at most max, and --jobs) that the search over
- * base will ask for, all (sets=all over base) having run: into t, their
- * count; 0 where the order needs a shadow build */
-int units_first(struct tuner *tu, const struct setting *base, const struct kern *k, int pass,
-                struct trial *all, struct trial **t, int max);
-
-/* kernels.c */
-/* every kernel and its share of the kernel time, from a build with the
- * instrumentation pass's timers; marks the hot ones; prints the list */
-void find_kernels(struct tuner *tu);
-/* the timing build, a guess while the baseline builds and runs */
-void timing_ahead(struct tuner *tu);
-/* the shadow build: each f64 op's error total, by statement index, for kernel */
-struct optotal {
-	long ins;               /* statement index in the kernel as nvcc wrote it */
-	double err;             /* sum of |v64 - v32| / |v64| over every thread */
-	double count;           /* executions */
-	char *op;
-};
-/* *sampled: its stats list fewer ops than the kernel has: a sample */
-int shadow_totals(struct tuner *tu, const char *kernel, struct optotal **out, int *sampled);
-
-/* setting.c */
-char *setting_words(const struct setting *s, const struct kern *k, int nk);
-/* the trial of s: from the cache, or new (not yet run) */
-struct trial *trial_for(struct tuner *tu, const struct setting *s, double x);
-/* the kernel of that mangled name, NULL if the timing build named none */
-struct kern *kern_byname(const struct tuner *tu, const char *mangled);
-/* setting_add(), with the kernel's warps an SM holds (its timing build)
- * added to params where the pass has a PLAUNCH parameter */
-void setting_launch(const struct tuner *tu, struct setting *s, int pass, const char *kernel,
-                    const char *params);
-/* the trial of base with one more knob */
-struct trial *withknob(struct tuner *tu, const struct setting *base, int pass, const char *kernel,
-                       const char *params, double x);
-/* build and run those of t[] that have not run yet (none once the budget is
- * spent: see halted()); slots left free run the guesses of speculate() */
-void tuner_eval(struct tuner *tu, struct trial **t, int n);
-/* t may be asked for soon: run it in a slot a batch leaves free (--jobs),
- * the guesses of lower rank first */
-void speculate(struct tuner *tu, struct trial *t, int rank);
-/* forget the guesses of rank in [lo, hi) (those of a search that moved on:
- * [0, RANKS); of the searches to come: [RANKS, INT_MAX); every guess) */
-void speculate_clear(struct tuner *tu, int lo, int hi);
-struct curve *curve_new(struct tuner *tu, const char *kernel, int pass, const char *how);
-void curve_add(struct curve *c, struct trial *t);
-void curve_stop(struct curve *c, char *why);     /* takes why (malloc'd); prints it */
-/* t did not run because the search must stop (halted()): stop c, saying why */
-int curve_cut(struct tuner *tu, struct curve *c, const struct trial *t);
-
-
-/* trial.c */
-/* build, run and compare: the real evaluator. Builds go --build-jobs at a
- * time when --build names $MPCC_TUNE_DIR, else one at a time; runs --jobs
- * at a time (one GPU each) when --run names $MPCC_TUNE_DIR and each trial
- * has its own program (its directory, or its copy of --binary) */
-void trials_run(struct tuner *tu, struct trial **t, int n, int asked);
-/* stop the guesses still under way and forget them (the searches ended) */
-void trials_drop(struct tuner *tu);
-
-/* run cmd under sh with env pairs (NAME=VALUE; NAME= unsets); 0 or the
- * exit status / 128+signal; *wall in seconds; limit > 0 kills it after that
- * many seconds (then returns -1) */
-int shell(const char *cmd, const char *const *env, const char *out, const char *err,
-          double limit, double *wall);
-/* the program once, as a trial's run is (launcher, MPCC_TUNE_DIR=dir),
- * stdout and stderr to out and err: its exit status, *v its time (figure
- * of merit or wall); -1 if it failed, with *why */
-int run_once(struct tuner *tu, const char *dir, const char *out, const char *err, double *v,
-             char **why);
-/* run_once() of n programs at once, the i-th in dir[i] on GPU i (with
- * --jobs): each its *v and *why; -1 if any failed */
-int run_side(struct tuner *tu, int n, char *const *dir, char *const *out, char *const *err,
-             double *v, char **why);
-/* s with $MPCC_TUNE_DIR replaced by dir (malloc'd) */
-char *tunepath(const char *s, const char *dir);
-/* copy the program from to to, executable: 0, or -1 */
-int copyprog(const char *from, const char *to);
-/* build t's setting again (with its environment, the report to rep) */
-int build_once(struct tuner *tu, const struct trial *t, const char *rep, const char *log);
-/* the last lines of a file, indented, for messages (malloc'd) */
-char *lastlines(const char *path, int n);
-
-/* budget.c */
-double now(void);
-/* do the builds and the runs go on side by side (each trial has its own
- * program; parallel runs need each trial's output of its own too)? */
-int apart(const struct tuner *tu);
-/* may builds go on side by side (each into its own directory)? */
-int buildsapart(const struct tuner *tu);
-/* may guesses run (--jobs, trials side by side, builds side by side)? */
-int guessing(const struct tuner *tu);
-/* the process groups of the builds and runs under way */
-void remember(pid_t pid);
-void forget(pid_t pid);
-/* stop groups g[0..n): SIGINT, SIGKILL 4 s later for what is left */
-void stopgroups(pid_t *g, int n);
-/* stop every build and run under way (the second Ctrl-C; from a signal handler too) */
-void killall(void);
-/* "90s", "15m", "2h", "1h30m", or seconds: seconds; -1 if not a duration */
-double duration(const char *s);
-/* after the baseline: set the time kept for the confirmation and the check aside */
-void budget_start(struct tuner *tu);
-/* a search of weight w starts; rest: the weights of it and the searches after
- * it. It may spend its share of the time left to the searches */
-void budget_search(struct tuner *tu, double w, double rest);
-/* must the search in progress stop (the budget, --max-trials, Ctrl-C)? why
- * (its own share spent, or tu->halt), NULL if not */
-const char *halted(struct tuner *tu);
-/* may a trial start now? (sets tu->halt when the session's time is up) */
-int maystart(struct tuner *tu);
-/* the estimate of trials a search of pass will run */
-int planned(const struct tuner *tu, int pass);
-/* one line per trial: its verdict, the trials done and planned, the time,
- * the ETA and the best so far */
-void progress(const struct tuner *tu, const struct trial *t);
-/* Ctrl-C: the first stops the searches, the second the session; SIGTERM
- * and SIGHUP stop what runs and the session */
-void catchint(void);
-extern volatile sig_atomic_t interrupts;
-extern volatile sig_atomic_t writing;   /* the profile is being written: said at a second Ctrl-C */
 
 /* measure.c */
 double speedup(const struct tuner *tu, const struct trial *t);   /* over the baseline */
@@ -364,33 +226,28 @@ int winners(const struct tuner *tu, struct trial ***out);
 /* the percentage of the ideal speed-up (003, Eq. 3) that t reaches */
 double ofideal(const struct tuner *tu, const struct trial *t);
 
-/* svg.c */
-int svg_write(const struct tuner *tu, const struct trial *win, const char *path);
-/* round axis ticks in 1-2-5 steps covering [lo, hi]: their count (at most max) */
-int ticks(double lo, double hi, int max, double *t);
 
-/* profile.c */
-/* the policy file to write: --policy, the nearest .mpcc.yaml, ./.mpcc.yaml (malloc'd) */
-char *profile_path(const struct tuner *tu);
-/* rebuild from the profile (in policy) and compare with the winner's
- * build: the same report lines (and --binary's bytes); 0, or -1 after a
- * message */
-int profile_check(struct tuner *tu, const struct trial *win, const char *policy);
-/* the YAML of profile name for setting s (rules with the kernels' names);
- * an empty s says why in a comment (note) */
-char *profile_yaml(const struct setting *s, const struct kern *k, int nk, const char *name,
-                   const char *indent, const char *note);
-/* put profile name into the policy file path (created if missing): its
- * other bytes unchanged. 0, or -1 after a message. */
-int profile_write(const char *path, const char *name, const struct setting *s,
-                  const struct kern *k, int nk, const char *note);
-/* the text of a policy with profile name (for s) replaced or added, every
- * other byte as it was (malloc'd); NULL with *why (malloc'd) if the file
- * cannot be edited that way */
-char *profile_edit(const char *text, size_t len, const char *name, const struct setting *s,
-                   const struct kern *k, int nk, const char *note, char **why);
+/* setting.c */
+void setting_add(struct setting *s, int pass, const char *kernel, const char *params);
+struct setting setting_copy(const struct setting *s);   /* without the refused knobs */
+void setting_release(struct setting *s);
+char *setting_env(const struct setting *s);       /* "off;sfu:lambda=32,kernels=k" */
+char *setting_words(const struct setting *s, const struct kern *k, int nk);
+/* the kernel of that mangled name, NULL if the timing build named none */
+struct kern *kern_byname(const struct tuner *tu, const char *mangled);
+/* setting_add(), with the kernel's warps an SM holds (its timing build)
+ * added to params where the pass has a PLAUNCH parameter */
+void setting_launch(const struct tuner *tu, struct setting *s, int pass, const char *kernel,
+                    const char *params);
 
-/* table.c */
+/* apart.c */
+/* do the builds and the runs go on side by side (each trial has its own
+ * program; parallel runs need each trial's output of its own too)? */
+int apart(const struct tuner *tu);
+/* may builds go on side by side (each into its own directory)? */
+int buildsapart(const struct tuner *tu);
+
+/* passes.c */
 /* one unit of a kernel as a pass's stats list it (RUNITS: a FISet) */
 struct unit {
 	long id;                /* RID */
@@ -418,7 +275,8 @@ int stats_nops(const char *stats, int pass, long *of);
 /* the opcode of instruction ordinal ins in an instrumented build's stats */
 char *stats_opname(const char *stats, int pass, long ins);
 
-/* output.c */
+
+/* numbers.c */
 /* the numbers of text (every decimal, nan and inf), or of raw f32/f64 */
 double *numbers(const char *text, size_t len, int type, long *n);
 /* the numbers of stdout text, leaving out lines that match re (the figure
@@ -430,10 +288,5 @@ double metric(const struct errors *e, int m);
 int qos_met(const struct tuner *tu, const struct errors *e);   /* within --qos? */
 double median(double *v, int n);
 
-/* knob.c */
-void setting_add(struct setting *s, int pass, const char *kernel, const char *params);
-struct setting setting_copy(const struct setting *s);   /* without the refused knobs */
-void setting_release(struct setting *s);
-char *setting_env(const struct setting *s);       /* "off;sfu:lambda=32,kernels=k" */
 
 #endif

@@ -3,7 +3,8 @@
 #   tune -> driver -> transforms -> policies -> model -> ptx -> common
 # and no header includes itself through others. A file may include its own
 # layer and those below; policies/ knows the passes only through the
-# schemas registered at startup (policies/param.h).
+# schemas registered at startup (policies/param.h). Inside tune/ the same
+# holds of its rooms, in the order the map of tune/tune.h gives.
 : "${MPCC_SRC:?set MPCC_SRC to the source tree}"
 cd "$MPCC_SRC" || exit 1
 T=$(mktemp -d "${TMPDIR:-/tmp}/mpcc-layers.XXXXXX")
@@ -20,7 +21,7 @@ rank() {
 printf 'testing includes point down the layers ... '
 bad=0
 for f in $(ls common/*.[ch] ptx/*.[ch] model/*.[ch] policies/*.[ch] transforms/*.[ch] driver/*.[ch] \
-           tune/*.[ch] 2>/dev/null); do
+           tune/*.[ch] tune/*/*.[ch] 2>/dev/null); do
 	from=${f%%/*}
 	sed -n 's/^#include "\([a-z]*\)\/\([^"]*\)".*/\1 \1\/\2/p' "$f" | while read -r dir inc; do
 		echo "$f $inc" >>"$T/edges"
@@ -43,6 +44,104 @@ grep '\.h .*\.h$' "$T/edges" | tsort >/dev/null 2>"$T/cycle"
 if [ -s "$T/cycle" ]; then
 	echo failed
 	sed 's/^/  /' "$T/cycle"
+	failures=$((failures + 1))
+else
+	echo passed
+fi
+
+# tune.h's map, the highest room first: "ROOM/  a.c b.c: words" lines, where
+# the room of main.c is itself and that of tune.h's own files is "."
+sed -n '/^ \* Files call only files later/,/^ \*$/p' tune/tune.h | awk '
+	$2 ~ /\/$/ { room = $2; print "room", room } $2 == "." { room = "."; print "room ." }
+	$2 ~ /\.c$/ { room = $2; print "room", room }
+	{ for (i = 2; i <= NF; i++) { w = $i; sub(/[:,]$/, "", w); if (w ~ /^[a-z]+\.c$/) print "file", (room == "." || room == w ? "" : room) w } }' >"$T/map"
+
+# the room of a file of tune/: its folder, or itself for main.c, or "."
+roomof() {
+	case $1 in
+	tune/main.c) echo main.c ;;
+	tune/*/*) d=${1#tune/}; echo "${d%%/*}/" ;;
+	*) echo . ;;
+	esac
+}
+
+printf 'testing the map of tune/tune.h names every room and file of tune/ ... '
+awk '$1 == "file" { print "tune/" $2 }' "$T/map" | sort >"$T/listed"
+ls tune/*.c tune/*/*.c | sort >"$T/present"
+{ comm -23 "$T/present" "$T/listed" | sed 's/$/: not in the map of tune.h/'
+  comm -13 "$T/present" "$T/listed" | sed 's/$/: in the map of tune.h, not in tune\//'
+  for d in tune/*/; do
+	grep -qx "room ${d#tune/}" "$T/map" || echo "$d: a folder of tune/ that the map does not name"
+  done; } >"$T/unmapped"
+if [ -s "$T/unmapped" ]; then
+	echo failed
+	sed 's/^/  /' "$T/unmapped"
+	failures=$((failures + 1))
+else
+	echo passed
+fi
+
+printf 'testing includes between the rooms of tune/ point down ... '
+# a room's rank: its place from the bottom of the map
+awk '$1 == "room" { r[++n] = $2 } END { for (i = 1; i <= n; i++) print r[i], n - i }' "$T/map" >"$T/ranks"
+rankof() { awk -v r="$1" '$1 == r { print $2 }' "$T/ranks"; }
+: >"$T/uproom"
+for f in tune/*.[ch] tune/*/*.[ch]; do
+	from=$(roomof "$f")
+	sed -n 's/^#include "\(tune\/[^"]*\)".*/\1/p' "$f" | while read -r inc; do
+		to=$(roomof "$inc")
+		if [ -z "$(rankof "$to")" ] || [ "$(rankof "$to")" -gt "$(rankof "$from")" ]; then
+			echo "$f includes $inc, of a room above $from" >>"$T/uproom"
+		fi
+	done
+done
+if [ -s "$T/uproom" ]; then
+	echo failed
+	sed 's/^/  /' "$T/uproom"
+	failures=$((failures + 1))
+else
+	echo passed
+fi
+
+printf 'testing tune/ waits for its builds and runs in one loop, in the pool ... '
+# a wait that reads a status (stopgroups() only reaps what it stopped)
+grep -nE '(^|[^a-z_])(waitpid|wait)\(' tune/*.c tune/*/*.c | grep -vE 'waitpid\([^,]*, NULL' >"$T/waits"
+if [ "$(wc -l <"$T/waits")" = 1 ] && grep -q '^tune/pool/pool\.c:' "$T/waits"; then
+	: >"$T/waits"
+else
+	sed -i 's/$/: not the one wait of pool\/pool.c/' "$T/waits"
+	[ -s "$T/waits" ] || echo "tune/pool/pool.c: no wait" >"$T/waits"
+fi
+# and only the pool has builds and runs started (through trial/'s *_start())
+grep -nE '(^|[^a-z_])(spawn|run_start|build_start|trial_build|trial_launch)\(' tune/*.c tune/*/*.c |
+	grep -vE '^tune/(pool|trial)/|^tune/session/process\.c:' | sed 's/$/: starts a process outside the pool/' >>"$T/waits"
+if [ -s "$T/waits" ]; then
+	echo failed
+	sed 's/^/  /' "$T/waits"
+	failures=$((failures + 1))
+else
+	echo passed
+fi
+
+printf 'testing only the pool of tune/ reads --jobs, beside the options ... '
+grep -nE '(->|\.)jobs\b' tune/*.c tune/*/*.c | grep -vE '^tune/(main\.c|pool/)' >"$T/jobs"
+if [ -s "$T/jobs" ]; then
+	echo failed
+	sed 's/^/  /' "$T/jobs"
+	failures=$((failures + 1))
+else
+	echo passed
+fi
+
+printf 'testing only spent() of tune/ compares the time with the budget ... '
+# a comparison of now() with the deadline, a search's share or --budget,
+# in one expression ("->" is no comparison), outside spent()
+grep -nE 'now\(\)[^;?&|]*[^-][<>][^;?&|]*(deadline|until|budget)|(deadline|until|budget)[^;?&|]*[^-][<>][^;?&|]*now\(\)' \
+	tune/*.c tune/*/*.c >"$T/spent"
+[ "$(grep -c '^spent(' tune/session/budget.c)" = 1 ] || echo "tune/session/budget.c: no spent()" >>"$T/spent"
+if [ -s "$T/spent" ]; then
+	echo failed
+	sed 's/^/  /' "$T/spent"
 	failures=$((failures + 1))
 else
 	echo passed

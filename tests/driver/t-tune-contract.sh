@@ -28,7 +28,7 @@ check() {   # FILE-OF-PROBLEMS
 
 printf 'testing no string literal of tune/, policies/ or sweep.sh names a pass ... '
 # a literal that is a pass's name, or names one as a setting does (NAME: or NAME=)
-python3 - "$T/names" tune/*.[ch] policies/*.[ch] scripts/sweep.sh >"$T/names.bad" <<'EOF'
+python3 - "$T/names" tune/*.[ch] tune/*/*.[ch] policies/*.[ch] scripts/sweep.sh >"$T/names.bad" <<'EOF'
 import re, sys
 names = sorted(set(l.strip() for l in open(sys.argv[1]) if l.strip()))
 for path in sys.argv[2:]:
@@ -50,9 +50,13 @@ EOF
 check "$T/names.bad"
 
 printf 'testing tune/ files call only those after them in tune.h ... '
-sed -n '/^ \* Files call only files later/,/^ \*$/p' tune/tune.h | tr -s ' *' '\n' | grep '\.c$' >"$T/order"
+# the list of tune.h: "ROOM/  a.c b.c: words", each file named from tune/
+sed -n '/^ \* Files call only files later/,/^ \*$/p' tune/tune.h | awk '
+	$2 ~ /\/$/ { room = $2 } $2 == "." || $2 ~ /\.c$/ { room = "" }
+	{ for (i = 2; i <= NF; i++) { w = $i; sub(/[:,]$/, "", w); if (w ~ /^[a-z]+\.c$/) print room w } }' >"$T/order"
 for o in $(find "$MPCC_BUILD/tune" -name '*.c.o'); do
-	f=$(basename "$o" .c.o).c
+	f=$(echo "$o" | sed 's|.*\.dir/||; s|\.o$||')
+	[ -f "tune/$f" ] || continue   # an object left by a build of an older tree
 	nm "$o" | awk -v f="$f" '$1 == "U" { print "U", $2, f } NF == 3 && $2 ~ /^[TDBR]$/ { print "D", $3, f }'
 done >"$T/syms"
 if [ ! -s "$T/syms" ] || [ ! -s "$T/order" ]; then

@@ -3,7 +3,7 @@
  * searches against a model whose time and error are known functions of
  * the setting (HEU, linear, exhaustive, failures, FISet modes 1-3), and
  * the profile editor on commented policy files. */
-#include "tune/tune.h"
+#include "tune/output/output.h"
 #include "tests/unit/test.h"
 
 #include <limits.h>

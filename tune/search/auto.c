@@ -18,7 +18,7 @@
  * GPUs a search leaves free (speculate()), on top of what is kept now and
  * on top of that with each search before them keeping its strongest
  * setting, the likelier first: which is likelier, the searches so far say. */
-#include "tune/tune.h"
+#include "tune/search/search.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -80,7 +80,7 @@ guessahead(struct tuner *tu)
 	double p = (ahead.o->kept + 1.0) / (ahead.o->done + 2), pa = 1, pb = 1;
 	struct setting s = setting_copy(cur);
 	speculate_clear(tu, RANKS, INT_MAX);
-	for (int d = 0; ahead.i + d < ahead.n && d <= 2 * tu->jobs; d++) {
+	for (int d = 0; ahead.i + d < ahead.n && d <= 2 * pool_gpus(tu); d++) {
 		const struct pair *q = &ahead.pr[ahead.i + d];
 		struct trial *f[8], *g[8];
 		int m = search_first(tu, &s, q->k, q->pass, f);
@@ -209,7 +209,7 @@ search_all(struct tuner *tu)
 		for (int p = 0; p < npass && n < 8; p++)
 			if (pass_tuned(p))
 				pass[n] = p, t[n++] = probe(tu, p);
-		tuner_eval(tu, t, n);
+		search_ask(tu, t, n);
 		for (int i = 0; i < n; i++)
 			np = advised(tu, t[i], pass[i], &pr, np);
 		qsort(pr, np, sizeof *pr, bygain);

@@ -18,7 +18,7 @@
  * Kernels are ranked and chosen by their share of the time of every kernel,
  * not of the run's wall time: a program that spends most of its run reading
  * input still has the kernels its own timer measures (issue 27). */
-#include "tune/tune.h"
+#include "tune/search/search.h"
 
 #include <fnmatch.h>
 #include <stdlib.h>
@@ -72,7 +72,7 @@ byshare(const void *a, const void *b)
 }
 
 static int
-wanted(const struct tuner *tu, const struct kern *k)
+tunable(const struct tuner *tu, const struct kern *k)
 {
 	if (!tu->kernels)
 		return 1;
@@ -164,7 +164,7 @@ void
 find_kernels(struct tuner *tu)
 {
 	struct trial *t = timing(tu);
-	tuner_eval(tu, &t, 1);
+	search_ask(tu, &t, 1);
 	if (t->verdict < 0)
 		die("the timing build did not run (%s): no profile written", tu->halt ? tu->halt : "?");
 	if (t->verdict == V_BUILD || t->verdict == V_NOAPPLY)
@@ -175,7 +175,7 @@ find_kernels(struct tuner *tu)
 	free(out);
 	qsort(tu->k, tu->nk, sizeof *tu->k, byshare);
 	for (int i = 0; i < tu->nk; i++)
-		tu->k[i].hot = wanted(tu, &tu->k[i]) && (total <= 0 || tu->k[i].share * 100 >= tu->minshare);
+		tu->k[i].hot = tunable(tu, &tu->k[i]) && (total <= 0 || tu->k[i].share * 100 >= tu->minshare);
 	kernlist(tu, total, wall);
 }
 
@@ -183,7 +183,7 @@ int
 shadow_totals(struct tuner *tu, const char *kernel, struct optotal **out, int *sampled)
 {
 	struct trial *t = probebuild(tu, kernel, 1);
-	tuner_eval(tu, &t, 1);
+	search_ask(tu, &t, 1);
 	*out = NULL;
 	*sampled = 0;
 	if (t->verdict < 0 || t->verdict == V_BUILD || t->verdict == V_NOAPPLY) {

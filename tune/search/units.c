@@ -24,7 +24,7 @@
  * With --jobs, the lists of the next units, as if each met the QoS, are
  * guesses for the GPUs a trial leaves free. Every trial is a candidate:
  * the answer is the fastest of them all that meets the QoS. */
-#include "tune/tune.h"
+#include "tune/search/search.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -132,7 +132,7 @@ fixed(struct tuner *tu, const struct setting *base, const struct kern *k, int pa
 	                      p ? withknob(tu, base, pass, k->mangled, p, -1) : NULL};
 	int n = p ? 2 : 1;   /* a knob with no default has no own choice */
 	free(p);
-	tuner_eval(tu, t, n);
+	search_ask(tu, t, n);
 	for (int i = 0; i < n; i++) {
 		int applied, chosen = 0;
 		char *st = report_stats(t[i]->report, pass, k->mangled, &applied);
@@ -169,9 +169,9 @@ guesses(struct tuner *tu, const struct setting *base, const struct kern *k, int 
         int m, const struct unit *u, int i, int n, struct trial *all)
 {
 	speculate_clear(tu, 0, RANKS);
-	for (int d = 0; d < tu->jobs && i + d < n; d++)
+	for (int d = 0; d < pool_gpus(tu) && i + d < n; d++)
 		ids[m + d] = u[i + d].id;
-	for (int d = 1; d < tu->jobs && i + d < n; d++)
+	for (int d = 1; d < pool_gpus(tu) && i + d < n; d++)
 		speculate(tu, withunits(tu, base, k, pass, ids, m + d, u, i + d, n, all), d);
 }
 
@@ -189,7 +189,7 @@ units_first(struct tuner *tu, const struct setting *base, const struct kern *k, 
 	long *ids = xmalloc((n + 1) * sizeof *ids);
 	if (n)
 		rank(tu, k, u, n, &shadowed);
-	for (int i = 0; i < n && m < max && m < tu->jobs; i++) {
+	for (int i = 0; i < n && m < max && m < pool_gpus(tu); i++) {
 		ids[i] = u[i].id;
 		t[m++] = withunits(tu, base, k, pass, ids, i, u, i, n, all);
 	}
@@ -219,7 +219,7 @@ cumulative(struct tuner *tu, const struct setting *base, const struct kern *k, i
 		tu->left = n - i - 1;
 		if (tu->stopafter && tu->left > tu->stopafter - dry - 1)
 			tu->left = tu->stopafter - dry - 1;
-		tuner_eval(tu, &t, 1);
+		search_ask(tu, &t, 1);
 		curve_add(c, t);
 		if (t->verdict < 0 && halted(tu)) {
 			stop = fmt("%s", halted(tu));

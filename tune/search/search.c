@@ -28,7 +28,7 @@
  * units.c); every search stops when its share of --budget is spent
  * (budget.c). With --jobs, HEU guesses at its next step (heuguess()); the
  * steps it takes do not depend on the guesses. */
-#include "tune/tune.h"
+#include "tune/search/search.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -75,7 +75,7 @@ point(const struct grid *g, int l)
 static void
 one(struct tuner *tu, struct curve *c, struct trial *t)
 {
-	tuner_eval(tu, &t, 1);
+	search_ask(tu, &t, 1);
 	curve_add(c, t);
 }
 
@@ -190,7 +190,7 @@ exhaustive(const struct grid *g)
 	for (int l = g->lo; l <= g->hi; l += g->step)
 		t[n++] = point(g, l);
 	g->tu->left = 0;
-	tuner_eval(g->tu, t, n);
+	search_ask(g->tu, t, n);
 	for (int i = 0; i < n; i++)
 		curve_add(g->c, t[i]);
 	if (!curve_cut(g->tu, g->c, t[n - 1]))
@@ -246,7 +246,7 @@ search_words(struct tuner *tu, const struct setting *base, const struct kern *k,
 		t[i] = withknob(tu, base, pass, k->mangled, p, i);
 		free(p);
 	}
-	tuner_eval(tu, t, n);
+	search_ask(tu, t, n);
 	for (int i = 0; i < n; i++)
 		curve_add(c, t[i]);
 	c->runs = tu->ntrials - before;

@@ -8,7 +8,7 @@
  * result is loaded with the policy loader before it replaces the file. Flow
  * style ("profiles: {a: ...}") is not edited: the profile is printed for the
  * user to paste. */
-#include "tune/tune.h"
+#include "tune/output/output.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -337,7 +337,7 @@ profile_check(struct tuner *tu, const struct trial *win, const char *policy)
 	     *e_dir = fmt("MPCC_TUNE_DIR=%s", dir);
 	const char *env[] = {"MPCC_SET=", e_rep, e_prof, e_pol, e_dir, NULL};
 	double wall;
-	int st = shell(tu->build, env, log, log, 0, &wall), ok = 0;
+	int st = shell(tu, tu->build, env, log, log, 0, &wall), ok = 0;
 	size_t n;
 	char *text = readfile(rep, &n), *a = doneset(text), *b = doneset(win->report);
 	if (st)

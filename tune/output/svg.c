@@ -10,7 +10,7 @@
  * digits of accuracy on a linear one), the QoS as a dashed red line, the
  * winner ringed, failed trials as crosses on the x axis, and a legend.
  * Ticks are round values in steps of 1, 2 or 5 times a power of ten. */
-#include "tune/tune.h"
+#include "tune/output/output.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -53,7 +53,7 @@ ticks(double lo, double hi, int max, double *t)
 /* a linear axis over [lo, hi] with round ticks (whole numbers for a
  * count); widen: out to the ticks around it */
 static void
-linear(struct axis *a, double lo, double hi, int widen, int count)
+linaxis(struct axis *a, double lo, double hi, int widen, int count)
 {
 	if (!(hi > lo))
 		lo -= count ? 1 : 0.5, hi += count ? 1 : 0.5;
@@ -239,7 +239,7 @@ speedaxis(const struct tuner *tu, struct axis *a, struct trial **t, int n)
 	for (int i = 0; i < n; i++)
 		if (t[i]->verdict == V_OK)
 			lo = fmin(lo, speedup(tu, t[i])), hi = fmax(hi, speedup(tu, t[i]));
-	linear(a, lo, hi, 1, 0);
+	linaxis(a, lo, hi, 1, 0);
 }
 
 /* the error axis over t[] and the QoS */
@@ -247,7 +247,7 @@ static void
 erraxis(const struct tuner *tu, struct axis *a, struct trial **t, int n)
 {
 	if (tu->metric == M_DIGITS) {
-		linear(a, 0, 17, 1, 0);
+		linaxis(a, 0, 17, 1, 0);
 		return;
 	}
 	double lo = tu->qos > 0 ? tu->qos : INFINITY, hi = tu->qos;
@@ -301,7 +301,7 @@ curve(const struct tuner *tu, FILE *f, double y0, const struct curve *c, const s
 	const struct param *knob = pass_knob(c->pass);
 	const char *const *words = knob->kind == PENUM ? knob->words : NULL;
 	struct frame fr = {.f = f, .y0 = y0};
-	linear(&fr.x, n ? t[0]->x : 0, n ? t[n - 1]->x : 1, 0, 1);
+	linaxis(&fr.x, n ? t[0]->x : 0, n ? t[n - 1]->x : 1, 0, 1);
 	if (words) {
 		fr.x.lo = -0.5, fr.x.hi = n ? t[n - 1]->x + 0.5 : 0.5, fr.x.nt = 0;
 		for (int i = 0; words[i] && i < 16; i++)
@@ -330,7 +330,7 @@ curve(const struct tuner *tu, FILE *f, double y0, const struct curve *c, const s
 }
 
 static int
-byspeed(const void *a, const void *b)
+byspeedup(const void *a, const void *b)
 {
 	const struct trial *x = *(struct trial *const *)a, *y = *(struct trial *const *)b;
 	return (x->time > y->time) - (x->time < y->time);
@@ -347,7 +347,7 @@ pareto(const struct tuner *tu, FILE *f, double y0, const struct trial *win)
 		if (tu->t[i]->verdict == V_OK && tu->t[i]->set.n && !instrumented(tu->t[i]))
 			t[n++] = tu->t[i];
 	t[n++] = tu->base;
-	qsort(t, n, sizeof *t, byspeed);
+	qsort(t, n, sizeof *t, byspeedup);
 	struct frame fr = {.f = f, .y0 = y0};
 	speedaxis(tu, &fr.a, t, n);
 	erraxis(tu, &fr.x, t, n);

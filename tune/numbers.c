@@ -1,4 +1,4 @@
-/* output.c: the numbers of an output, and how far a candidate's are from
+/* numbers.c: the numbers of an output, and how far a candidate's are from
  * the baseline's.
  *
  * A text output is read as the sequence of every number in it, in order:

@@ -21,7 +21,7 @@
  * so that the baseline runs on one GPU while the candidate runs on the
  * other (never one program twice at once: its runs share its directory);
  * each round's ratio is of two runs on one GPU. */
-#include "tune/tune.h"
+#include "tune/search/search.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -104,7 +104,7 @@ confirm(struct tuner *tu, struct trial *t, struct confirmation *c)
 	static const char *const hows[] = {"each in its own directory", "their --binary put back in turn",
 	                                   "each rebuilt when the other ran last"};
 	int n = tu->confirm, how = howrun(tu), m = 0;
-	int side = how == APART && tu->jobs > 1 && !tu->launcher;   /* two rounds at once */
+	int side = sidebyside(tu);   /* two rounds at once */
 	const struct trial *cur = NULL;   /* not known: the last build may be either */
 	double *ratio = xmalloc(n * sizeof *ratio), *base = xmalloc(n * sizeof *base);
 	char *d = fmt("%s/confirm", tu->workdir);

@@ -1,4 +1,4 @@
-/* table.c: what mpcc-tune knows of the passes, all of it from their table.
+/* passes.c: what mpcc-tune knows of the passes, all of it from their table.
  *
  * No pass is named here or anywhere in tune/ (doc/DESIGN.md, "Adding a pass"):
  * a pass's struct tuning says whether it is searched (and by which

@@ -1,0 +1,124 @@
+/* ask.c: what the searches ask of the pool: the GPUs it has (--jobs),
+ * the cache that gives each distinct setting one trial, the batches to
+ * run, and the guesses of speculate() that fill the slots a batch leaves
+ * free. */
+#include "tune/pool/pool.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int
+pool_gpus(const struct tuner *tu)
+{
+	return tu->jobs;
+}
+
+int
+guessing(const struct tuner *tu)
+{
+	return tu->jobs > 1 && apart(tu) && buildsapart(tu);
+}
+
+int
+sidebyside(const struct tuner *tu)
+{
+	return apart(tu) && tu->jobs > 1 && !tu->launcher;
+}
+
+struct trial *
+trial_for(struct tuner *tu, const struct setting *s, double x)
+{
+	char *env = setting_env(s);
+	for (int i = 0; i < tu->nt; i++)
+		if (!strcmp(tu->t[i]->env, env)) {
+			free(env);
+			if (tu->t[i]->x < 0 && x >= 0)   /* a probe that a search meets again */
+				tu->t[i]->x = x;
+			return tu->t[i];
+		}
+	struct trial *t = xcalloc(1, sizeof *t);
+	t->id = tu->nt;
+	t->set = setting_copy(s);
+	t->env = env;
+	t->what = setting_words(s, tu->k, tu->nk);
+	t->x = x;
+	t->verdict = -1;
+	vgrow(tu->t, tu->nt, tu->cap);
+	tu->t[tu->nt++] = t;
+	return t;
+}
+
+void
+speculate(struct tuner *tu, struct trial *t, int rank)
+{
+	if (!apart(tu) || !buildsapart(tu) || t->verdict >= 0)
+		return;
+	for (int j = 0; j < tu->nspec; j++)
+		if (tu->spec[j].t == t)
+			return;
+	vgrow(tu->spec, tu->nspec, tu->capspec);
+	struct guess *g = tu->spec;
+	int i = tu->nspec;
+	while (i > 0 && g[i - 1].rank > rank)
+		g[i] = g[i - 1], i--;
+	g[i] = (struct guess){t, rank};
+	tu->nspec++;
+}
+
+void
+speculate_clear(struct tuner *tu, int lo, int hi)
+{
+	struct guess *g = tu->spec;
+	int m = 0;
+	for (int i = 0; i < tu->nspec; i++)
+		if ((g[i].rank < lo || g[i].rank >= hi) && g[i].t->verdict < 0)
+			g[m++] = g[i];
+	tu->nspec = m;
+}
+
+static int
+among(struct trial *const *t, int n, const struct trial *x)
+{
+	for (int i = 0; i < n; i++)
+		if (t[i] == x)
+			return 1;
+	return 0;
+}
+
+/* the trials asked for, then the guesses (which the evaluator runs as its
+ * slots allow, and may finish after it returns); a trial counts once it
+ * has a verdict: asked (tu->ntrials), or a guess not asked for yet
+ * (tu->nguess) */
+void
+tuner_eval(struct tuner *tu, struct trial **t, int n)
+{
+	struct trial **todo = xmalloc((n + tu->nspec + 1) * sizeof *todo);
+	int m = 0, asked;
+	for (int i = 0; i < n; i++)
+		if (t[i]->verdict < 0 && !among(todo, m, t[i]))
+			todo[m++] = t[i];
+	asked = m;
+	/* the guesses of the search in progress and of those to come take
+	 * turns, each in its own order */
+	for (int i = 0, j = 0; i < tu->nspec || j < tu->nspec;) {
+		while (i < tu->nspec && tu->spec[i].rank >= RANKS)
+			i++;
+		while (j < tu->nspec && tu->spec[j].rank < RANKS)
+			j++;
+		for (int k = 0; k < 2; k++) {
+			int *at = k ? &j : &i;
+			struct trial *g = *at < tu->nspec ? tu->spec[(*at)++].t : NULL;
+			if (g && g->verdict < 0 && !among(todo, m, g))
+				todo[m++] = g;
+		}
+	}
+	if (asked && !halted(tu))
+		tu->eval(tu, todo, m, asked);
+	for (int i = 0; i < n; i++)
+		if (!t[i]->asked && t[i]->verdict >= 0)
+			t[i]->asked = 1, tu->ntrials++;
+	tu->nguess = 0;
+	for (int i = 0; i < tu->nt; i++)
+		tu->nguess += !tu->t[i]->asked && tu->t[i]->verdict >= 0;
+	free(todo);
+}

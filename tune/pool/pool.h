@@ -1,0 +1,75 @@
+/* pool.h: the pool, the only room that starts builds and runs (tune.h):
+ * the trials the searches ask for and their guesses, the slots and GPUs
+ * they take, and the one loop that waits for them. */
+#ifndef MPCC_TUNE_POOL_H
+#define MPCC_TUNE_POOL_H
+
+#include "tune/trial/trial.h"
+
+/* seconds a run may take over --slow times the baseline's wall time:
+ * a short program's time on a loaded machine (parallel tests, a launcher
+ * that queues) varies by more than a few times its own */
+#define SLACK 1.0
+
+/* ask.c */
+/* the GPUs --jobs gives: trials that run at once, guesses a search may make */
+int pool_gpus(const struct tuner *tu);
+/* may guesses run (--jobs, trials side by side, builds side by side)? */
+int guessing(const struct tuner *tu);
+/* may two programs run at once, on GPUs 0 and 1 (the confirmation's rounds)? */
+int sidebyside(const struct tuner *tu);
+/* the trial of s: from the cache, or new (not yet run) */
+struct trial *trial_for(struct tuner *tu, const struct setting *s, double x);
+/* build and run those of t[] that have not run yet (none once the budget is
+ * spent: see halted()); slots left free run the guesses of speculate() */
+void tuner_eval(struct tuner *tu, struct trial **t, int n);
+/* t may be asked for soon: run it in a slot a batch leaves free (--jobs),
+ * the guesses of lower rank first */
+void speculate(struct tuner *tu, struct trial *t, int rank);
+/* forget the guesses of rank in [lo, hi) (those of a search that moved on:
+ * [0, RANKS); of the searches to come: [RANKS, INT_MAX); every guess) */
+void speculate_clear(struct tuner *tu, int lo, int hi);
+
+/* side.c */
+/* a process started beside the trials, for pool_wait() */
+struct side {
+	pid_t pid;
+	double t0;              /* its start (now()) */
+	double limit;           /* seconds it may take (0: no limit) */
+	int st;                 /* its exit status; -1: killed over the limit */
+	double wall;            /* seconds it took */
+};
+/* run cmd under sh with env pairs (NAME=VALUE; NAME= unsets); 0 or the
+ * exit status / 128+signal; *wall in seconds; limit > 0 kills it after that
+ * many seconds (then returns -1) */
+int shell(struct tuner *tu, const char *cmd, const char *const *env, const char *out,
+          const char *err, double limit, double *wall);
+/* the program once, as a trial's run is (launcher, MPCC_TUNE_DIR=dir),
+ * stdout and stderr to out and err: its exit status, *v its time (figure
+ * of merit or wall); -1 if it failed, with *why */
+int run_once(struct tuner *tu, const char *dir, const char *out, const char *err, double *v,
+             char **why);
+/* run_once() of n programs at once, the i-th in dir[i] on GPU i (with
+ * --jobs): each its *v and *why; -1 if any failed */
+int run_side(struct tuner *tu, int n, char *const *dir, char *const *out, char *const *err,
+             double *v, char **why);
+/* build t's setting again (with its environment, the report to rep) */
+int build_once(struct tuner *tu, const struct trial *t, const char *rep, const char *log);
+
+/* pool.c */
+/* build, run and compare: the real evaluator. Builds go --build-jobs at a
+ * time when --build names $MPCC_TUNE_DIR, else one at a time; runs --jobs
+ * at a time (one GPU each) when --run names $MPCC_TUNE_DIR and each trial
+ * has its own program (its directory, or its copy of --binary) */
+void trials_run(struct tuner *tu, struct trial **t, int n, int asked);
+/* stop the guesses still under way and forget them (the searches ended) */
+void trials_drop(struct tuner *tu);
+/* the GPU a run in slot sees (CUDA_VISIBLE_DEVICES), -1: none set */
+int pool_gpu(const struct tuner *tu, int slot);
+/* may a trial start now? (sets tu->halt when the session's time is up) */
+int maystart(struct tuner *tu);
+/* wait for the processes of s[] (their end into each), in the pool's one
+ * waiting loop; no budget or Ctrl-C stops them */
+void pool_wait(struct tuner *tu, struct side *s, int n);
+
+#endif

@@ -1,0 +1,76 @@
+/* search.h: the searches (tune.h): what they try, what they keep, and
+ * the confirmation of the winner; they ask the pool for trials. */
+#ifndef MPCC_TUNE_SEARCH_H
+#define MPCC_TUNE_SEARCH_H
+
+#include "tune/pool/pool.h"
+
+/* confirm.c */
+/* run the baseline and t in turn, --confirm rounds, and say whether t's
+ * gain holds; prints the rounds and the verdict */
+void confirm(struct tuner *tu, struct trial *t, struct confirmation *c);
+
+/* auto.c */
+/* one pass (tu->transform) on every hot kernel in turn, each on what the
+ * earlier kept; or, with auto, each pass's advice from a probe build, then
+ * the (kernel, pass) pairs greedily. Every trial stays a candidate. */
+void search_all(struct tuner *tu);
+
+/* search.c */
+/* add a knob of pass on kernel k to base and search its values (by the
+ * knob's kind: a grid, each word, or the units, units.c); the fastest
+ * trial that meets the QoS, or NULL */
+struct trial *search_knob(struct tuner *tu, const struct setting *base, const struct kern *k,
+                          int pass);
+struct trial *search_grid(struct tuner *tu, const struct setting *base, const struct kern *k, int pass);
+/* the trials the search of pass on k over base asks for first (at most 8), into t: their count */
+int search_first(struct tuner *tu, const struct setting *base, const struct kern *k, int pass,
+                 struct trial **t);
+struct trial *search_words(struct tuner *tu, const struct setting *base, const struct kern *k, int pass);
+/* search_first(), and where those trials ran and tell, the trials after
+ * them (a list of units: the first lists, as if each met the QoS) */
+int search_next(struct tuner *tu, const struct setting *base, const struct kern *k, int pass,
+                struct trial **t);
+
+/* units.c */
+/* the units of a PSETS knob (GPUMixer's FISets, 003 4.5): all, the pass's
+ * own choice (the knob's default), then units added one at a time in the
+ * mode's order while the QoS holds */
+struct trial *search_units(struct tuner *tu, const struct setting *base, const struct kern *k, int pass);
+/* the first lists of units (at most max, and --jobs) that the search over
+ * base will ask for, all (sets=all over base) having run: into t, their
+ * count; 0 where the order needs a shadow build */
+int units_first(struct tuner *tu, const struct setting *base, const struct kern *k, int pass,
+                struct trial *all, struct trial **t, int max);
+
+/* kernels.c */
+/* every kernel and its share of the kernel time, from a build with the
+ * instrumentation pass's timers; marks the hot ones; prints the list */
+void find_kernels(struct tuner *tu);
+/* the timing build, a guess while the baseline builds and runs */
+void timing_ahead(struct tuner *tu);
+/* the shadow build: each f64 op's error total, by statement index, for kernel */
+struct optotal {
+	long ins;               /* statement index in the kernel as nvcc wrote it */
+	double err;             /* sum of |v64 - v32| / |v64| over every thread */
+	double count;           /* executions */
+	char *op;
+};
+/* *sampled: its stats list fewer ops than the kernel has: a sample */
+int shadow_totals(struct tuner *tu, const char *kernel, struct optotal **out, int *sampled);
+
+
+/* curve.c */
+/* build and run those of t[] that have not run yet (tuner_eval()), the
+ * guesses of the searches to come made again first (tu->ahead) */
+void search_ask(struct tuner *tu, struct trial **t, int n);
+/* the trial of base with one more knob */
+struct trial *withknob(struct tuner *tu, const struct setting *base, int pass, const char *kernel,
+                       const char *params, double x);
+struct curve *curve_new(struct tuner *tu, const char *kernel, int pass, const char *how);
+void curve_add(struct curve *c, struct trial *t);
+void curve_stop(struct curve *c, char *why);     /* takes why (malloc'd); prints it */
+/* t did not run because the search must stop (halted()): stop c, saying why */
+int curve_cut(struct tuner *tu, struct curve *c, const struct trial *t);
+
+#endif

@@ -1,0 +1,61 @@
+/* session.h: the session, the lowest room of tune/ (tune.h): what a
+ * session may spend, Ctrl-C, the processes under way, and the progress
+ * lines. It calls only tune.h's files. */
+#ifndef MPCC_TUNE_SESSION_H
+#define MPCC_TUNE_SESSION_H
+
+#include "tune/tune.h"
+
+/* progress.c */
+/* one line per trial: its verdict, the trials done and planned, the time,
+ * the ETA and the best so far */
+void progress(const struct tuner *tu, const struct trial *t);
+
+/* budget.c */
+double now(void);
+/* "90s", "15m", "2h", "1h30m", or seconds: seconds; -1 if not a duration */
+double duration(const char *s);
+/* the seconds a trial takes, build and runs, from those that ran */
+double trialcost(const struct tuner *tu);
+/* set the searches' end (tu->deadline), as the builds so far make the reserve */
+void budget_update(struct tuner *tu);
+/* after the baseline: set the time kept for the confirmation and the check aside */
+void budget_start(struct tuner *tu);
+/* a search of weight w starts; rest: the weights of it and the searches after
+ * it. It may spend its share of the time left to the searches */
+void budget_search(struct tuner *tu, double w, double rest);
+/* is the budget spent: would need more seconds from now pass end (a time
+ * of now(); 0: no end)? The only function of tune/ that says so */
+int spent(double end, double need);
+/* the trials that ran */
+int tried(const struct tuner *tu);
+/* must the search in progress stop (the budget, --max-trials, Ctrl-C)? why
+ * (its own share spent, or tu->halt), NULL if not */
+const char *halted(struct tuner *tu);
+/* the estimate of trials a search of pass will run */
+int planned(const struct tuner *tu, int pass);
+
+/* signal.c */
+/* Ctrl-C: the first stops the searches, the second the session; SIGTERM
+ * and SIGHUP stop what runs and the session */
+void catchint(void);
+extern volatile sig_atomic_t interrupts;
+extern volatile sig_atomic_t writing;   /* the profile is being written: said at a second Ctrl-C */
+
+/* process.c */
+/* the process groups of the builds and runs under way */
+void remember(pid_t pid);
+void forget(pid_t pid);
+/* stop groups g[0..n): SIGINT, SIGKILL 4 s later for what is left */
+void stopgroups(pid_t *g, int n);
+/* stop every build and run under way (the second Ctrl-C; from a signal handler too) */
+void killall(void);
+/* stop pid's group and wait for it */
+void reap(pid_t pid);
+/* start sh -c cmd in its own process group (remembered); env is NAME=VALUE
+ * pairs (NAME= unsets); a build is niced */
+pid_t spawn(const char *cmd, const char *const *env, const char *out, const char *err, int build);
+/* a waitpid() status as a shell gives it: the exit status or 128+signal */
+int exitstatus(int st);
+
+#endif

@@ -1,0 +1,93 @@
+/* judge.c: the verdict of a trial whose runs are done: its first run's
+ * output compared with the baseline's, its time with the baseline's. An
+ * output that cannot be compared ends the session. */
+#include "tune/trial/trial.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+char *
+lastlines(const char *file, int n)
+{
+	size_t len;
+	char *text = readfile(file, &len);
+	if (!text || !len) {
+		free(text);
+		return fmt("    (%s is empty)\n", file);
+	}
+	const char *s = text + len;
+	for (int k = 0; s > text && k <= n; )
+		if (*--s == '\n' && s + 1 < text + len)
+			k++;
+	s += *s == '\n';
+	struct buf b = BUF_INIT;
+	buf_printf(&b, "  the last lines of %s:\n", file);
+	for (const char *l = s; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l))
+		buf_printf(&b, "    %.*s\n", (int)strcspn(l, "\n"), l);
+	free(text);
+	return buf_take(&b);
+}
+
+/* an output that cannot be compared ends the session: what the program
+ * printed, and the work directory, kept */
+static _Noreturn void
+badoutput(const struct trial *t, const char *what)
+{
+	char *o = trial_path(t, "output"), *e = trial_path(t, "run.err");
+	char *lo = lastlines(o, 10), *le = lastlines(e, 10);
+	killall();
+	die("%s\n%s%s  no profile written", what, lo, le);
+}
+
+/* the baseline's output must hold numbers, and finite ones */
+static void
+checkbase(const struct tuner *tu, const struct trial *t)
+{
+	if (!t->nnum)
+		badoutput(t, fmt("the baseline's output holds no number (did the program run? "
+		                     "without a GPU it prints none): nothing to compare candidates with"));
+	for (long i = 0; i < t->nnum && !tu->nonfinite; i++)
+		if (!isfinite(t->num[i]))
+			badoutput(t, fmt("the baseline's output holds %g (its number %ld of %ld), where "
+			                     "finite numbers are expected (--allow-nonfinite accepts it)",
+			                     t->num[i], i + 1, t->nnum));
+}
+
+/* the verdict of a trial whose runs all finished */
+void
+trial_judge(struct tuner *tu, struct trial *t)
+{
+	if (t->verdict > V_OK)
+		return;
+	t->time = median(t->times, t->ntimes);
+	t->wall = median(t->walls, t->ntimes);
+	t->verdict = V_OK;
+	if (t == tu->base) {
+		checkbase(tu, t);
+		return;
+	}
+	int c = compare(tu->base->num, tu->base->nnum, t->num, t->nnum, &t->e);
+	if (c == V_COUNT) {
+		trial_fail(t, c, fmt("%ld %s in the output, the baseline has %ld", t->nnum,
+		               plural(t->nnum, "number", "numbers"), tu->base->nnum));
+		progress(tu, t);
+		badoutput(t, fmt("[t%d] %s printed %ld %s where the baseline printed %ld: "
+		                     "the outputs cannot be compared", t->id, t->what, t->nnum,
+		                     plural(t->nnum, "number", "numbers"), tu->base->nnum));
+	}
+	if (c != V_OK) {
+		trial_fail(t, c, xstrdup("NaN or Inf where the baseline has a number"));
+		return;
+	}
+	t->err = metric(&t->e, tu->metric);
+	if (tu->timepat) {
+		double ratio = tu->higher ? tu->base->time / t->time : t->time / tu->base->time;
+		if (!(ratio <= tu->slow)) {
+			trial_fail(t, V_SLOW, fmt("figure of merit %.4g against the baseline's %.4g", t->time,
+			                    tu->base->time));
+			return;
+		}
+	}
+	t->meets = qos_met(tu, &t->e);
+}

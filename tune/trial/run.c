@@ -1,0 +1,134 @@
+/* run.c: run a trial's program and read what it printed.
+ *
+ * The program runs --runs times, `sh -c RUN` (after the --launcher prefix
+ * if one is given); each run's time is its wall time or the figure of
+ * merit --time finds in its output; the first run's output is kept for
+ * judge.c. */
+#include "tune/trial/trial.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* the figure of merit in the run's stdout (else stderr): --time's first
+ * group, or the first number of its match, at its last match. The pattern
+ * is read as grep reads it: ^ and $ match at every line (REG_NEWLINE) */
+int
+fom(const struct tuner *tu, const char *text, double *v)
+{
+	regmatch_t m[2];
+	int found = 0;
+	for (const char *s = text; s && *s && !regexec(&tu->re, s, 2, m, s == text ? 0 : REG_NOTBOL);) {
+		int g = m[1].rm_so >= 0 ? 1 : 0;
+		long nn;
+		double *x = numbers(s + m[g].rm_so, m[g].rm_eo - m[g].rm_so, O_TEXT, &nn);
+		if (nn) {
+			*v = x[0];
+			found = 1;
+		}
+		free(x);
+		s += m[0].rm_eo > 0 ? m[0].rm_eo : 1;
+	}
+	return found ? 0 : -1;
+}
+
+/* the numbers of the first run's output: its stdout, or the --output file
+ * (kept in the trial's directory) */
+static int
+output(struct tuner *tu, struct trial *t, const char *stdouttext, size_t n)
+{
+	if (!strcmp(tu->output, "stdout")) {
+		char *keep = trial_path(t, "output");
+		writefile(keep, stdouttext, n);
+		free(keep);
+		t->num = outnumbers(stdouttext, n, tu->timepat ? &tu->re : NULL, &t->nnum);
+		return 0;
+	}
+	char *o = tunepath(tu->output, t->dir), *keep = trial_path(t, "output");
+	size_t on;
+	char *text = readfile(o, &on);
+	int r = 0;
+	if (!text) {
+		r = trial_fail(t, V_CRASH, fmt("run 1 wrote no output '%s'", o));
+	} else {
+		writefile(keep, text, on);
+		t->num = numbers(text, on, tu->otype, &t->nnum);
+	}
+	free(text), free(o), free(keep);
+	return r;
+}
+
+/* after one run: its time, and for the first its output */
+int
+trial_ran(struct tuner *tu, struct trial *t, int run, int st, double wall)
+{
+	char *out = trial_path(t, "run.out"), *err = trial_path(t, "run.err");
+	size_t n = 0, ne = 0;
+	char *text = readfile(out, &n), *etext = readfile(err, &ne);
+	int r = 0;
+	double v = wall;
+	t->cost += wall;
+	if (st < 0)
+		r = trial_fail(t, V_TIMEOUT, fmt("run %d killed after %.3g s (%.3g x the baseline's %.3g s)",
+		                          run + 1, wall, wall / tu->base->wall, tu->base->wall));
+	else if (st)
+		r = trial_fail(t, V_CRASH, fmt("run %d exited with %d%s (see %s)", run + 1, st,
+		                         st > 128 ? " (a signal)" : "", err));
+	else if (tu->timepat && fom(tu, text ? text : "", &v) < 0 && fom(tu, etext ? etext : "", &v) < 0)
+		r = trial_fail(t, V_NOTIME, fmt("no match of --time '%s' in run %d's output", tu->timepat,
+		                          run + 1));
+	if (!r) {
+		t->times = xrealloc(t->times, (t->ntimes + 1) * sizeof *t->times);
+		t->walls = xrealloc(t->walls, (t->ntimes + 1) * sizeof *t->walls);
+		t->walls[t->ntimes] = wall;
+		t->times[t->ntimes++] = v;
+	}
+	if (!r && run == 0)
+		r = output(tu, t, text ? text : "", n);
+	free(text), free(etext), free(out), free(err);
+	return r;
+}
+
+/* runs of t: --runs, at least 5 of the baseline, whose spread is the
+ * session's noise, and one of an instrumented build (the timing or shadow
+ * build: what it prints counts, not its time) */
+int
+trial_runs(const struct tuner *tu, const struct trial *t)
+{
+	if (instrumented(t))
+		return 1;
+	return t == tu->base && tu->runs < 5 ? 5 : tu->runs;
+}
+
+char *
+runcmd(const struct tuner *tu)
+{
+	if (!tu->launcher)
+		return xstrdup(tu->run);
+	struct buf b = BUF_INIT;
+	buf_printf(&b, "%s sh -c '", tu->launcher);
+	for (const char *p = tu->run; *p; p++)
+		buf_puts(&b, *p == '\'' ? "'\\''" : (char[]){*p, 0});
+	buf_puts(&b, "'");
+	return buf_take(&b);
+}
+
+pid_t
+run_start(struct tuner *tu, const char *dir, int gpu, const char *out, const char *err)
+{
+	char *e_dir = fmt("MPCC_TUNE_DIR=%s", dir), *e_gpu = fmt("CUDA_VISIBLE_DEVICES=%d", gpu);
+	const char *env[] = {e_dir, gpu >= 0 ? e_gpu : NULL, NULL};
+	char *cmd = runcmd(tu);
+	pid_t pid = spawn(cmd, env, out, err, 0);
+	free(cmd), free(e_dir), free(e_gpu);
+	return pid;
+}
+
+/* start one run of t on GPU slot gpu */
+pid_t
+trial_launch(struct tuner *tu, const struct trial *t, int gpu)
+{
+	char *out = trial_path(t, "run.out"), *err = trial_path(t, "run.err");
+	pid_t pid = run_start(tu, t->dir, gpu, out, err);
+	free(out), free(err);
+	return pid;
+}
