@@ -669,18 +669,21 @@ plainnum(P *p)
 	return 0;
 }
 
-/* can a constant expression start here? `(` not in a call's operands:
- * there it is an argument list */
+/* can a constant expression start here? After `!` or `(` only if a
+ * constant, an operator or a cast follows: `!%p1` negates a predicate, and
+ * `(` with a name in it, or any `(` in a call's operands, is a list */
 static int
 exprstart(P *p)
 {
-	Tok t = p->tok;
+	Tok t = p->tok, n;
 
 	if (t.kind == TNUM || ispunct_(t, '-') || ispunct_(t, '+') || ispunct_(t, '~'))
 		return 1;
-	if (ispunct_(t, '!'))   /* !%p1 negates a predicate; !0 is 1 */
-		return peek(p).kind == TNUM || (peek(p).kind == TPUNCT && strchr("(-+~!", *p->nxt.s));
-	return ispunct_(t, '(') && !p->call;
+	if (!ispunct_(t, '!') && !(ispunct_(t, '(') && !p->call))
+		return 0;
+	n = peek(p);
+	return n.kind == TNUM || (n.kind == TPUNCT && strchr("(-+~!", *n.s))
+	       || (n.kind == TDIR && ispunct_(t, '('));
 }
 
 /* a constant expression: its text as written; *v its value */
