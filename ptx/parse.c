@@ -32,6 +32,8 @@ struct P {
 	jmp_buf jb;
 	Fn scratch;             /* a body's growing arrays, reused from body to body */
 	int depth;              /* nesting of operand lists */
+	int call;               /* the instruction read last is a call: `(` is a
+	                         * list of its operands, not an expression */
 	/* registers declared in a { } scope shadow the function's until its
 	 * '}': the names they replaced, restored there */
 	struct undo { Names **t; const char *s; uint n, old; } *undo;
@@ -135,6 +137,8 @@ static const uchar okpunct[256] = {
 	[','] = 1, [';'] = 1, [':'] = 1, ['('] = 1, [')'] = 1, ['['] = 1, [']'] = 1,
 	['{'] = 1, ['}'] = 1, ['<'] = 1, ['>'] = 1, ['+'] = 1, ['-'] = 1, ['@'] = 1,
 	['!'] = 1, ['|'] = 1, ['='] = 1,
+	/* the rest of the operators of constant expressions (expr.c) */
+	['~'] = 1, ['*'] = 1, ['/'] = 1, ['&'] = 1, ['^'] = 1, ['?'] = 1,
 };
 
 static void
@@ -624,13 +628,100 @@ checknum(P *p, const char *b, Tok t)
 }
 
 static Ref
+addimm(P *p, Fn *fn, Str text)
+{
+	fn->imm = agrow(p->m->arena, fn->imm, fn->nimm, &fn->capimm, sizeof *fn->imm);
+	fn->imm[fn->nimm] = (Imm){text};
+	return REF(RImm, fn->nimm++);
+}
+
+static Ref
 imm(P *p, Fn *fn, const char *b)
 {
 	checknum(p, b, p->tok);
 	next(p);
-	fn->imm = agrow(p->m->arena, fn->imm, fn->nimm, &fn->capimm, sizeof *fn->imm);
-	fn->imm[fn->nimm] = (Imm){span(b, p->lastend)};
-	return REF(RImm, fn->nimm++);
+	return addimm(p, fn, span(b, p->lastend));
+}
+
+/* Constant expressions. The lexer goes on from e: the tokens of an
+ * expression were read by cexpr(), on the text itself */
+static void
+resync(P *p, const char *e)
+{
+	for (const char *q = p->tok.s; q < e; q++)
+		p->tok.line += *q == '\n';
+	p->lx.p = e;
+	p->lx.line = p->tok.line;
+	p->hasnxt = 0;
+	p->tok = (Tok){.s = e, .line = p->tok.line};
+	next(p);
+}
+
+/* does an operator of a constant expression follow the token that ends
+ * at e? Lexes a copy, past the one token of lookahead */
+static int
+opafter(P *p, const char *e)
+{
+	Lexer l = p->lx;
+	Tok t;
+
+	l.p = e;
+	t = lex(&l);
+	if (t.kind == TIDENT && t.n == 1 && *t.s == '%')
+		return 1;
+	return t.kind == TPUNCT && strchr("+-*/<>=!&|^?", *t.s);
+}
+
+/* the operand is a number with its sign, no expression: the forms the
+ * parser read before it knew expressions, with their own errors */
+static int
+plainnum(P *p)
+{
+	if (p->tok.kind == TNUM)
+		return !opafter(p, p->tok.s + p->tok.n);
+	if (ispunct_(p->tok, '-') || ispunct_(p->tok, '+'))
+		return peek(p).kind == TNUM && peek(p).adj && !opafter(p, p->nxt.s + p->nxt.n);
+	return 0;
+}
+
+/* can a constant expression start here? After `!` or `(` only if a
+ * constant, an operator or a cast follows: `!%p1` negates a predicate, and
+ * `(` with a name in it, or any `(` in a call's operands, is a list */
+static int
+exprstart(P *p)
+{
+	Tok t = p->tok, n;
+
+	if (t.kind == TNUM || ispunct_(t, '-') || ispunct_(t, '+') || ispunct_(t, '~'))
+		return 1;
+	if (!ispunct_(t, '!') && !(ispunct_(t, '(') && !p->call))
+		return 0;
+	n = peek(p);
+	return n.kind == TNUM || (n.kind == TPUNCT && strchr("(-+~!", *n.s))
+	       || (n.kind == TDIR && ispunct_(t, '('));
+}
+
+/* a constant expression: its text as written; *v its value */
+static Str
+exprtext(P *p, Cval *v)
+{
+	const char *b = p->tok.s, *msg;
+	uint n;
+
+	if ((msg = cexpr(span(b, p->lx.end), v, &n)))
+		errat(p, b + n, "%s", msg);
+	resync(p, b + n);
+	return span(b, b + n);
+}
+
+/* an address's constant expression, which must be an integer */
+static Str
+addrexpr(P *p, Cval *v)
+{
+	Str t = exprtext(p, v);
+	if (v->ty == Tf64)
+		errat(p, t.s, "an address takes an integer, not '%.*s'", t.n > 40 ? 40 : (int)t.n, t.s);
+	return t;
 }
 
 static Ref operand(P *p, Fn *fn, Str *sel);
@@ -677,32 +768,50 @@ addrnum(P *p, const char *b)
 		errat(p, p->tok.s, "an address takes an integer, not %s", tokdesc(p->tok));
 }
 
-/* addr = (reg | name | num) ("+" "-"? num)? ("," vec)? */
+/* the offset after "[base+": a number, or an integer expression (`8+4`) */
+static void
+offset(P *p, Mem *m)
+{
+	const char *b = p->tok.s;
+	uint64_t u;
+	Cval v;
+
+	if (!plainnum(p) && exprstart(p)) {
+		m->offs = addrexpr(p, &v);
+		m->off = (long)v.u;
+		return;
+	}
+	if (ispunct_(p->tok, '-'))
+		next(p);
+	addrnum(p, b);
+	next(p);
+	m->offs = span(b, p->lastend);
+	numint(m->offs, &u);
+	m->off = (long)u;
+}
+
+/* addr = (reg | name | expr) ("+" expr)? ("," vec)?
+ * (an expression that is a number is read as before expressions, with
+ * its own errors: "[%r+-4]", "[8]") */
 static Ref
 addr(P *p, Fn *fn)
 {
 	Mem m = {0};
+	Cval v;
 
 	if (p->tok.kind == TIDENT)
 		m.base = name(p, fn, NULL);
-	else if (p->tok.kind == TNUM) {
+	else if (p->tok.kind == TNUM && plainnum(p)) {
 		addrnum(p, p->tok.s);
 		m.base = imm(p, fn, p->tok.s);
-	} else
+	} else if (exprstart(p))
+		m.base = addimm(p, fn, addrexpr(p, &v));
+	else
 		errat(p, p->tok.s, "expected an address before %s", tokdesc(p->tok));
 	if (ispunct_(p->tok, '-'))
 		errat(p, p->tok.s, "expected '+' before the offset: PTX writes [%%r+-4]");
-	if (consume(p, '+')) {
-		const char *b = p->tok.s;
-		uint64_t u;
-		if (ispunct_(p->tok, '-'))
-			next(p);
-		addrnum(p, b);
-		next(p);
-		m.offs = span(b, p->lastend);
-		numint(m.offs, &u);
-		m.off = (long)u;
-	}
+	if (consume(p, '+'))
+		offset(p, &m);
 	if (consume(p, ',')) {
 		if (!consume(p, '{'))
 			errat(p, p->tok.s, "expected '{' before %s", tokdesc(p->tok));
@@ -714,24 +823,27 @@ addr(P *p, Fn *fn)
 	return REF(RMem, fn->nmem++);
 }
 
-// operand = "!"? (name sel? | ("-" | "+")? num | "_" | "[" addr "]" | "{" list "}" | "(" list ")")
+// operand = "!"? (name sel? | ("-" | "+")? num | expr | "_" | "[" addr "]" | "{" list "}" | "(" list ")")
 static Ref
 operand(P *p, Fn *fn, Str *sel)
 {
-	int neg = consume(p, '!');
+	int neg = !exprstart(p) && consume(p, '!');
+	Cval v;
 	Ref r;
 
 	if (p->tok.kind == TIDENT && tokis(p->tok, "_") && !peek(p).adj)
 		next(p), r = REF(RSink, 0);
 	else if (p->tok.kind == TIDENT)
 		r = name(p, fn, sel);
-	else if (p->tok.kind == TNUM)
+	else if (plainnum(p) && p->tok.kind == TNUM)
 		r = imm(p, fn, p->tok.s);
-	else if ((ispunct_(p->tok, '-') || ispunct_(p->tok, '+')) && peek(p).kind == TNUM) {
+	else if (plainnum(p)) {
 		const char *b = p->tok.s;
 		next(p);
 		r = imm(p, fn, b);
-	} else if (consume(p, '['))
+	} else if (exprstart(p))
+		r = addimm(p, fn, exprtext(p, &v));
+	else if (consume(p, '['))
 		r = addr(p, fn);
 	else if (consume(p, '{'))
 		r = list(p, fn, RVec, '}');
@@ -778,6 +890,7 @@ ins(P *p, Fn *fn)
 		next(p);
 	}
 	nm.n = p->lastend - nm.s;
+	p->call = op == Ocall;
 	if (!ispunct_(p->tok, ';')) {
 		sep = span(p->lastend, p->tok.s);
 		for (;;) {

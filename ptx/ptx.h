@@ -390,9 +390,13 @@ int numint(Str t, uint64_t *u);
  * the normal range of .f64 (ptxas: "Constant overflow") */
 int numreal(Str t, double *v);
 /* the value of an immediate as written: 'f' for 0fXXXXXXXX (f32 bits),
- * 'd' for 0dXXXXXXXXXXXXXXXX (f64 bits), 'n' for a real or an integer;
- * 0 if t is none of these */
+ * 'd' for 0dXXXXXXXXXXXXXXXX (f64 bits), 'n' for a real or an integer or
+ * a constant expression of either ("1 << 5", "0.5 * 3.0"); 0 if t is none
+ * of these */
 int immnum(Str t, double *v);
+/* numform() of a number; of a constant expression, NINT or NREAL by the
+ * type of its value; NBAD if t is neither */
+int immform(Str t);
 /* the f32 value of an immediate as an .f32 operand reads it: 0f bits, a
  * number, or 0d bits rounded (ptxas takes an f64 constant there); 0 if it
  * is none of these */
@@ -413,6 +417,20 @@ uint names_get(const Names *t, const char *s, uint n);   /* ~0u if absent */
 void names_put(Arena *a, Names **t, const char *s, uint n, uint v);
 void names_map(Names *t, const uint *to);   /* each value v (but ~0u) becomes to[v] */
 void *agrow(Arena *a, void *p, uint n, uint *cap, size_t size);  /* room for p[n] */
+
+/* expr.c */
+/* the value of a constant expression: ty Ts64 or Tu64 (u), or Tf64 (d) */
+typedef struct Cval Cval;
+struct Cval {
+	uchar ty;
+	uint64_t u;
+	double d;
+};
+/* Read the constant expression at the start of t (PTX ISA, "Constant
+ * Expressions"), as far as it goes: NULL, its value in *v and its length
+ * in *len (to the end of its last token); or a message ("expected ')'
+ * before ';'") with *len the offset of the problem in t. */
+const char *cexpr(Str t, Cval *v, uint *len);
 
 /* print.c */
 /* Print the module; returns 0, or -1 if the output could not be written. */

@@ -257,6 +257,14 @@ cvtof(const Ins *i, Cvt *c)
 	return 1;
 }
 
+/* a constant expression that is the whole of t, else 0 */
+static int
+exprof(Str t, Cval *c)
+{
+	uint n;
+	return numform(t) == NBAD && !cexpr(t, c, &n) && n == t.n;
+}
+
 int
 immnum(Str t, double *v)
 {
@@ -277,7 +285,21 @@ immnum(Str t, double *v)
 		*v = neg ? -(double)-u : (double)u;
 		return 'n';
 	}
-	return 0;
+	Cval c;
+	if (!exprof(t, &c))
+		return 0;
+	*v = c.ty == Tf64 ? c.d : c.ty == Ts64 ? (double)(int64_t)c.u : (double)c.u;
+	return 'n';
+}
+
+int
+immform(Str t)
+{
+	Cval c;
+	int k = numform(t);
+	if (k != NBAD || !exprof(t, &c))
+		return k;
+	return c.ty == Tf64 ? NREAL : NINT;
 }
 
 int

@@ -1234,7 +1234,7 @@ regfits(V *v, uint k, uint pos, uint r, int t, int rel)
 		      rt ? tyname[rt] : "(untyped)", tyname[t]);
 }
 
-/* can an immediate of form k (numform()) stand for an operand of type
+/* can an immediate of form k (immform()) stand for an operand of type
  * t? As ptxas 13 reads them: an integer for an integer, bit or predicate
  * operand; a real or 0d bits for .f32, .f64 and .b64; 0f bits for .f32,
  * .f64 and .b32; no immediate at all for .f16, .bf16, their pairs, .tf32 */
@@ -1260,7 +1260,7 @@ immediate(V *v, uint k, uint pos, Ref r, int t)
 	const Ins *i = &v->fn->ins[k];
 	Str s = v->fn->imm[r.idx].text;
 
-	if (t && !immfits(numform(s), t))
+	if (t && !immfits(immform(s), t))
 		errat(v, k, "'%.*s' operand %u: '%.*s' is no .%s constant", NM(i), pos, (int)s.n, s.s,
 		      tyname[t]);
 }

@@ -680,6 +680,30 @@ TEST(immnum_reads_every_form_ptxas_reads)
 	CHECK(num("1.5U") == UNREAD);
 }
 
+/* constant expressions read at the values ptxas gives them: C's
+ * precedence, .s64 arithmetic unless a .u64 is in it, reals apart */
+TEST(immnum_evaluates_constant_expressions)
+{
+	CHECK(num("123 + 123") == 246);
+	CHECK(num("1 + 2 * 3") == 7);
+	CHECK(num("(1 << 5) | 1") == 33);
+	CHECK(num("~0") == -1);
+	CHECK(num("!0 + !7") == 1);
+	CHECK(num("-8 >> 1") == -4);
+	CHECK(num("(.u64)-1 >> 63") == 1);
+	CHECK(num("-7 / 2") == -3);
+	CHECK(num("0 ? 1 : 0 ? 2 : 3") == 3);
+	CHECK(num("1.5 < 2.0") == 1);
+	CHECK(num("1.0 / 4.0") == 0.25);
+	CHECK(num("- 1") == -1);
+	CHECK(num("1 + 1.5") == UNREAD);
+	CHECK(num("1 / 0") == UNREAD);
+	CHECK(num("1 +") == UNREAD);
+	CHECK(num("1 2") == UNREAD);
+	CHECK(immform((Str){"0.5 * 2.0", 9}) == NREAL);
+	CHECK(immform((Str){"1 << 2", 6}) == NINT);
+}
+
 /* ptxas assembles %f<10000000> in a kernel of 120 bytes: a range's members
  * get a Reg when named, not when declared (issue 38: mpcc-opt took 1.4 GB
  * to verify it, 3 GB under half2), and the registers a pass adds are still
@@ -745,6 +769,7 @@ main(void)
 	RUN(cvtof_reads_types_rounding_and_ftz);
 	RUN(reprint_gives_the_same_text_for_cicc_layout);
 	RUN(immnum_reads_every_form_ptxas_reads);
+	RUN(immnum_evaluates_constant_expressions);
 	RUN(a_range_makes_only_the_registers_it_names);
 	return DONE();
 }
