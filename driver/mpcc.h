@@ -160,8 +160,6 @@ int stepcache_run(const char *dir, const char *tmp, const char *templ, const cha
 /* run.c */
 int run_pipeline(struct cmd *c, const char *nvcc, struct profile **prof);
 void rmtree(const char *dir);
-pid_t forkkid(void);   /* fork a child that goes on in mpcc; 0 in the child */
-int waitkid(pid_t pid);   /* its exit status as sh gives it (128 + signal) */
 
 /* contain.c */
 struct hook;
@@ -169,6 +167,5 @@ struct hook;
  * kernel whose pass dies is left as nvcc wrote it, said once; a death
  * outside a kernel's passes leaves the file as nvcc wrote it (-1) */
 int contained_pipeline(const char *path, const struct hook *h, const char *dir);
-void contain_unlimit(void);   /* in a child of the hook's child: the limits as they were */
 
 #endif
