@@ -141,6 +141,15 @@ const struct figure *figure_find(const struct figures *fs, const char *name, int
  * it; malloc'd */
 char *figures_json(const struct figures *fs, const struct figures *before, const char *name);
 void figures_release(struct figures *fs);
+/* the line of ptxas -v on the PTX that the ptxas line a just accepted,
+ * for the entries named; malloc'd */
+char *figures_line(const struct args *a, const char *in, const char *in2,
+                   const struct args *entries, const char *cubin);
+struct reports;
+/* the figures into the report lines (reps, of the source src) of their
+ * kernels, then released */
+void figures_report(struct reports *reps, const char *src, struct figures *figs,
+                    struct figures *before);
 
 /* deps.c */
 /* target NULL: the first file's name with its suffix replaced by .o;

@@ -501,45 +501,17 @@ changedinput(struct run *r, const struct args *a)
 	return NULL;
 }
 
-/* the line of ptxas -v on the PTX that the ptxas line a just accepted: the
- * same flags, -v added, the input in replaced by in2 (NULL: kept), the
- * output thrown away; a check for a virtual arch (-ptx: -arch=compute_90, no
- * output) becomes a build for its sm_NN. Only the entries named (-e: ptxas
- * gives each the figures it gets in the whole module); NULL if none.
- * malloc'd */
+/* ptxas -v on the PTX that the ptxas line a just accepted, for the
+ * entries named (figures_line()); NULL if none. malloc'd */
 static char *
 ptxasv(struct run *r, const struct args *a, const char *in, const char *in2,
        const struct args *entries)
 {
 	if (!entries->n)
 		return NULL;
-	struct args v = ARGS_INIT;
-	for (int i = 0; i < a->n; i++) {
-		const char *s = a->v[i];
-		if (in2 && !strcmp(s, in))
-			args_push(&v, in2);
-		else if (startswith(s, "-arch=compute_"))
-			args_pushf(&v, "-arch=sm_%s", s + strlen("-arch=compute_"));
-		else if (i > 0 && !strcmp(a->v[i - 1], "-arch") && startswith(s, "compute_"))
-			args_pushf(&v, "sm_%s", s + strlen("compute_"));
-		else if (i > 0 && !strcmp(a->v[i - 1], "-o"))
-			args_pushf(&v, "%s/%d.figures.cubin", tmpdir, r->nfile++);
-		else if (!startswith(s, "-o="))
-			args_push(&v, s);
-	}
-	if (optindex(&v, "-o") < 0) {
-		args_push(&v, "-o");
-		args_pushf(&v, "%s/%d.figures.cubin", tmpdir, r->nfile++);
-	}
-	args_push(&v, "-v");
-	struct buf e = BUF_INIT;
-	for (int i = 0; i < entries->n; i++)
-		buf_printf(&e, "%s%s", i ? "," : "", entries->v[i]);
-	args_push(&v, "-e");
-	args_push(&v, e.s);
-	buf_release(&e);
-	char *line = args_join(&v);
-	args_release(&v);
+	char *cubin = fmt("%s/%d.figures.cubin", tmpdir, r->nfile++);
+	char *line = figures_line(a, in, in2, entries, cubin);
+	free(cubin);
 	return line;
 }
 
@@ -611,32 +583,6 @@ measureall(struct run *r, const struct args *a)
 	for (int i = 0; i < r->nptx; i++)
 		if (r->ptx[i].reports.n && count(a, r->ptx[i].path))
 			measure(r, a, &r->ptx[i]);
-}
-
-/* the figures into the report lines of their kernels; a kernel that the
- * hook's PTX gives more registers than nvcc's, so many that an SM holds
- * fewer of its warps, is said once */
-static void
-addfigures(struct ptx *p)
-{
-	for (int i = 0; i < p->reports.n; i++) {
-		struct report *rep = &p->reports.r[i];
-		if (!rep->ptxas)
-			rep->ptxas = figures_json(&p->figs, &p->before, rep->mangled);
-		for (int a = 0; a < p->figs.n; a++) {
-			const struct figure *f = &p->figs.f[a], *b;
-			if (strcmp(f->name, rep->mangled) || f->regs < 0 ||
-			    !(b = figure_find(&p->before, f->name, f->sm)))
-				continue;
-			int w0 = regwarps(f->sm, b->regs), w1 = regwarps(f->sm, f->regs);
-			if (w1 < w0)
-				warn("%s: kernel '%s' on sm_%d: %d registers a thread, %d as nvcc built it: "
-				     "an SM holds at most %d of its warps, not %d", p->src, rep->mangled, f->sm,
-				     f->regs, b->regs, w1, w0);
-		}
-	}
-	figures_release(&p->figs);
-	figures_release(&p->before);
 }
 
 /* ptxas on PTX that the hook changed: on failure put nvcc's PTX back */
@@ -999,7 +945,7 @@ run_pipeline(struct cmd *c, const char *nvcc, struct profile **prof)
 	/* the report says what reached the output */
 	collectfigures(&r);
 	for (int i = 0; i < r.nptx; i++) {
-		addfigures(&r.ptx[i]);
+		figures_report(&r.ptx[i].reports, r.ptx[i].src, &r.ptx[i].figs, &r.ptx[i].before);
 		reports_flush(&r.ptx[i].reports, c->report, r.ptx[i].restored);
 	}
 	unmatched(&r);
