@@ -12,6 +12,7 @@
  * replays a hit's warnings, and a build under --mpcc-werror must not hit
  * one made without it). sccache has no prefix command:
  * there a compile that a policy may transform runs without the cache. */
+#include "common/spawn.h"
 #include "driver/mpcc.h"
 
 #include <errno.h>
@@ -27,9 +28,7 @@ runcached(const struct cmd *c, const char *nvcc)
 	args_pushv(&a, c->cache.v, c->cache.n);
 	args_push(&a, nvcc);
 	args_pushv(&a, c->nv.v, c->nv.n);
-	fflush(NULL);
-	execv(a.v[0], a.v);
-	die("cannot run '%s': %s", a.v[0], strerror(errno));
+	spawn_exec(a.v);
 }
 
 /* ccache splits prefix_command and compiler_check at blanks */

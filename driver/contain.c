@@ -16,6 +16,7 @@
  * are copied out only from the try that finished, so that nothing is said
  * twice. A fork costs well under a millisecond; nothing is done twice on
  * the path without a crash. */
+#include "common/spawn.h"
 #include "driver/mpcc.h"
 #include "transforms/pass.h"
 
@@ -37,7 +38,15 @@
 
 /* the soft limits the child lowered, for what it runs (restored) */
 static struct rlimit oldcpu, oldas;
-static int limited;
+
+/* in each child of the hook's child (the fast-math cicc runs, through
+ * spawn_onchild()): the limits as they were */
+static void
+unlimit(void)
+{
+	setrlimit(RLIMIT_CPU, &oldcpu);
+	setrlimit(RLIMIT_AS, &oldas);
+}
 
 /* CPU seconds and bytes of address space for the passes on a PTX file of
  * size bytes: far beyond what they take (0.1 s and tens of MB on a 1 MB
@@ -52,7 +61,6 @@ limit(size_t size)
 	setrlimit(RLIMIT_CORE, &core);   /* no core file in the user's build directory */
 	getrlimit(RLIMIT_CPU, &oldcpu);
 	getrlimit(RLIMIT_AS, &oldas);
-	limited = 1;
 	r = oldcpu;
 	r.rlim_cur = s && atoi(s) > 0 ? (rlim_t)atoi(s) : 60 + (rlim_t)(size >> 20) * 20;
 	if (oldcpu.rlim_cur == RLIM_INFINITY || r.rlim_cur < oldcpu.rlim_cur)
@@ -63,15 +71,7 @@ limit(size_t size)
 	if (oldas.rlim_cur == RLIM_INFINITY || r.rlim_cur < oldas.rlim_cur)
 		setrlimit(RLIMIT_AS, &r);
 #endif
-}
-
-void
-contain_unlimit(void)
-{
-	if (limited) {
-		setrlimit(RLIMIT_CPU, &oldcpu);
-		setrlimit(RLIMIT_AS, &oldas);
-	}
+	spawn_onchild(unlimit);
 }
 
 /* a string and its length, so that any bytes come back: "-" for NULL */
@@ -268,10 +268,10 @@ said(const char *src, const char *kernel, const char *pass)
 static int
 try(const char *path, const struct hook *h, const char *const *f)
 {
-	pid_t pid = forkkid();
+	pid_t pid = spawn_fork();
 	if (pid == 0)
 		child(path, *h, f);
-	return waitkid(pid);
+	return spawn_wait(pid);
 }
 
 int

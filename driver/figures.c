@@ -9,6 +9,7 @@
  *	ptxas info    : Used 24 registers, used 0 barriers, 32 bytes cumulative stack size
  */
 #include "driver/mpcc.h"
+#include "transforms/pass.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -107,4 +108,69 @@ figures_release(struct figures *fs)
 		free(fs->f[i].name);
 	free(fs->f);
 	*fs = (struct figures){0};
+}
+
+/* the same flags, -v added, the input in replaced by in2 (NULL: kept), the
+ * output to cubin, thrown away; a check for a virtual arch (-ptx:
+ * -arch=compute_90, no output) becomes a build for its sm_NN. Only the
+ * entries named (-e: ptxas gives each the figures it gets in the whole
+ * module) */
+char *
+figures_line(const struct args *a, const char *in, const char *in2, const struct args *entries,
+             const char *cubin)
+{
+	struct args v = ARGS_INIT;
+	for (int i = 0; i < a->n; i++) {
+		const char *s = a->v[i];
+		if (in2 && !strcmp(s, in))
+			args_push(&v, in2);
+		else if (startswith(s, "-arch=compute_"))
+			args_pushf(&v, "-arch=sm_%s", s + strlen("-arch=compute_"));
+		else if (i > 0 && !strcmp(a->v[i - 1], "-arch") && startswith(s, "compute_"))
+			args_pushf(&v, "sm_%s", s + strlen("compute_"));
+		else if (i > 0 && !strcmp(a->v[i - 1], "-o"))
+			args_push(&v, cubin);
+		else if (!startswith(s, "-o="))
+			args_push(&v, s);
+	}
+	if (optindex(&v, "-o") < 0) {
+		args_push(&v, "-o");
+		args_push(&v, cubin);
+	}
+	args_push(&v, "-v");
+	struct buf e = BUF_INIT;
+	for (int i = 0; i < entries->n; i++)
+		buf_printf(&e, "%s%s", i ? "," : "", entries->v[i]);
+	args_push(&v, "-e");
+	args_push(&v, e.s);
+	buf_release(&e);
+	char *line = args_join(&v);
+	args_release(&v);
+	return line;
+}
+
+/* a kernel that the hook's PTX gives more registers than nvcc's, so many
+ * that an SM holds fewer of its warps, is said once */
+void
+figures_report(struct reports *reps, const char *src, struct figures *figs,
+               struct figures *before)
+{
+	for (int i = 0; i < reps->n; i++) {
+		struct report *rep = &reps->r[i];
+		if (!rep->ptxas)
+			rep->ptxas = figures_json(figs, before, rep->mangled);
+		for (int a = 0; a < figs->n; a++) {
+			const struct figure *f = &figs->f[a], *b;
+			if (strcmp(f->name, rep->mangled) || f->regs < 0 ||
+			    !(b = figure_find(before, f->name, f->sm)))
+				continue;
+			int w0 = regwarps(f->sm, b->regs), w1 = regwarps(f->sm, f->regs);
+			if (w1 < w0)
+				warn("%s: kernel '%s' on sm_%d: %d registers a thread, %d as nvcc built it: "
+				     "an SM holds at most %d of its warps, not %d", src, rep->mangled, f->sm,
+				     f->regs, b->regs, w1, w0);
+		}
+	}
+	figures_release(figs);
+	figures_release(before);
 }

@@ -141,6 +141,15 @@ const struct figure *figure_find(const struct figures *fs, const char *name, int
  * it; malloc'd */
 char *figures_json(const struct figures *fs, const struct figures *before, const char *name);
 void figures_release(struct figures *fs);
+/* the line of ptxas -v on the PTX that the ptxas line a just accepted,
+ * for the entries named; malloc'd */
+char *figures_line(const struct args *a, const char *in, const char *in2,
+                   const struct args *entries, const char *cubin);
+struct reports;
+/* the figures into the report lines (reps, of the source src) of their
+ * kernels, then released */
+void figures_report(struct reports *reps, const char *src, struct figures *figs,
+                    struct figures *before);
 
 /* deps.c */
 /* target NULL: the first file's name with its suffix replaced by .o;
@@ -160,8 +169,6 @@ int stepcache_run(const char *dir, const char *tmp, const char *templ, const cha
 /* run.c */
 int run_pipeline(struct cmd *c, const char *nvcc, struct profile **prof);
 void rmtree(const char *dir);
-pid_t forkkid(void);   /* fork a child that goes on in mpcc; 0 in the child */
-int waitkid(pid_t pid);   /* its exit status as sh gives it (128 + signal) */
 
 /* contain.c */
 struct hook;
@@ -169,6 +176,5 @@ struct hook;
  * kernel whose pass dies is left as nvcc wrote it, said once; a death
  * outside a kernel's passes leaves the file as nvcc wrote it (-1) */
 int contained_pipeline(const char *path, const struct hook *h, const char *dir);
-void contain_unlimit(void);   /* in a child of the hook's child: the limits as they were */
 
 #endif

@@ -18,6 +18,7 @@
  * compiler: a candidate that is mpcc itself, by device and inode after
  * following links, is skipped, so mpcc never runs itself directly; a
  * wrapper script that runs mpcc is caught by MPCC_DEPTH (loopguard). */
+#include "common/spawn.h"
 #include "driver/mpcc.h"
 
 #include <errno.h>
@@ -290,7 +291,5 @@ passthrough(const char *nvcc, const struct args *nv, int dryrun)
 	if (dryrun)
 		args_push(&a, "-dryrun");
 	args_pushv(&a, nv->v, nv->n);
-	fflush(NULL);
-	execv(nvcc, a.v);
-	die("cannot run '%s': %s", nvcc, strerror(errno));
+	spawn_exec(a.v);
 }

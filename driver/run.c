@@ -12,27 +12,23 @@
  * MPCC_STEP_CACHE (mpcc-tune), nvcc's temporary names are made fixed and
  * every command runs through the step cache (stepcache.c), in a child of
  * mpcc. */
+#include "common/spawn.h"
 #include "driver/mpcc.h"
 #include "transforms/pass.h"
 
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 static char *tmpdir;          /* removed at exit and on SIGINT/SIGTERM/SIGHUP/SIGPIPE */
 static char *tmptempl;        /* its mkdtemp template */
 static char *usertmp;         /* TMPDIR as mpcc found it, or NULL */
 static const char *stepdir;   /* MPCC_STEP_CACHE, or NULL */
-/* the processes running now: the step, and fast-math cicc runs beside it */
-static volatile pid_t kids[AX_ALL + 2];
 
 void
 rmtree(const char *dir)
@@ -66,31 +62,6 @@ cleanup(void)
 	tmpdir = NULL;
 }
 
-/* each step runs in its own process group, so that a signal reaches the
- * whole step (sh, cicc and what they run) before the directory goes */
-static void
-onsignal(int sig)
-{
-	for (size_t k = 0; k < countof(kids); k++)
-		if (kids[k] > 0)
-			kill(-kids[k], sig);
-	for (size_t k = 0; k < countof(kids); k++) {
-		pid_t pid = kids[k];
-		if (pid <= 0)
-			continue;
-		waitpid(pid, NULL, 0);
-		struct timespec ts = {0, 10 * 1000 * 1000};
-		for (int i = 0; i < 300 && kill(-pid, 0) == 0; i++)
-			nanosleep(&ts, NULL);
-	}
-	cleanup();
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
-/* SIGPIPE: a reader that stops early (mpcc ... 2>&1 | grep -q) */
-static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
-
 static void
 mktmp(void)
 {
@@ -106,109 +77,18 @@ mktmp(void)
 	/* the steps' own scratch files (cicc's lgenfe.bc, gcc's) go there too,
 	 * so that nothing is left behind when a step is killed */
 	setenv("TMPDIR", tmpdir, 1);
-	for (size_t i = 0; i < countof(sigs); i++) {
-		struct sigaction sa = {.sa_handler = onsignal}, old;
-		sigaction(sigs[i], NULL, &old);
-		if (old.sa_handler != SIG_IGN)  /* nohup and background jobs stay immune */
-			sigaction(sigs[i], &sa, NULL);
-	}
-}
-
-static void
-setkid(pid_t old, pid_t new)
-{
-	for (size_t k = 0; k < countof(kids); k++)
-		if (kids[k] == old) {
-			kids[k] = new;
-			return;
-		}
-	BUG("more than %d processes at once", (int)countof(kids));
-}
-
-/* start argv, its stdout and stderr to files when given */
-static pid_t
-start(char *const *argv, const char *out, const char *err)
-{
-	fflush(NULL);
-	pid_t pid = fork();
-	if (pid < 0)
-		die("cannot fork: %s", strerror(errno));
-	if (pid == 0) {
-		setpgid(0, 0);
-		contain_unlimit();
-		if (out && (close(1), open(out, O_WRONLY | O_CREAT | O_TRUNC, 0666)) != 1)
-			_exit(127);
-		if (err && (close(2), open(err, O_WRONLY | O_CREAT | O_TRUNC, 0666)) != 2)
-			_exit(127);
-		execv(argv[0], argv);
-		fprintf(stderr, "mpcc: error: cannot run '%s': %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	setpgid(pid, pid);
-	setkid(0, pid);
-	return pid;
-}
-
-/* the exit status of a started process as sh gives it (128 + signal) */
-static int
-finish(pid_t pid)
-{
-	int st;
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			die("waitpid: %s", strerror(errno));
-	setkid(pid, 0);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
-static int
-spawn(char *const *argv, const char *out, const char *err)
-{
-	return finish(start(argv, out, err));
+	spawn_forward(cleanup);
 }
 
 /* start lines[0..n) one after the other, each with its stderr to errs[i]
  * (NULL: mpcc's), in a child of mpcc that runs them through the step cache
  * when there is one; the child and what it runs are one process group, so
  * that a signal reaches them all */
-/* a child of mpcc that goes on in this program: in a process group of its
- * own, so that a signal reaches it and what it runs, with the default
- * handlers (the parent removes tmpdir, even if the child dies) */
-pid_t
-forkkid(void)
-{
-	fflush(NULL);
-	pid_t pid = fork();
-	if (pid < 0)
-		die("cannot fork: %s", strerror(errno));
-	if (pid == 0) {
-		setpgid(0, 0);
-		for (size_t i = 0; i < countof(sigs); i++) {
-			struct sigaction sa;
-			if (sigaction(sigs[i], NULL, &sa) == 0 && sa.sa_handler == onsignal)
-				signal(sigs[i], SIG_DFL);
-		}
-		for (size_t k = 0; k < countof(kids); k++)
-			kids[k] = 0;
-		return 0;
-	}
-	setpgid(pid, pid);
-	setkid(0, pid);
-	return pid;
-}
-
-int
-waitkid(pid_t pid)
-{
-	return finish(pid);
-}
-
 static pid_t
 jobstart(const char *const *lines, const char *const *errs, int n)
 {
-	pid_t pid = forkkid();
+	pid_t pid = spawn_fork();
 	if (pid == 0) {
-		contain_unlimit();
 		int st = 0;
 		for (int i = 0; i < n; i++)
 			st = stepcache_run(stepdir, tmpdir, tmptempl, lines[i], errs[i]);
@@ -223,13 +103,13 @@ shstart(const char *line, const char *err)
 	if (stepdir)
 		return jobstart(&line, &err, 1);
 	char *argv[] = {"/bin/sh", "-c", (char *)line, NULL};
-	return start(argv, NULL, err);
+	return spawn_start(&(struct spawn){.argv = argv, .err = err, .group = 1});
 }
 
 static int
 sh(const char *line, const char *err)
 {
-	return finish(shstart(line, err));
+	return spawn_wait(shstart(line, err));
 }
 
 static const char *
@@ -359,7 +239,7 @@ fastptx(void *drv, uint mask)
 	if (!f->tried[mask])
 		faststart(f, mask);
 	if (f->pid[mask] > 0) {
-		if (finish(f->pid[mask]) != 0) {
+		if (spawn_wait(f->pid[mask]) != 0) {
 			free(f->path[mask]);
 			f->path[mask] = NULL;
 		}
@@ -451,7 +331,7 @@ fastend(struct fast *f)
 	for (int m = 0; m <= AX_ALL; m++) {
 		if (f->pid[m] > 0) {
 			kill(-f->pid[m], SIGTERM);
-			finish(f->pid[m]);
+			spawn_wait(f->pid[m]);
 			char *prefix = fmt("%s.fast%d", f->prefix, m);
 			fast_unlink(prefix);  /* under --keep it is beside nvcc's files */
 			free(prefix);
@@ -621,45 +501,17 @@ changedinput(struct run *r, const struct args *a)
 	return NULL;
 }
 
-/* the line of ptxas -v on the PTX that the ptxas line a just accepted: the
- * same flags, -v added, the input in replaced by in2 (NULL: kept), the
- * output thrown away; a check for a virtual arch (-ptx: -arch=compute_90, no
- * output) becomes a build for its sm_NN. Only the entries named (-e: ptxas
- * gives each the figures it gets in the whole module); NULL if none.
- * malloc'd */
+/* ptxas -v on the PTX that the ptxas line a just accepted, for the
+ * entries named (figures_line()); NULL if none. malloc'd */
 static char *
 ptxasv(struct run *r, const struct args *a, const char *in, const char *in2,
        const struct args *entries)
 {
 	if (!entries->n)
 		return NULL;
-	struct args v = ARGS_INIT;
-	for (int i = 0; i < a->n; i++) {
-		const char *s = a->v[i];
-		if (in2 && !strcmp(s, in))
-			args_push(&v, in2);
-		else if (startswith(s, "-arch=compute_"))
-			args_pushf(&v, "-arch=sm_%s", s + strlen("-arch=compute_"));
-		else if (i > 0 && !strcmp(a->v[i - 1], "-arch") && startswith(s, "compute_"))
-			args_pushf(&v, "sm_%s", s + strlen("compute_"));
-		else if (i > 0 && !strcmp(a->v[i - 1], "-o"))
-			args_pushf(&v, "%s/%d.figures.cubin", tmpdir, r->nfile++);
-		else if (!startswith(s, "-o="))
-			args_push(&v, s);
-	}
-	if (optindex(&v, "-o") < 0) {
-		args_push(&v, "-o");
-		args_pushf(&v, "%s/%d.figures.cubin", tmpdir, r->nfile++);
-	}
-	args_push(&v, "-v");
-	struct buf e = BUF_INIT;
-	for (int i = 0; i < entries->n; i++)
-		buf_printf(&e, "%s%s", i ? "," : "", entries->v[i]);
-	args_push(&v, "-e");
-	args_push(&v, e.s);
-	buf_release(&e);
-	char *line = args_join(&v);
-	args_release(&v);
+	char *cubin = fmt("%s/%d.figures.cubin", tmpdir, r->nfile++);
+	char *line = figures_line(a, in, in2, entries, cubin);
+	free(cubin);
 	return line;
 }
 
@@ -681,7 +533,7 @@ collectfigures(struct run *r)
 	char *text;
 	if (!g->pid)
 		return;
-	finish(g->pid);
+	spawn_wait(g->pid);
 	if ((text = readfile(g->nverr, NULL)))
 		figures_parse(&p->before, text);
 	free(text);
@@ -731,32 +583,6 @@ measureall(struct run *r, const struct args *a)
 	for (int i = 0; i < r->nptx; i++)
 		if (r->ptx[i].reports.n && count(a, r->ptx[i].path))
 			measure(r, a, &r->ptx[i]);
-}
-
-/* the figures into the report lines of their kernels; a kernel that the
- * hook's PTX gives more registers than nvcc's, so many that an SM holds
- * fewer of its warps, is said once */
-static void
-addfigures(struct ptx *p)
-{
-	for (int i = 0; i < p->reports.n; i++) {
-		struct report *rep = &p->reports.r[i];
-		if (!rep->ptxas)
-			rep->ptxas = figures_json(&p->figs, &p->before, rep->mangled);
-		for (int a = 0; a < p->figs.n; a++) {
-			const struct figure *f = &p->figs.f[a], *b;
-			if (strcmp(f->name, rep->mangled) || f->regs < 0 ||
-			    !(b = figure_find(&p->before, f->name, f->sm)))
-				continue;
-			int w0 = regwarps(f->sm, b->regs), w1 = regwarps(f->sm, f->regs);
-			if (w1 < w0)
-				warn("%s: kernel '%s' on sm_%d: %d registers a thread, %d as nvcc built it: "
-				     "an SM holds at most %d of its warps, not %d", p->src, rep->mangled, f->sm,
-				     f->regs, b->regs, w1, w0);
-		}
-	}
-	figures_release(&p->figs);
-	figures_release(&p->before);
 }
 
 /* ptxas on PTX that the hook changed: on failure put nvcc's PTX back */
@@ -1032,7 +858,8 @@ dryrun(struct cmd *c, const char *nvcc, int *n)
 	args_push(&a, nvcc);
 	dryrun_args(c, &a, c->explain);
 	char *out = fmt("%s/dryrun.out", tmpdir), *err = fmt("%s/dryrun.err", tmpdir);
-	int st = spawn(a.v, out, err);
+	struct spawn sp = {.argv = a.v, .out = out, .err = err, .group = 1};
+	int st = spawn_run(&sp);
 	char *text = st == 0 ? readfile(err, NULL) : NULL;
 	struct step *s = NULL;
 	if (text) {
@@ -1118,7 +945,7 @@ run_pipeline(struct cmd *c, const char *nvcc, struct profile **prof)
 	/* the report says what reached the output */
 	collectfigures(&r);
 	for (int i = 0; i < r.nptx; i++) {
-		addfigures(&r.ptx[i]);
+		figures_report(&r.ptx[i].reports, r.ptx[i].src, &r.ptx[i].figs, &r.ptx[i].before);
 		reports_flush(&r.ptx[i].reports, c->report, r.ptx[i].restored);
 	}
 	unmatched(&r);

@@ -32,6 +32,7 @@
  * nvcc's pid) are made fixed when the cache is on (stepcache_fixnames()), so
  * what a hit writes is byte for byte what the step would have written. */
 #define _GNU_SOURCE   /* memmem */
+#include "common/spawn.h"
 #include "driver/mpcc.h"
 
 #include <errno.h>
@@ -39,7 +40,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #define VERSION "mpcc-step 1"
@@ -386,23 +386,7 @@ restore(const struct job *j, char *text, size_t n, const char *err)
 static int
 runsh(const char *line, const char *out, const char *err)
 {
-	fflush(NULL);
-	pid_t pid = fork();
-	if (pid < 0)
-		die("cannot fork: %s", strerror(errno));
-	if (pid == 0) {
-		if (out && (close(1), open(out, O_WRONLY | O_CREAT | O_TRUNC, 0666)) != 1)
-			_exit(127);
-		if (err && (close(2), open(err, O_WRONLY | O_CREAT | O_TRUNC, 0666)) != 2)
-			_exit(127);
-		execl("/bin/sh", "sh", "-c", line, (char *)NULL);
-		_exit(127);
-	}
-	int st;
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			die("waitpid: %s", strerror(errno));
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	return spawn_run(&(struct spawn){.line = line, .out = out, .err = err});
 }
 
 /* a miss: run the step with its stdout and stderr caught, keep it if it
