@@ -34,8 +34,8 @@
  *   pool/      ask.c side.c pool.c: the trials asked for and guessed, their
  *              build and run slots and GPUs, the one waiting loop
  *   trial/     judge.c run.c build.c: one trial's build, runs and verdict
- *   session/   progress.c budget.c signal.c process.c: the budget, Ctrl-C,
- *              the processes under way, the progress lines
+ *   session/   progress.c budget.c signal.c: the budget, Ctrl-C, the
+ *              progress lines (the processes are common/spawn.c's)
  *   .          measure.c setting.c apart.c passes.c numbers.c (tune.h):
  *              what every room reads: settings, the pass table, numbers
  *

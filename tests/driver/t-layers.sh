@@ -104,17 +104,21 @@ else
 fi
 
 printf 'testing tune/ waits for its builds and runs in one loop, in the pool ... '
-# a wait that reads a status (stopgroups() only reaps what it stopped)
-grep -nE '(^|[^a-z_])(waitpid|wait)\(' tune/*.c tune/*/*.c | grep -vE 'waitpid\([^,]*, NULL' >"$T/waits"
-if [ "$(wc -l <"$T/waits")" = 1 ] && grep -q '^tune/pool/pool\.c:' "$T/waits"; then
+# a wait that reads a status, common/spawn.h's (spawn_stop() only reaps
+# what it stopped), and no wait of tune/'s own
+grep -nE '(^|[^a-z_])(waitpid|wait|spawn_wait|spawn_poll|spawn_any|spawn_run)\(' tune/*.c tune/*/*.c >"$T/waits"
+if [ "$(wc -l <"$T/waits")" = 1 ] && grep -q '^tune/pool/pool\.c:.*spawn_any(' "$T/waits"; then
 	: >"$T/waits"
 else
 	sed -i 's/$/: not the one wait of pool\/pool.c/' "$T/waits"
 	[ -s "$T/waits" ] || echo "tune/pool/pool.c: no wait" >"$T/waits"
 fi
 # and only the pool has builds and runs started (through trial/'s *_start())
-grep -nE '(^|[^a-z_])(spawn|run_start|build_start|trial_build|trial_launch)\(' tune/*.c tune/*/*.c |
-	grep -vE '^tune/(pool|trial)/|^tune/session/process\.c:' | sed 's/$/: starts a process outside the pool/' >>"$T/waits"
+grep -nE '(^|[^a-z_])(spawn_start|spawn_fork|run_start|build_start|trial_build|trial_launch)\(' tune/*.c tune/*/*.c |
+	grep -vE '^tune/(pool|trial)/' | sed 's/$/: starts a process outside the pool/' >>"$T/waits"
+# and none of tune/ forks or execs but through common/spawn.c
+grep -nE '(^|[^a-z_])(fork|vfork|posix_spawnp?|exec[lv]p?e?)\(' tune/*.c tune/*/*.c |
+	sed 's/$/: a process not started by common\/spawn.c/' >>"$T/waits"
 if [ -s "$T/waits" ]; then
 	echo failed
 	sed 's/^/  /' "$T/waits"

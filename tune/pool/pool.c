@@ -14,11 +14,8 @@
  * (pool_wait()) that no budget or Ctrl-C stops. */
 #include "tune/pool/pool.h"
 
-#include <errno.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 
 /* A trial a search asks for is wanted: trials_run() returns once the
@@ -121,7 +118,7 @@ stoppool(int guesses)
 	for (int i = 0; i < P.n; i++)
 		if ((P.j[i].state == J_BUILD || P.j[i].state == J_RUN) && (!guesses || !P.j[i].want))
 			g[i] = P.j[i].pid;
-	stopgroups(g, P.n);
+	spawn_stop(g, P.n);
 	for (int i = 0; i < P.n; i++)
 		if (P.j[i].state != J_DONE && (!guesses || !P.j[i].want)) {
 			unrun(P.j[i].t);
@@ -240,28 +237,26 @@ ended(struct tuner *tu, struct job *j, int st)
 }
 
 /* wait for a process of the pool to end, or a run to pass its limit: the
- * only wait for a process of tune/ that is not stopped (stopgroups()) */
+ * only wait for a process of tune/ that reads how it ended (spawn_stop()
+ * only reaps what it stopped) */
 static void
 await(struct tuner *tu)
 {
 	int st;
-	pid_t pid = waitpid(-1, &st, WNOHANG);
-	if (pid < 0 && errno != EINTR && errno != ECHILD)
-		BUG("waitpid: %s, with %d builds and runs under way", strerror(errno), P.builds + P.runs);
+	pid_t pid = spawn_any(&st);
 	for (int i = 0; i < P.n; i++) {
 		struct job *j = &P.j[i];
 		if ((j->state != J_BUILD && j->state != J_RUN && j->state != J_SIDE) || !j->pid)
 			continue;
 		double limit = j->side ? j->side->limit : j->state == J_RUN ? P.limit : 0;
 		if (pid == j->pid) {
-			forget(pid);
-			ended(tu, j, exitstatus(st));
+			ended(tu, j, st);
 		} else if (limit > 0 && now() - j->t0 > limit) {
-			reap(j->pid);
+			spawn_stop(&j->pid, 1);
 			ended(tu, j, -1);
 		}
 	}
-	if (pid <= 0)
+	if (!pid)
 		nanosleep(&(struct timespec){0, 1000000}, NULL);
 }
 

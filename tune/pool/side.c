@@ -11,7 +11,9 @@ shell(struct tuner *tu, const char *cmd, const char *const *env, const char *out
       const char *err, double limit, double *wall)
 {
 	double t0 = now();
-	struct side sd = {spawn(cmd, env, out, err, 0), t0, limit, 0, 0};
+	pid_t pid = spawn_start(&(struct spawn){.line = cmd, .env = env, .out = out, .err = err,
+	                                       .nullin = 1, .group = 1});
+	struct side sd = {pid, t0, limit, 0, 0};
 	pool_wait(tu, &sd, 1);
 	*wall = sd.wall;
 	return sd.st;

@@ -1,9 +1,13 @@
 /* session.h: the session, the lowest room of tune/ (tune.h): what a
- * session may spend, Ctrl-C, the processes under way, and the progress
- * lines. It calls only tune.h's files. */
+ * session may spend, Ctrl-C, and the progress lines. It calls only
+ * tune.h's files. The builds and runs are common/spawn.h's: each a process
+ * group of its own in spawn's table, started (spawn_start()) only by the
+ * pool (pool/) through trial/, waited for in the pool's one loop
+ * (spawn_any()), stopped by spawn_stop() or, all of them, killall(). */
 #ifndef MPCC_TUNE_SESSION_H
 #define MPCC_TUNE_SESSION_H
 
+#include "common/spawn.h"
 #include "tune/tune.h"
 
 /* progress.c */
@@ -41,21 +45,8 @@ int planned(const struct tuner *tu, int pass);
 void catchint(void);
 extern volatile sig_atomic_t interrupts;
 extern volatile sig_atomic_t writing;   /* the profile is being written: said at a second Ctrl-C */
-
-/* process.c */
-/* the process groups of the builds and runs under way */
-void remember(pid_t pid);
-void forget(pid_t pid);
-/* stop groups g[0..n): SIGINT, SIGKILL 4 s later for what is left */
-void stopgroups(pid_t *g, int n);
-/* stop every build and run under way (the second Ctrl-C; from a signal handler too) */
+/* stop every build and run under way, common/spawn.c's live groups (the
+ * second Ctrl-C, SIGTERM, atexit(); from a signal handler too) */
 void killall(void);
-/* stop pid's group and wait for it */
-void reap(pid_t pid);
-/* start sh -c cmd in its own process group (remembered); env is NAME=VALUE
- * pairs (NAME= unsets); a build is niced */
-pid_t spawn(const char *cmd, const char *const *env, const char *out, const char *err, int build);
-/* a waitpid() status as a shell gives it: the exit status or 128+signal */
-int exitstatus(int st);
 
 #endif

@@ -2,7 +2,9 @@
  *
  * The first Ctrl-C stops the searches as the budget does: the best trial
  * so far is confirmed and written. The second stops at once and writes
- * nothing. SIGTERM and SIGHUP stop what runs and the session. */
+ * nothing. SIGTERM and SIGHUP stop what runs and the session. The
+ * handlers are tune's own, not spawn_forward()'s: a first Ctrl-C must not
+ * stop the builds and runs under way. */
 #include "tune/session/session.h"
 
 #include <signal.h>
@@ -10,6 +12,15 @@
 #include <unistd.h>
 
 volatile sig_atomic_t interrupts, writing;
+
+/* the builds and runs started and not waited for yet: SIGINT,
+ * then SIGKILL 4 s later for what is left (spawn_stop()) */
+void
+killall(void)
+{
+	pid_t g[SPAWN_MAX];
+	spawn_stop(g, spawn_groups(g, SPAWN_MAX));
+}
 
 /* say msg from a signal handler */
 static void

@@ -145,7 +145,10 @@ build_start(struct tuner *tu, const struct trial *t, const char *rep, const char
 	     *e_dir = fmt("MPCC_TUNE_DIR=%s", t->dir);
 	const char *env[] = {e_set, e_rep, e_dir, NULL};
 	unlink(rep);
-	pid_t pid = spawn(tu->build, env, log, log, niced);
+	/* a trial's build is niced, so that the runs beside it (--jobs) keep
+	 * the CPU they time; its log is stdout and stderr, as 2>&1 */
+	pid_t pid = spawn_start(&(struct spawn){.line = tu->build, .env = env, .out = log, .err = log,
+	                                       .nullin = 1, .group = 1, .nice = niced ? 10 : 0});
 	free(e_set), free(e_rep), free(e_dir);
 	return pid;
 }

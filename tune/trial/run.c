@@ -118,7 +118,8 @@ run_start(struct tuner *tu, const char *dir, int gpu, const char *out, const cha
 	char *e_dir = fmt("MPCC_TUNE_DIR=%s", dir), *e_gpu = fmt("CUDA_VISIBLE_DEVICES=%d", gpu);
 	const char *env[] = {e_dir, gpu >= 0 ? e_gpu : NULL, NULL};
 	char *cmd = runcmd(tu);
-	pid_t pid = spawn(cmd, env, out, err, 0);
+	pid_t pid = spawn_start(&(struct spawn){.line = cmd, .env = env, .out = out, .err = err,
+	                                       .nullin = 1, .group = 1});
 	free(cmd), free(e_dir), free(e_gpu);
 	return pid;
 }
