@@ -1,6 +1,6 @@
 /* ptx.h: the PTX library: lexer, parser, IR, printer, editing, analyses.
  *
- *   lex.c parse.c   text -> IR          table.c   opcodes, types, modifiers,
+ *   lex.c parse*.c  text -> IR          table.c   opcodes, types, modifiers,
  *   print.c         IR -> text                    immediates, names
  *   edit.c          changing the IR     cfg.c     blocks, loops, def-use,
  *   verify*.c       what ptxas needs              instruction numbering
@@ -337,7 +337,8 @@ extern int ptx_quiet;   /* 1: parse errors are not printed (the fuzzer) */
 Module *parse(const char *path, const char *text, size_t n);
 Module *parsefile(const char *path);   /* NULL with a message if unreadable or bad */
 void mod_free(Module *m);
-/* the register named s, ~0u if none; a member of a range is made on first use */
+/* parse-decl.c: the register named s, ~0u if none; a member of a range is
+ * made on first use */
 uint lookreg(Fn *fn, const char *s, uint n);
 uint member(Fn *fn, uint g, int num);   /* member num of fn->range[g], made if new */
 
