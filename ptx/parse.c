@@ -127,6 +127,32 @@ regorder(P *p, Fn *fn)
 	names_map(fn->members, to);
 }
 
+// the head of function: linkage* (".entry" | ".func"), where linkage = ".visible" |
+//   ".extern" | ".weak" (into fn->flags) | another directive (skipped)
+static void
+linkage(P *p, Fn *fn)
+{
+	for (;; next(p)) {
+		if (tokis(p->tok, ".visible"))
+			fn->flags |= FVISIBLE;
+		else if (tokis(p->tok, ".extern"))
+			fn->flags |= FEXTERN;
+		else if (tokis(p->tok, ".weak"))
+			fn->flags |= FWEAK;
+		else if (tokis(p->tok, ".entry")) {
+			fn->flags |= FENTRY;
+			next(p);
+			return;
+		} else if (tokis(p->tok, ".func")) {
+			next(p);
+			return;
+		} else if (p->tok.kind == TDIR)
+			;
+		else
+			perr(p, p->tok.s, "expected '.func' or '.entry' before %s", tokdesc(p->tok));
+	}
+}
+
 // function = linkage* (".entry" | ".func") ("(" params ")")? name ("(" params ")")?
 //            perf* (body | ";")
 static void
@@ -140,25 +166,7 @@ function(P *p)
 	fn->mod = m;
 	fn->line = p->tok.line;
 	fn->lead = it->lead;
-	for (;; next(p)) {
-		if (tokis(p->tok, ".visible"))
-			fn->flags |= FVISIBLE;
-		else if (tokis(p->tok, ".extern"))
-			fn->flags |= FEXTERN;
-		else if (tokis(p->tok, ".weak"))
-			fn->flags |= FWEAK;
-		else if (tokis(p->tok, ".entry")) {
-			fn->flags |= FENTRY;
-			next(p);
-			break;
-		} else if (tokis(p->tok, ".func")) {
-			next(p);
-			break;
-		} else if (p->tok.kind == TDIR)
-			;
-		else
-			perr(p, p->tok.s, "expected '.func' or '.entry' before %s", tokdesc(p->tok));
-	}
+	linkage(p, fn);
 	while (p->tok.kind == TDIR)   /* .noreturn, .attribute(.unified(...)) */
 		if (tokis(p->tok, ".attribute"))
 			attribute(p);
