@@ -1,9 +1,9 @@
 /* ptx.h: the PTX library: lexer, parser, IR, printer, editing, analyses.
  *
- *   lex.c parse.c   text -> IR          table.c   opcodes, types, modifiers,
+ *   lex.c parse*.c  text -> IR          table.c   opcodes, types, modifiers,
  *   print.c         IR -> text                    immediates, names
  *   edit.c          changing the IR     cfg.c     blocks, loops, def-use,
- *   verify.c        what ptxas needs              instruction numbering
+ *   verify*.c       what ptxas needs              instruction numbering
  *   dump.c          mpcc-opt -d         live.c    liveness, register pressure
  *
  * Every analysis a pass needs is here, computed one way for all of them
@@ -337,7 +337,8 @@ extern int ptx_quiet;   /* 1: parse errors are not printed (the fuzzer) */
 Module *parse(const char *path, const char *text, size_t n);
 Module *parsefile(const char *path);   /* NULL with a message if unreadable or bad */
 void mod_free(Module *m);
-/* the register named s, ~0u if none; a member of a range is made on first use */
+/* parse-decl.c: the register named s, ~0u if none; a member of a range is
+ * made on first use */
 uint lookreg(Fn *fn, const char *s, uint n);
 uint member(Fn *fn, uint g, int num);   /* member num of fn->range[g], made if new */
 
@@ -590,9 +591,9 @@ int verify(Module *m, FILE *err);
 /* the same, and the problems of each function m->fn[k] into nerr[k] (the
  * rest, the total less their sum, are the module's own) */
 int verifyeach(Module *m, FILE *err, uint *nerr);
-/* the type argument a of i takes by its opcode's shape (PTX ISA 9.4):
- * selp.f64's fourth is .pred, shl.b64's third .u32, setp's results .pred;
- * Tnone where the shape is unknown or takes anything */
+/* verify-ops.c: the type argument a of i takes by its opcode's shape
+ * (PTX ISA 9.4): selp.f64's fourth is .pred, shl.b64's third .u32, setp's
+ * results .pred; Tnone where the shape is unknown or takes anything */
 int argtype(const Ins *i, uint a);
 
 /* dump.c: the readable dumps that mpcc-opt -d prints and the tests check */

@@ -1,12 +1,14 @@
 #!/bin/sh
 # The shape the tree keeps (doc/DESIGN.md, "Layers"; doc/STYLE.md, "Size
-# and comments"): files of transforms/ and tune/ that call each other in a
-# circle, or run past 1,000 lines, are rooms that grew into each other; a
-# function past 80 lines is a loop that grew a case per option; liveness
-# belongs to ptx/ (one analysis every pass asks).
+# and comments"): files of a folder that call each other in a circle, or
+# a file past 1,000 lines, are rooms that grew into each other; a function
+# past 80 lines is a loop that grew a case per option; liveness belongs to
+# ptx/ (one analysis every pass asks).
 : "${MPCC_SRC:?set MPCC_SRC to the source tree}"
 : "${MPCC_BUILD:?set MPCC_BUILD to the build tree}"
+MPCC_BUILD=$(cd "$MPCC_BUILD" && pwd) || exit 1   # it may be relative to where we started
 cd "$MPCC_SRC" || exit 1
+DIRS="common ptx model policies transforms driver tune"
 T=$(mktemp -d "${TMPDIR:-/tmp}/mpcc-structure.XXXXXX")
 trap 'rm -rf "$T"' EXIT INT TERM
 failures=0
@@ -21,8 +23,9 @@ check() {   # NAME FILE-OF-PROBLEMS
 	fi
 }
 
-printf 'testing no file of transforms/ or tune/ is over 1000 lines ... '
-wc -l transforms/*.[ch] tune/*.[ch] tune/*/*.[ch] | awk '$2 != "total" && $1 > 1000 { print $2 ": " $1 " lines" }' >"$T/long"
+printf 'testing no file is over 1000 lines ... '
+wc -l common/*.[ch] ptx/*.[ch] model/*.[ch] policies/*.[ch] transforms/*.[ch] driver/*.[ch] \
+	tune/*.[ch] tune/*/*.[ch] | awk '$2 != "total" && $1 > 1000 { print $2 ": " $1 " lines" }' >"$T/long"
 check files "$T/long"
 
 printf 'testing no function is over 80 lines ... '
@@ -41,24 +44,35 @@ for f in common/*.c ptx/*.c model/*.c policies/*.c transforms/*.c driver/*.c tun
 done >"$T/fn"
 check functions "$T/fn"
 
-printf 'testing no files of transforms/ or tune/ call each other in a circle ... '
-# file -> file edges from the objects: a symbol one object uses and another defines
-: >"$T/edges"
-for dir in transforms tune; do
-	for o in $(find "$MPCC_BUILD/$dir" -name '*.c.o'); do
-		f=$dir/$(echo "$o" | sed 's|.*\.dir/||; s|\.o$||')
-		[ -f "$f" ] || continue   # an object left by a build of an older tree
+# Circles that ptx/ has and keeps, as "FROM TO" edges left out of the
+# check: parse() is what print.c's modcopy() runs, and parse.c names a
+# register the way the printer does (regstr()); table.c reads an
+# immediate's constant expression with expr.c's cexpr(), which reads its
+# numbers with table.c's numform(). Every other edge of ptx/ is checked.
+KNOWN="ptx/print.c ptx/parse.c
+ptx/table.c ptx/expr.c"
+
+printf 'testing no files of a folder call each other in a circle ... '
+# file -> file edges from the objects: a symbol one object uses and another
+# of the same folder defines (a folder's objects are under its build folder,
+# common's under the top one: CMakeFiles/mpcc_common.dir/common/util.c.o)
+: >"$T/cycle"
+for dir in $DIRS; do
+	for o in $(find "$MPCC_BUILD/$dir" "$MPCC_BUILD/CMakeFiles" -name '*.c.o' 2>/dev/null); do
+		f=$(echo "$o" | sed 's|.*\.dir/||; s|\.o$||')
+		case $f in "$dir"/*) ;; *) f=$dir/$f ;; esac
+		[ -f "$f" ] || continue   # another folder's, or left by a build of an older tree
 		nm "$o" | awk -v f="$f" '$1 == "U" { print "U", $2, f } NF == 3 && $2 ~ /^[TDBR]$/ { print "D", $3, f }'
-	done
-done >"$T/syms"
-awk '$1 == "D" { def[$2] = $3 } $1 == "U" { use[++n] = $2 " " $3 }
-     END { for (i = 1; i <= n; i++) { split(use[i], u, " "); if (u[1] in def && def[u[1]] != u[2]) print u[2], def[u[1]] } }' \
-	"$T/syms" | sort -u >"$T/edges"
-if [ ! -s "$T/syms" ]; then
-	echo "no objects under $MPCC_BUILD/transforms: build first" >"$T/cycle"
-else
-	tsort "$T/edges" >/dev/null 2>"$T/cycle"
-fi
+	done >"$T/syms"
+	if [ ! -s "$T/syms" ]; then
+		echo "no objects of $dir/ under $MPCC_BUILD: build first" >>"$T/cycle"
+		continue
+	fi
+	awk '$1 == "D" { def[$2] = $3 } $1 == "U" { use[++n] = $2 " " $3 }
+	     END { for (i = 1; i <= n; i++) { split(use[i], u, " "); if (u[1] in def && def[u[1]] != u[2]) print u[2], def[u[1]] } }' \
+		"$T/syms" | sort -u | grep -vxF "$KNOWN" >"$T/edges"
+	tsort "$T/edges" >/dev/null 2>>"$T/cycle"
+done
 check circles "$T/cycle"
 
 printf 'testing liveness is computed in ptx/ only ... '
