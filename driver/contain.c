@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -156,6 +157,46 @@ getresults(FILE *f, const struct hook *h)
 	return bad ? -2 : st;
 }
 
+/* The fast-math twins are the driver's runs (struct fast): its children,
+ * which only it can wait for, and stop when nobody asked for them. So the
+ * hook's child asks the driver for each, over a socket: one byte, the
+ * mask; back, the path's length and the path (length 0: the run failed).
+ * A socket, not a pipe, so that an answer to a child that died is
+ * MSG_NOSIGNAL, not a SIGPIPE for mpcc. */
+static int askfd = -1;
+
+static const char *
+askdriver(void *drv, uint mask)
+{
+	static char *got[AX_ALL + 1];
+	unsigned char m = mask & AX_ALL;
+	uint32_t n;
+	(void)drv;
+	if (got[m])
+		return *got[m] ? got[m] : NULL;
+	if (send(askfd, &m, 1, MSG_NOSIGNAL) != 1 || recv(askfd, &n, sizeof n, MSG_WAITALL) != sizeof n)
+		BUG("no answer from the driver for fast-math mask %u", m);
+	got[m] = xmalloc(n + 1);
+	if (n && recv(askfd, got[m], n, MSG_WAITALL) != (ssize_t)n)
+		BUG("a short answer from the driver for fast-math mask %u", m);
+	got[m][n] = 0;
+	return n ? got[m] : NULL;
+}
+
+/* the driver's side: answer each question until the child ends */
+static void
+answer(int fd, const struct hook *h)
+{
+	unsigned char m;
+	while (recv(fd, &m, 1, 0) == 1) {
+		const char *p = h->fastptx ? h->fastptx(h->drv, m) : NULL;
+		uint32_t n = p ? (uint32_t)strlen(p) : 0;
+		if (send(fd, &n, sizeof n, MSG_NOSIGNAL) != sizeof n ||
+		    (n && send(fd, p, n, MSG_NOSIGNAL) != (ssize_t)n))
+			break;
+	}
+}
+
 /* the child: the hook with its outputs to files; never returns */
 static _Noreturn void
 child(const char *path, struct hook h, const char *const *f)
@@ -170,6 +211,8 @@ child(const char *path, struct hook h, const char *const *f)
 	setvbuf(stderr, NULL, _IONBF, 0);   /* a BUG's words before its abort */
 	limit(stat(path, &sb) == 0 ? (size_t)sb.st_size : 0);
 	h.progress = prog;
+	if (h.fastptx)
+		h.fastptx = askdriver, h.drv = NULL;
 	h.kernels = &kernels;
 	h.reports = h.reports ? &reps : NULL;
 	h.tally = &tally;
@@ -268,9 +311,18 @@ said(const char *src, const char *kernel, const char *pass)
 static int
 try(const char *path, const struct hook *h, const char *const *f)
 {
+	int sv[2];
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+		die("socketpair: %s", strerror(errno));
 	pid_t pid = spawn_fork();
-	if (pid == 0)
+	if (pid == 0) {
+		close(sv[0]);
+		askfd = sv[1];
 		child(path, *h, f);
+	}
+	close(sv[1]);
+	answer(sv[0], h);
+	close(sv[0]);
 	return spawn_wait(pid);
 }
 

@@ -464,9 +464,6 @@ hook(struct run *r, const struct args *cicc)
 		.kernels = &p->kernels,
 		.tally = &r->tally,
 	};
-	for (int m = 0; m <= AX_ALL; m++)   /* the child cannot wait for them */
-		if (r->fast->pid[m] > 0)
-			fastptx(r->fast, m);
 	int st = contained_pipeline(path, &h, tmpdir);
 	if (st != 0) {   /* the report must not say applied */
 		if (!samefile(path, p->orig))
