@@ -106,18 +106,11 @@ tree(struct hash *h, const char *dir, int depth)
 static void
 above(struct hash *h, const char *dir)
 {
-	char *d = xstrdup(dir);
-	for (;;) {
-		char *p = fmt("%s/.mpcc.yaml", strcmp(d, "/") ? d : "");
-		if (access(p, F_OK) == 0)
-			file(h, p);
+	char *walk = xstrdup(dir), *p;
+	while ((p = policy_next(&walk))) {
+		file(h, p);
 		free(p);
-		char *slash = strrchr(d, '/');
-		if (!slash || !strcmp(d, "/"))
-			break;
-		slash[slash == d] = 0;
 	}
-	free(d);
 }
 
 char *

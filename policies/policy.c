@@ -52,35 +52,44 @@ absolute(const char *cu)
 	return a;
 }
 
+char *
+policy_next(char **walk)
+{
+	while (*walk) {
+		char *d = *walk, *path = fmt("%s/.mpcc.yaml", strcmp(d, "/") ? d : "");
+		char *slash = strrchr(d, '/');
+		if (!slash || !strcmp(d, "/"))
+			free(d), *walk = NULL;
+		else
+			slash[slash == d] = 0;
+		if (access(path, F_OK) == 0)
+			return path;
+		free(path);
+	}
+	return NULL;
+}
+
 /* the chain of policy files for a source in directory dir, nearest first */
 static int
 discover(const char *dir, struct policy ***chain, int *n)
 {
 	int cap = 0;
-	char *d = xstrdup(dir);
+	char *walk = xstrdup(dir), *path;
 	*chain = NULL;
 	*n = 0;
-	for (;;) {
-		char *path = fmt("%s/.mpcc.yaml", strcmp(d, "/") ? d : "");
-		if (access(path, F_OK) == 0) {
-			struct policy *p = policy_load(path);
-			free(path);
-			if (!p) {
-				free(d);
-				return -1;
-			}
-			vgrow(*chain, *n, cap);
-			(*chain)[(*n)++] = p;
-			if (p->root || !p->inherit)
-				break;
-		} else
-			free(path);
-		char *slash = strrchr(d, '/');
-		if (!slash || !strcmp(d, "/"))
+	while ((path = policy_next(&walk))) {
+		struct policy *p = policy_load(path);
+		free(path);
+		if (!p) {
+			free(walk);
+			return -1;
+		}
+		vgrow(*chain, *n, cap);
+		(*chain)[(*n)++] = p;
+		if (p->root || !p->inherit)
 			break;
-		slash[slash == d] = 0;
 	}
-	free(d);
+	free(walk);
 	return 0;
 }
 

@@ -63,6 +63,11 @@ struct policy {
  * "file:line:col: error: ...". Loaded files are cached by path. The passes'
  * schemas must have been registered (policy_passes()). */
 struct policy *policy_load(const char *path);
+/* the .mpcc.yaml files at and above a directory, nearest first, "/" too:
+ * start with *walk = xstrdup(dir); each call returns the next (malloc'd),
+ * or NULL when none is left (and *walk is freed). The one walk the
+ * driver, the policy hash and mpcc-tune's profile share */
+char *policy_next(char **walk);
 
 /* override.c */
 /* Append the rules of MPCC_SET (if set) to *p, after its own so that they

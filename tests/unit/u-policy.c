@@ -548,6 +548,28 @@ TEST(the_hash_follows_policies_and_profile)
 	CHECK(strcmp(policy_hash(d, pol, NULL), p1));
 }
 
+/* the one walk up to the root: nearest first, directories without a
+ * policy skipped, and past "/" the end */
+TEST(the_walk_takes_every_policy_up_to_the_root)
+{
+	char *a = put("walk/.mpcc.yaml", "version: 1\n");
+	char *b = put("walk/x/y/.mpcc.yaml", "version: 1\n");
+	char *walk = fmt("%s/walk/x/y", top), *p;
+	CHECK_STR(p = policy_next(&walk), b);
+	free(p);
+	CHECK_STR(p = policy_next(&walk), a);
+	free(p);
+	while ((p = policy_next(&walk)))   /* what lies above top: not ours */
+		free(p);
+	CHECK(walk == NULL);
+	walk = xstrdup("/");
+	while ((p = policy_next(&walk))) {
+		CHECK_STR(p, "/.mpcc.yaml");
+		free(p);
+	}
+	CHECK(walk == NULL);
+}
+
 int
 main(void)
 {
@@ -560,6 +582,7 @@ main(void)
 	unsetenv("MPCC_PROFILE");
 	passes_init();
 	RUN(the_table_order_is_what_these_tests_assume);
+	RUN(the_walk_takes_every_policy_up_to_the_root);
 	RUN(the_design_sketch_loads_with_every_value);
 	RUN(a_policy_of_just_the_version_is_valid);
 	RUN(every_preset_is_valid_and_names_its_default);

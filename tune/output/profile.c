@@ -254,16 +254,9 @@ profile_path(const struct tuner *tu)
 	char cwd[PATH_MAX];
 	if (!getcwd(cwd, sizeof cwd))
 		return xstrdup(".mpcc.yaml");
-	for (;;) {
-		char *p = fmt("%s/.mpcc.yaml", cwd);
-		if (access(p, F_OK) == 0)
-			return p;
-		free(p);
-		char *slash = strrchr(cwd, '/');
-		if (!slash || slash == cwd)
-			return xstrdup(".mpcc.yaml");
-		*slash = 0;
-	}
+	char *walk = xstrdup(cwd), *p = policy_next(&walk);
+	free(walk);
+	return p ? p : xstrdup(".mpcc.yaml");
 }
 
 /* the report's lines as a sorted list of what was done, without where the
