@@ -135,6 +135,16 @@ endswith(const char *s, const char *suffix)
 	return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
+void
+catfile(const char *path, FILE *to)
+{
+	size_t n;
+	char *s = readfile(path, &n);
+	if (s)
+		fwrite(s, 1, n, to);
+	free(s);
+}
+
 char *
 readfile(const char *path, size_t *len)
 {

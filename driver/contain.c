@@ -279,17 +279,6 @@ where(const char *prog, char **kernel, const char **pass)
 	free(text);
 }
 
-static void
-copyout(const char *path, FILE *to)
-{
-	size_t n;
-	char *text = readfile(path, &n);
-	if (text)
-		fwrite(text, 1, n, to);
-	free(text);
-	fflush(to);
-}
-
 /* said once per source, kernel and pass, over a compile's -gencode chains */
 static int
 said(const char *src, const char *kernel, const char *pass)
@@ -346,8 +335,8 @@ contained_pipeline(const char *path, const struct hook *h0, const char *dir)
 			fclose(res);
 		}
 		if (res && st != -2) {
-			copyout(f[2], stdout);
-			copyout(f[3], stderr);
+			catfile(f[2], stdout), fflush(stdout);
+			catfile(f[3], stderr);
 			break;
 		}
 		char *kernel, *why = diagnosis(f[3], rc);

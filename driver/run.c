@@ -118,16 +118,6 @@ env(const char *name)
 	return getenv(name);
 }
 
-static void
-catfile(const char *path, FILE *to)
-{
-	size_t n;
-	char *s = readfile(path, &n);
-	if (s)
-		fwrite(s, 1, n, to);
-	free(s);
-}
-
 static int
 copyfile(const char *from, const char *to)
 {
