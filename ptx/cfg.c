@@ -341,6 +341,21 @@ fillloops(Fn *fn)
 	}
 }
 
+uint *
+looporder(const Fn *fn)
+{
+	uint *o = arena_alloc(fn->mod->arena, (fn->nloop + 1) * sizeof *o);
+	for (uint k = 0; k < fn->nloop; k++)
+		o[k] = k;
+	for (uint a = 1; a < fn->nloop; a++)
+		for (uint j = a; j > 0 && fn->loop[o[j - 1]].head > fn->loop[o[j]].head; j--) {
+			uint t = o[j];
+			o[j] = o[j - 1];
+			o[j - 1] = t;
+		}
+	return o;
+}
+
 /* bar.red, barrier.cta.red: a ".red" part in the name */
 static int
 reduces(Str s)

@@ -79,6 +79,28 @@ instext(const Fn *fn, const Ins *i)
 	return s;
 }
 
+uint
+fnhash(const Fn *fn)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&buf, &n);
+	uint h = 2166136261u;
+
+	if (!f)
+		die("cannot print to memory");
+	for (uint k = 0; k < fn->nins; k++)
+		if (fn->ins[k].op < NOP) {
+			printins(f, fn, &fn->ins[k]);
+			fputc('\n', f);
+		}
+	fclose(f);
+	for (size_t k = 0; k < n; k++)
+		h = (h ^ (uchar)buf[k]) * 16777619u;
+	free(buf);
+	return h;
+}
+
 const char *
 refstr(const Fn *fn, Ref r)
 {

@@ -444,6 +444,10 @@ char *regname(const Fn *fn, uint r, char *buf, size_t n);  /* "%f12" into buf */
 const char *regstr(const Fn *fn, uint r);
 const char *refstr(const Fn *fn, Ref r);
 const char *instext(const Fn *fn, const Ins *i);   /* printins() into the arena */
+/* FNV-1a of the function's instructions in canonical form (no .loc,
+ * declarations or labels): what "the kernel's PTX changed" means to facts
+ * measured on it (fiset's ptx parameter) */
+uint fnhash(const Fn *fn);
 void reprint(Module *m);    /* forget the source text: print everything from the IR */
 /* the text of module item m->top[k] without its lead (in m's arena), e.g.
  * to adddecl() a declaration of one module into another */
@@ -534,6 +538,10 @@ void filldefuse(Fn *fn);
 /* natural loops from back edges (an edge to a block that dominates its
  * source); loop, depth of every block. needs cfg */
 void fillloops(Fn *fn);
+/* the loops of fn in the order their headers come in the text: the order
+ * of measured trip counts (fiset's trips, shadow's mpcc-trips lines);
+ * order[i] indexes fn->loop. needs loops; in the module's arena */
+uint *looporder(const Fn *fn);
 /* the .loc line of statement i (the nearest .loc before it), 0 if none;
  * *file receives the file number if file is not NULL */
 uint insline(const Fn *fn, uint i, uint *file);
