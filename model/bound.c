@@ -9,9 +9,11 @@
  * unpacks, x2 instructions). Unlike time.c it sees neither latency nor
  * occupancy.
  *
- * Block frequencies: a loop runs its trip count where it counts to a
- * constant ("mov r, I" before it, "add r, r, S" and "setp.ne|lt r, E" with
- * a branch back in it give (E - I) / S), else a guessed number of times. */
+ * Block frequencies: a loop runs the trips a run of the program measured
+ * (fiset's trips, from mpcc-tune --measure), else its trip count where it
+ * counts to a constant ("mov r, I" before it, "add r, r, S" and
+ * "setp.ne|lt r, E" with a branch back in it give (E - I) / S), else a
+ * guessed number of times. */
 #include <string.h>
 
 #include "model/model.h"
@@ -129,7 +131,7 @@ count(const Fn *fn, const Ins *c, const uchar *in)
 
 /* how many times loop l runs per entry, guess if it cannot be told */
 static double
-trips(Fn *fn, const Loop *l, double guess)
+tripcount(Fn *fn, const Loop *l, double guess)
 {
 	uchar *in = arena_alloc(fn->mod->arena, fn->nblk + 1);
 	for (uint k = 0; k < l->nblk; k++)
@@ -152,18 +154,32 @@ trips(Fn *fn, const Loop *l, double guess)
 }
 
 double *
-blockfreq(Fn *fn, double guess)
+blockfreq(Fn *fn, const double *trips, int ntrips, double guess, uchar *from)
 {
 	Arena *a = fn->mod->arena;
 	double *lt = arena_alloc(a, (fn->nloop + 1) * sizeof *lt);
 	double *f = arena_alloc(a, (fn->nblk + 1) * sizeof *f);
-	for (uint k = 0; k < fn->nloop; k++)
-		lt[k] = trips(fn, &fn->loop[k], guess);
+	uchar *src = arena_alloc(a, fn->nloop + 1);
+	uint *order = looporder(fn);
+	if (trips && (uint)ntrips != fn->nloop)
+		BUG("blockfreq: %d trips for %u loops", ntrips, fn->nloop);
+	for (uint k = 0; k < fn->nloop; k++) {
+		uint l = order[k];
+		lt[l] = trips ? trips[k] : tripcount(fn, &fn->loop[l], 0);
+		src[l] = trips ? FQ_MEASURED : lt[l] > 0 ? FQ_COUNTED : FQ_GUESSED;
+		if (!trips && lt[l] <= 0)
+			lt[l] = guess;
+	}
 	for (uint b = 0; b < fn->nblk; b++) {
 		double w = fn->blk[b].rpo == ~0u ? 0 : 1;
-		for (uint l = fn->blk[b].loop; l; l = fn->loop[l - 1].parent)
+		uchar s = FQ_ENTRY;
+		for (uint l = fn->blk[b].loop; l; l = fn->loop[l - 1].parent) {
 			w *= lt[l - 1];
+			s = src[l - 1] > s ? src[l - 1] : s;
+		}
 		f[b] = w;
+		if (from)
+			from[b] = s;
 	}
 	return f;
 }

@@ -25,7 +25,8 @@ struct kmodel {
 	Fn *fn;
 	uint n;              /* fn->nins when prepared */
 	int *depth;          /* per statement: loop depth */
-	double *w;           /* per statement: how often it runs, LOOPW per loop level */
+	double *w;           /* per statement: how often it runs (its block's freq) */
+	const double *freq;  /* per block: how often it runs (blockfreq()) */
 	uint *rdo, *rd;      /* the registers statement k reads: rd[rdo[k] .. rdo[k + 1]) */
 	uint *wro, *wr;      /* and writes */
 	uchar *esc;          /* per statement: a register it writes is read in another block */

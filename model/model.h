@@ -63,9 +63,9 @@ int f64class(const Ins *i);
 int arithclass(int cls);
 
 /* time.c */
-/* how often a statement at loop depth d runs per entry of the kernel: a
- * loop is taken to run 64 times */
-double loopfreq(int d);
+/* the trips a loop is taken to run per entry where neither a run measured
+ * them nor a constant bound counts them */
+#define LOOPGUESS 64.0
 /* a conversion added between f64 and f32: before or after statement at */
 struct cast {
 	uint at;
@@ -85,8 +85,8 @@ struct variant {
 struct kmodel;
 /* needs cfg loops defuse of fn, which must not change while km is used;
  * warps: the resident warps per SM its launches give, 0: as many as its
- * registers allow */
-struct kmodel *kmodel(Fn *fn, int warps);
+ * registers allow; freq: how often each block runs (blockfreq()) */
+struct kmodel *kmodel(Fn *fn, int warps, const double *freq);
 /* the kernel's time on t, clocks of one SM scheduler per warp: tm[0] the
  * whole, tm[1] with DRAM left out (its arithmetic); v NULL: as written */
 void kmodel_time(struct kmodel *km, const struct target *t, const struct variant *v, double tm[2]);
@@ -114,9 +114,16 @@ double pipes_time(const struct pipes *c, const struct target *t, const char **bo
  * its resident warps: not bytes (storage stays f32) but more of them in
  * flight a warp, and the index work shared (measured on sm_90) */
 double pairing_memgain(const struct target *t);
-/* how often each block of fn runs per entry: the product of its loops'
- * trip counts, where a loop counts to a constant, else guess a loop; 0 for
- * an unreachable block. needs cfg loops defuse; in the module's arena */
-double *blockfreq(Fn *fn, double guess);
+/* where a block's frequency comes from: the weakest source among its loops
+ * (FQ_ENTRY: in no loop, it runs once a thread) */
+enum { FQ_ENTRY, FQ_MEASURED, FQ_COUNTED, FQ_GUESSED };
+/* How often each block of fn runs per entry: the product of its loops'
+ * trips. A loop's trips are trips[i] where a run measured them (i its
+ * place in looporder(); trips NULL: none measured, else ntrips ==
+ * fn->nloop), else its count where it counts to a constant, else guess.
+ * 0 for an unreachable block. from (NULL, or a block each): the FQ_ source.
+ * needs cfg loops defuse; in the module's arena. One function for every
+ * pass's weights. */
+double *blockfreq(Fn *fn, const double *trips, int ntrips, double guess, uchar *from);
 
 #endif

@@ -2,7 +2,7 @@
  * (struct variant: f64 operations run in f32, statements folded away,
  * conversions added).
  *
- * Each statement is weighted by LOOPW to the power of its loop depth. A
+ * Each statement is weighted by how often its block runs (blockfreq()). A
  * warp's time is that of a closed queueing network solved by Mean Value
  * Analysis: the warps an SM scheduler holds (from the registers the
  * variant needs, by liveness) each wait on their own dependences, as one
@@ -51,17 +51,8 @@ operands(struct kmodel *a)
 	}
 }
 
-/* a loop runs this many times per entry, for weighing by loop depth */
-#define LOOPW 64.0
-
-double
-loopfreq(int d)
-{
-	return pow(LOOPW, d);
-}
-
 struct kmodel *
-kmodel(Fn *fn, int warps)
+kmodel(Fn *fn, int warps, const double *freq)
 {
 	Arena *A = fn->mod->arena;
 	struct kmodel *km = arena_alloc(A, sizeof *km);
@@ -71,9 +62,11 @@ kmodel(Fn *fn, int warps)
 	km->warps = warps;
 	km->depth = arena_alloc(A, (n + 1) * sizeof *km->depth);
 	km->w = arena_alloc(A, (n + 1) * sizeof *km->w);
+	km->freq = freq;
 	for (uint k = 0; k < n; k++) {
-		km->depth[k] = fn->blk && fn->insblk ? (int)fn->blk[fn->insblk[k]].depth : 0;
-		km->w[k] = loopfreq(km->depth[k]);
+		int inblk = fn->blk && fn->insblk && fn->insblk[k] < fn->nblk;
+		km->depth[k] = inblk ? (int)fn->blk[fn->insblk[k]].depth : 0;
+		km->w[k] = inblk ? freq[fn->insblk[k]] : 1;
 	}
 	operands(km);
 	km->live = filllive(fn, 0);
@@ -180,7 +173,7 @@ alone(struct kmodel *a, const struct variant *v)
 				for (uint j = a->wro[k]; j < a->wro[k + 1]; j++)
 					end = fmax(end, rdy[a->wr[j]]);
 		}
-		total += loopfreq(bk->depth) * fmax(end, clk);
+		total += a->freq[b] * fmax(end, clk);
 	}
 #undef READY
 	return total;

@@ -263,7 +263,8 @@ globs(struct ctx *c, yaml_node_t *n, const char *key, int *count, const char ***
 	return v;
 }
 
-/* one parameter of a pass's block: a scalar, or a list for PSET and PSETS */
+/* one parameter of a pass's block: a scalar, or a list for PSET, PSETS and
+ * PNUMS */
 static void
 value(struct ctx *c, yaml_node_t *n, const struct param *q, Arena *a, struct value *v)
 {
@@ -271,6 +272,8 @@ value(struct ctx *c, yaml_node_t *n, const struct param *q, Arena *a, struct val
 		int quoted = !plain(n);
 		if (q->kind == PSET)
 			v->i = 0;
+		if (q->kind == PNUMS)   /* one number: a list of one */
+			v->xs = arena_alloc(a, sizeof *v->xs);
 		char *m = param_word(q, str(n), quoted, v);
 		if (!m && q->kind == PSTR)
 			v->s = arena_strdup(a, v->s);
@@ -278,7 +281,7 @@ value(struct ctx *c, yaml_node_t *n, const struct param *q, Arena *a, struct val
 			errmsg(c, n, m);
 		return;
 	}
-	if (n->type != YAML_SEQUENCE_NODE || (q->kind != PSET && q->kind != PSETS)) {
+	if (n->type != YAML_SEQUENCE_NODE || (q->kind != PSET && q->kind != PSETS && q->kind != PNUMS)) {
 		char *e = param_expect(q);
 		err(c, n, "'%s' must be %s, not %s", q->name, e, describe(n));
 		free(e);
@@ -289,6 +292,8 @@ value(struct ctx *c, yaml_node_t *n, const struct param *q, Arena *a, struct val
 	v->i = q->kind == PSETS ? SETS_IDS : 0;
 	if (q->kind == PSETS)
 		v->ids = arena_alloc(a, (m ? m : 1) * sizeof *v->ids);
+	if (q->kind == PNUMS)
+		v->xs = arena_alloc(a, (m ? m : 1) * sizeof *v->xs);
 	char *msg = param_list_end(q, m);
 	if (msg)
 		errmsg(c, n, msg);

@@ -134,7 +134,9 @@ param_expect(const struct param *p)
 		free(n);
 		return s;
 	case PSTR:
-		return xstrdup("a file name");
+		return xstrdup(p->flags & PTOOL ? "a file name" : "a string");
+	case PNUMS:
+		return fmt("a list of numbers from %g to %g", p->lo, p->hi);
 	}
 	BUG("param kind %d", p->kind);
 }
@@ -293,6 +295,30 @@ setsid(const struct param *p, const char *w, int quoted, struct value *v)
 	return NULL;
 }
 
+/* one number of a PNUMS list, appended to v->xs (room made by the caller);
+ * NULL xs: a scalar where a list belongs */
+static char *
+numsitem(const struct param *p, const char *w, int quoted, struct value *v)
+{
+	char *end = NULL;
+	double x = !quoted && *w ? strtod(w, &end) : 0;
+	if (!v->xs) {
+		char *e = param_expect(p), *d = describe(w, quoted);
+		char *m = fmt("'%s' must be %s, not %s", p->name, e, d);
+		free(e), free(d);
+		return m;
+	}
+	if (!end || *end || !(x >= p->lo && x <= p->hi)) {
+		char *d = describe(w, quoted);
+		char *m = fmt("an item of '%s' must be a number from %g to %g, not %s", p->name, p->lo,
+		              p->hi, d);
+		free(d);
+		return m;
+	}
+	v->xs[v->nids++] = x;
+	return NULL;
+}
+
 /* A list item is read with v->i (PSET) or v->ids (PSETS) prepared by the
  * caller: PSET starts from mask 0, PSETS from SETS_IDS with room for the
  * items in v->ids. */
@@ -319,6 +345,8 @@ param_word(const struct param *p, const char *word, int quoted, struct value *v)
 			return notvalue(p, word, quoted);
 		v->s = word;
 		return NULL;
+	case PNUMS:
+		return numsitem(p, word, quoted, v);
 	}
 	BUG("param kind %d", p->kind);
 }
@@ -326,7 +354,7 @@ param_word(const struct param *p, const char *word, int quoted, struct value *v)
 char *
 param_list_end(const struct param *p, int nitems)
 {
-	if (nitems > 0)
+	if (nitems > 0 || p->kind == PNUMS)
 		return NULL;
 	if (p->kind == PSETS)
 		return fmt("'%s' needs at least one set id", p->name);
@@ -343,7 +371,7 @@ params_default(const struct schema *s, struct params *p)
 	for (int k = 0; k < s->nparam; k++) {
 		const struct param *q = &s->param[k];
 		char *err = NULL;
-		if (!q->def)
+		if (!q->def || q->kind == PNUMS || (q->kind == PSTR && !*q->def))   /* none */
 			continue;
 		if (q->kind == PSET) {
 			char *copy = xstrdup(q->def), *save, *w;
@@ -389,6 +417,9 @@ textlist(const struct param *q, char *val, Arena *a, struct value *v)
 		v->i = SETS_IDS;
 		v->ids = arena_alloc(a, nitems * sizeof *v->ids);
 		v->nids = 0;
+	} else if (q->kind == PNUMS) {
+		v->xs = arena_alloc(a, nitems * sizeof *v->xs);
+		v->nids = 0;
 	} else {
 		v->i = 0;
 	}
@@ -406,7 +437,7 @@ islist(const struct param *q, const char *val)
 	size_t n = strlen(val);
 	if (n >= 2 && val[0] == '[' && val[n - 1] == ']')
 		return 1;
-	return q->kind == PSET || (q->kind == PSETS && strchr(val, '+'));
+	return q->kind == PSET || q->kind == PNUMS || (q->kind == PSETS && strchr(val, '+'));
 }
 
 static char *
@@ -435,7 +466,7 @@ textitem(const struct schema *s, char *item, int tool, Arena *a, struct params *
 	char *val = eq + 1, *err;
 	if (q->kind == PSTR)
 		val = arena_strdup(a, val);
-	if (islist(q, val) && (q->kind == PSET || q->kind == PSETS))
+	if (islist(q, val) && (q->kind == PSET || q->kind == PSETS || q->kind == PNUMS))
 		err = textlist(q, val, a, &v);
 	else if (islist(q, val))
 		err = notlist(q);
@@ -536,6 +567,15 @@ value(struct buf *b, const struct param *q, const struct value *v, int style)
 	case PSTR:
 		word(b, v->s ? v->s : "", style);
 		return;
+	case PNUMS:
+		buf_puts(b, "[");
+		for (int i = 0; i < v->nids; i++) {
+			buf_puts(b, i ? sep : "");
+			buf_puts(b, n = numstr(v->xs[i]));
+			free(n);
+		}
+		buf_puts(b, "]");
+		return;
 	}
 }
 
@@ -549,7 +589,8 @@ params_write(struct buf *b, const struct params *p, int style)
 	buf_puts(b, open[style]);
 	for (int k = 0; k < p->s->nparam; k++) {
 		const struct param *q = &p->s->param[k];
-		if (q->flags & PTOOL)
+		if ((q->flags & PTOOL) || (q->kind == PNUMS && !p->v[k].nids) ||
+		    (q->kind == PSTR && !p->v[k].s))
 			continue;
 		buf_puts(b, first ? "" : between[style]);
 		word(b, q->name, style);

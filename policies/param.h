@@ -26,7 +26,8 @@ enum {          /* param.kind */
 	PENUM,      /* one of words */
 	PSET,       /* a non-empty set of words: YAML [a, b]; text [a,b] or a+b */
 	PSETS,      /* one of words, an integer N in [lo, hi], or a list of ids (>= 0) */
-	PSTR,       /* a string (tool parameters only: a file name) */
+	PSTR,       /* a string: a file name (tool parameters), a hash */
+	PNUMS,      /* a list of numbers in [lo, hi], maybe empty: YAML [1, 2.5]; text [1,2.5] */
 };
 
 enum {          /* param.flags */
@@ -57,7 +58,8 @@ struct value {
 	                 * PSETS word index, SETS_N or SETS_IDS */
 	double x;       /* PNUM; PSETS: N */
 	long *ids;      /* PSETS SETS_IDS */
-	int nids;
+	double *xs;     /* PNUMS */
+	int nids;       /* items of ids or xs */
 	const char *s;  /* PSTR; NULL when not given */
 };
 
@@ -115,7 +117,8 @@ int params_parse(const struct schema *s, const char *text, int tool, Arena *a,
 /* one parameter's value as a number or word list (for passes' own use) */
 int params_has(const struct params *p, int k);   /* written, not defaulted */
 
-/* writers: every parameter but the PTOOL ones, in schema order */
+/* writers: every parameter but the PTOOL ones and empty PNUMS and PSTR, in
+ * schema order */
 enum { W_JSON, W_EXPLAIN, W_TEXT, W_YAML };
 /* {"lambda":48,"approx":["div"],"newton":false} | lambda=48 approx=[div] newton=false |
  * lambda=48,approx=[div],newton=false | {lambda: 48, approx: [div], newton: false} */

@@ -153,7 +153,8 @@ unite(int *p, int a, int b)
 static double
 weight(const struct fs *a, uint k)
 {
-	return loopfreq(a->depth[k]);
+	const Fn *fn = a->fn;
+	return fn->insblk && fn->insblk[k] < fn->nblk ? a->freq[fn->insblk[k]] : 1;
 }
 
 /* every definition of each f64 register lowerable, else none of them:
@@ -560,8 +561,39 @@ targets(struct fs *a, const struct passctx *cx)
 	buf_release(&b);
 }
 
+/* the facts f, or why they cannot be used on fn (in a's arena): measured
+ * on other PTX (a source edit, another -gencode target's code), or on
+ * another count of loops */
+static const char *
+stale(const struct fs *a, struct passctx *cx, const Fn *fn, const struct facts *f)
+{
+	char now[16];
+	snprintf(now, sizeof now, "%08x", cx->hashed == fn ? cx->hash : fnhash(fn));
+	if (f->ptx && strcmp(f->ptx, now))
+		return arena_fmt(a->a, "measured on other PTX (ptx %s; this kernel's is %s)", f->ptx,
+		                 now);
+	if (f->trips && (uint)f->ntrips != fn->nloop)
+		return arena_fmt(a->a, "trips lists %d %s and the kernel has %u", f->ntrips,
+		                 plural(f->ntrips, "loop", "loops"), fn->nloop);
+	return NULL;
+}
+
+/* the measured facts the model takes (a->facts: "measured" or "none",
+ * else why they were dropped: then warps and trips are guessed) */
+static void
+takefacts(struct fs *a, struct passctx *cx, Fn *fn, const struct facts *f)
+{
+	int have = f && (f->trips || f->warps > 0);
+	const char *why = have ? stale(a, cx, fn, f) : NULL;
+	a->warps = have && !why ? f->warps : 0;
+	a->trips = have && !why ? f->trips : NULL;
+	a->facts = !have ? "none" : why ? arena_fmt(a->a, "dropped: %s", why) : "measured";
+	a->from = arena_alloc(a->a, fn->nblk + 1);
+	a->freq = blockfreq(fn, a->trips, a->trips ? f->ntrips : 0, LOOPGUESS, a->from);
+}
+
 void
-fs_analyze(struct fs *a, struct passctx *cx, Fn *fn, int warps)
+fs_analyze(struct fs *a, struct passctx *cx, Fn *fn, const struct facts *f)
 {
 	memset(a, 0, sizeof *a);
 	a->a = arena_new();
@@ -576,6 +608,7 @@ fs_analyze(struct fs *a, struct passctx *cx, Fn *fn, int warps)
 	a->web = arena_alloc(a->a, (a->n + 1) * sizeof *a->web);
 	a->nolow = arena_alloc(a->a, (a->n + 1) * sizeof *a->nolow);
 	a->ord = ordinals(fn);
+	takefacts(a, cx, fn, f);
 	for (uint k = 0; k < a->n; k++) {
 		const Ins *i = &fn->ins[k];
 		const char *why;
@@ -589,7 +622,7 @@ fs_analyze(struct fs *a, struct passctx *cx, Fn *fn, int warps)
 	webs(a);
 	components(a);
 	if (a->ns)      /* what the model needs */
-		a->km = kmodel(fn, warps);
+		a->km = kmodel(fn, a->warps, a->freq);
 	targets(a, cx);
 	measure(a);
 }

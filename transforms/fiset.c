@@ -17,7 +17,7 @@
 
 #include "transforms/fiset.h"
 
-enum { SETS, MIN_RATIO, MAX_SETS, WARPS };
+enum { SETS, MIN_RATIO, MAX_SETS, WARPS, TRIPS, PTX };
 enum { S_AUTO, S_BEST, S_ALL };
 
 /* ---- choosing ---- */
@@ -180,6 +180,13 @@ pick(struct fs *a, const struct params *p, uchar *ch)
 
 /* ---- report, explain, dump ---- */
 
+/* how often set s's first operation runs a thread */
+static double
+setruns(const struct fs *a, int s)
+{
+	return a->freq[a->fn->insblk[a->s[s].first]];
+}
+
 /* the distinct .loc lines of set s, in order, at most 8: "12,14" */
 static const char *
 setlines(const struct fs *a, int s)
@@ -236,9 +243,14 @@ setwhere(const struct fs *a, int s)
 }
 
 /* the statistics: the sets, what became of each, and the predictions */
-enum { ST_F64OPS, ST_SETS, ST_LOWERED, ST_AFTER, ST_REFUSED, ST_PREDICTED, ST_SET };
+enum { ST_F64OPS, ST_SETS, ST_LOWERED, ST_AFTER, ST_REFUSED, ST_PREDICTED, ST_SET, ST_FACTS,
+       ST_LOOPS };
 enum { SET_ID, SET_OPS, SET_CASTS, SET_FOLDED, SET_RAC, SET_DEPTH, SET_FLOAT, SET_LINES, SET_INS,
-       SET_PROMO, SET_PREDICTED, SET_LOWERED, SET_WHY, SET_WHERE };
+       SET_PROMO, SET_PREDICTED, SET_LOWERED, SET_WHY, SET_WHERE, SET_RUNS, SET_RUNSFROM };
+enum { LOOP_LINE, LOOP_DEPTH, LOOP_TRIPS, LOOP_FROM };
+
+/* where a frequency comes from (FQ_), in the report's and explain's words */
+static const char *const fqwords[] = {"entry", "measured", "counted", "guessed"};
 
 static const struct field setkey[] = {
 	[SET_ID] = {"id", FINT, RID, 0, NULL, 0, "the set's id, stable for the same PTX (sets: [ids])"},
@@ -262,6 +274,17 @@ static const struct field setkey[] = {
 	 * know lines as numbers */
 	[SET_WHERE] = {"where", FSTR, 0, 0, NULL, 0,
 	               "its lines as file:line, at most 8: \"cmath:418, pw.cu:7\""},
+	[SET_RUNS] = {"runs", FNUM, 0, 3, NULL, 0,
+	              "how often its first operation runs a thread: the product of its loops' trips"},
+	[SET_RUNSFROM] = {"runs_from", FSTR, 0, 0, NULL, 0,
+	                  "where that comes from, the weakest of its loops: measured (trips), "
+	                  "counted (a constant bound), guessed (64 a loop), or entry (no loop)"},
+};
+static const struct field loopkey[] = {
+	[LOOP_LINE] = {"line", FINT, 0, 0, NULL, 0, "the .loc line of its header (0: none)"},
+	[LOOP_DEPTH] = {"depth", FINT, 0, 0, NULL, 0, "1 for an outermost loop"},
+	[LOOP_TRIPS] = {"trips", FNUM, 0, 3, NULL, 0, "trips per entry the model takes"},
+	[LOOP_FROM] = {"from", FSTR, 0, 0, NULL, 0, "measured, counted or guessed"},
 };
 static const struct field statkey[] = {
 	[ST_F64OPS] = {"f64_ops", FINT, 0, 0, NULL, 0, "f64 arithmetic instructions in the kernel"},
@@ -273,6 +296,10 @@ static const struct field statkey[] = {
 	[ST_PREDICTED] = {"predicted", FTARGETS, RPREDICTED, 3, NULL, 0,
 	                  "the kernel's predicted speed-up with the sets lowered, per target"},
 	[ST_SET] = {"set", FLIST, RUNITS, 0, setkey, countof(setkey), "every set, lowered or not"},
+	[ST_FACTS] = {"facts", FSTR, 0, 0, NULL, 0,
+	              "the measured warps and trips: measured, none, or dropped: why"},
+	[ST_LOOPS] = {"loops", FLIST, 0, 0, loopkey, countof(loopkey),
+	              "the kernel's loops in the order trips lists them"},
 };
 static const struct field statroot = {"fiset", FOBJ, 0, 0, statkey, countof(statkey),
                                       "the sets and what became of them"};
@@ -317,6 +344,44 @@ setjson(struct statw *w, const struct fs *a, int s)
 	statw_str(w, SET_WHY, st->lower ? NULL : st->why);
 	const char *where = setwhere(a, s);
 	statw_str(w, SET_WHERE, *where ? where : NULL);
+	statw_num(w, SET_RUNS, setruns(a, s));
+	statw_str(w, SET_RUNSFROM, fqwords[a->from[a->fn->insblk[st->first]]]);
+	statw_close(w);
+}
+
+/* loop i (looporder()): its header's line, depth, trips and their source */
+static void
+loopfacts(const struct fs *a, uint i, uint *line, uint *depth, double *trips, const char **from)
+{
+	const Fn *fn = a->fn;
+	const Loop *l = &fn->loop[looporder(fn)[i]];
+	const Blk *h = &fn->blk[l->head];
+	uint outer = l->parent ? fn->loop[l->parent - 1].head : ~0u;
+	*line = 0;
+	for (uint k = h->first; k < h->end && !*line; k++)   /* the label has none */
+		*line = insline(fn, k, NULL);
+	*depth = l->depth;
+	double in = outer == ~0u ? 1 : a->freq[outer];
+	*trips = a->trips ? a->trips[i] : in > 0 ? a->freq[l->head] / in : 0;
+	*from = fqwords[a->from[l->head]];
+}
+
+static void
+loopsjson(struct statw *w, const struct fs *a)
+{
+	statw_open(w, ST_LOOPS);
+	for (uint i = 0; i < a->fn->nloop; i++) {
+		uint line, depth;
+		double trips;
+		const char *from;
+		loopfacts(a, i, &line, &depth, &trips, &from);
+		statw_item(w);
+		statw_int(w, LOOP_LINE, line);
+		statw_int(w, LOOP_DEPTH, depth);
+		statw_num(w, LOOP_TRIPS, trips);
+		statw_str(w, LOOP_FROM, from);
+		statw_close(w);
+	}
 	statw_close(w);
 }
 
@@ -341,7 +406,30 @@ stats(struct fs *a, const uchar *ch, int nlow, int after)
 	for (int s = 0; s < a->ns; s++)
 		setjson(&w, a, s);
 	statw_close(&w);
+	statw_str(&w, ST_FACTS, a->facts);
+	loopsjson(&w, a);
 	return statw_end(&w);
+}
+
+/* the measured facts, and each loop in the order trips lists them */
+static void
+loopwords(FILE *out, const struct fs *a)
+{
+	fprintf(out, "           measured facts: %s", a->facts);
+	if (a->warps)
+		fprintf(out, " (warps %d)", a->warps);
+	fprintf(out, "\n");
+	for (uint i = 0; i < a->fn->nloop; i++) {
+		uint line, depth;
+		double trips;
+		const char *from;
+		loopfacts(a, i, &line, &depth, &trips, &from);
+		fprintf(out, "           loop %u: ", i + 1);
+		if (line)
+			fprintf(out, "line %u, ", line);
+		fprintf(out, "depth %u, %.4g %s per entry (%s)\n", depth, trips,
+		        plural((long)(trips + 0.5), "trip", "trips"), from);
+	}
 }
 
 static void
@@ -357,6 +445,9 @@ setwords(FILE *out, const struct fs *a, int s)
 		fprintf(out, ", %d %s folded", st->folded,
 		        plural(st->folded, "conversion", "conversions"));
 	fprintf(out, ", loop depth %d", st->depth);
+	if (st->depth)
+		fprintf(out, " (runs %.4gx a thread, %s)", setruns(a, s),
+		        fqwords[a->from[a->fn->insblk[st->first]]]);
 	if (*lines)
 		fprintf(out, ", lines %s", lines);
 	if (st->accidental) {
@@ -462,11 +553,24 @@ choice(struct fs *a, const struct params *p, uchar *ch, struct outcome *o)
 	return nlow;
 }
 
+/* the facts measured of the kernel, as p gives them */
+static struct facts
+facts(const struct params *p)
+{
+	const struct value *t = &p->v[TRIPS];
+	return (struct facts){p->v[WARPS].i, t->nids ? t->xs : NULL, t->nids, p->v[PTX].s};
+}
+
 static int
 apply(struct passctx *cx, Fn *fn, const struct params *p, struct outcome *o)
 {
 	struct fs a;
-	fs_analyze(&a, cx, fn, p->v[WARPS].i);
+	struct facts f = facts(p);
+	fs_analyze(&a, cx, fn, &f);
+	if (!strncmp(a.facts, "dropped", 7))
+		note("%s: kernel '%s'%s%s: fiset dropped its measured warps and trips, %s; the model "
+		     "guesses them (mpcc-tune --measure measures them again)", cx->src, demangled(fn),
+		     cx->arch ? " for " : "", cx->arch ? cx->arch : "", a.facts + 9);
 	const char *kname = symname(cx->m, fn->sym);
 	uchar *ch = arena_alloc(a.a, a.n + 1);
 	int nlow = choice(&a, p, ch, o), after = a.nf64;
@@ -505,7 +609,8 @@ static void
 explain(FILE *out, struct passctx *cx, Fn *fn, const struct params *p)
 {
 	struct fs a;
-	fs_analyze(&a, cx, fn, p->v[WARPS].i);
+	struct facts f = facts(p);
+	fs_analyze(&a, cx, fn, &f);
 	uchar *ch = arena_alloc(a.a, a.n + 1);
 	if (!a.nf64)
 		fprintf(out, "           no f64 arithmetic\n");
@@ -517,6 +622,7 @@ explain(FILE *out, struct passctx *cx, Fn *fn, const struct params *p)
 		fprintf(out, "           %d f64 %s in %d %s; cost model for %s\n", a.nf64,
 		        plural(a.nf64, "operation", "operations"), a.ns, plural(a.ns, "set", "sets"),
 		        a.nt ? a.tnames : "no known target");
+		loopwords(out, &a);
 		for (int s = 0; s < a.ns; s++)
 			setwords(out, &a, s);
 	}
@@ -563,7 +669,7 @@ audit(struct passctx *cx, Fn *fn, struct finding **out)
 	struct params p;
 	if (!fs_floatcode(fn))   /* then a.nf64 > 0 */
 		return 0;
-	fs_analyze(&a, cx, fn, 0);
+	fs_analyze(&a, cx, fn, NULL);
 	uchar *ch = arena_alloc(a.a, a.n + 1);
 	params_default(&fiset_pass.schema, &p);
 	pick(&a, &p, ch);
@@ -615,6 +721,14 @@ static const struct param params[] = {
 	           "the warps an SM holds at once in the kernel's launches, for the cost model "
 	           "(0: as many as its registers allow: the launch fills the GPU); mpcc-tune "
 	           "measures it"},
+	[TRIPS] = {"trips", PNUMS, 0, 0, 1e12, NULL, NULL, "[]",
+	           "each loop's mean trips per entry, as a run measured them, in the order the "
+	           "loops' headers come in the kernel's PTX (--mpcc-explain lists them; "
+	           "mpcc-tune --measure writes them); []: trip counts are counted or guessed"},
+	[PTX] = {"ptx", PSTR, 0, 0, 0, NULL, NULL, "",
+	         "the hash of the kernel's PTX that warps and trips were measured on: where the "
+	         "kernel's PTX is not that, they are dropped with a note (mpcc-tune --measure "
+	         "writes it)"},
 };
 
 static const char *const sweep[] = {"sets=all", "sets=auto", NULL};

@@ -49,6 +49,20 @@ struct fs {
 	int tsm[MAXT];
 	int nt;
 	const char *tnames;  /* "sm_90, sm_86" */
+	/* what the model weighs blocks and launches with */
+	const char *facts;   /* "measured", "none", or "dropped: why" */
+	int warps;           /* measured warps an SM holds, 0: as registers allow */
+	const double *trips; /* measured trips per loop (looporder()), NULL: none */
+	double *freq;        /* per block: how often it runs (blockfreq()) */
+	uchar *from;         /* per block: where that comes from (FQ_) */
+};
+
+/* what a run measured of the kernel, as fiset's parameters give it */
+struct facts {
+	int warps;
+	const double *trips;
+	int ntrips;
+	const char *ptx;     /* the hash of the PTX they were measured on, NULL: not said */
 };
 
 enum { X_CAST, X_MOV, X_FOLD, X_DEAD };
@@ -71,9 +85,9 @@ struct plan {
 };
 
 /* fiset-sets.c */
-/* sets, their casts and predictions on the targets of cx, for launches
- * that give an SM warps resident warps (0: as many as registers allow) */
-void fs_analyze(struct fs *a, struct passctx *cx, Fn *fn, int warps);
+/* sets, their casts and predictions on the targets of cx, weighed with the
+ * facts f measured of the kernel (NULL: none) where they hold for fn */
+void fs_analyze(struct fs *a, struct passctx *cx, Fn *fn, const struct facts *f);
 void fs_done(struct fs *a);
 /* the registers the chosen instructions (ch[k]) read (in) and write (low) */
 void fs_touched(const struct fs *a, const uchar *ch, uchar *in, uchar *low);

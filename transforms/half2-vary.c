@@ -266,7 +266,7 @@ h2_divergence(struct h2 *h)
 	h->live = filllive(fn, LGUARDED);
 	while (step(h))
 		;
-	h->weight = blockfreq(fn, 8);
+	h->weight = blockfreq(fn, NULL, 0, 8, NULL);
 	for (uint b = 0; b < h->nblk; b++) {
 		uint t = h->term[b];
 		h->nvarybr += h->varybr[b];

@@ -90,8 +90,8 @@ usage(void)
 		fprintf(stderr, "  %-10s %s\n", s->name, s->help);
 		for (int i = 0; i < s->nparam; i++)
 			fprintf(stderr, "    %-12s %s%s%s%s\n", s->param[i].name, s->param[i].help,
-			        s->param[i].def ? " (default " : "", s->param[i].def ? s->param[i].def : "",
-			        s->param[i].def ? ")" : "");
+			        s->param[i].def ? " (default " : "", !s->param[i].def ? "" :
+			        *s->param[i].def ? s->param[i].def : "none", s->param[i].def ? ")" : "");
 	}
 	exit(1);
 }
@@ -102,19 +102,21 @@ usage(void)
 static void
 printparams(void)
 {
-	static const char *const kind[] = {"int", "number", "bool", "enum", "set", "sets", "string"};
+	static const char *const kind[] = {"int", "number", "bool", "enum", "set", "sets", "string",
+	                                   "numbers"};
 	for (int k = 0; k < npass; k++) {
 		const struct schema *s = &passes[k]->schema;
 		for (int i = 0; i < s->nparam; i++) {
 			const struct param *q = &s->param[i];
 			printf("%s\t%s\t%s\t", s->name, q->name, kind[q->kind]);
-			if (q->kind == PINT || (q->kind == PSETS))
+			if (q->kind == PINT || q->kind == PSETS || q->kind == PNUMS)
 				printf("%g to %g", q->lo, q->hi);
 			else if (q->kind == PNUM)
 				printf("greater than %g, at most %g", q->lo, q->hi);
 			for (int w = 0; q->words && q->words[w]; w++)
 				printf("%s%s", w || q->kind == PSETS ? "|" : "", q->words[w]);
-			printf("\t%s\t%s\t%s\n", q->def ? q->def : q->flags & PTOOL ? "none" : "required",
+			printf("\t%s\t%s\t%s\n", q->def && *q->def ? q->def : q->def || q->flags & PTOOL ?
+			       "none" : "required",
 			       q->flags & PTOOL ? "tool" : "policy", q->help);
 		}
 	}
@@ -306,7 +308,7 @@ apply1(struct passctx *cx, const struct step *st, Fn *fn, struct ran *rn, struct
 {
 	uint *bits = changes_of(rn, fn);
 	int t = passindex(st->pass);
-	passes_ran(cx, *bits);
+	passes_ran(cx, fn, *bits);
 	if ((o->why = passctx_refuse(cx)) || (o->why = passes_order(*bits, t)))
 		return -1;
 	if (st->pass->apply(cx, fn, &st->par, o) < 0)

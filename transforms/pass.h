@@ -101,6 +101,9 @@ struct passctx {
 	const char *counted;    /* the first of those whose report counts the kernel's
 	                         * instructions and cannot recount them (struct pass,
 	                         * recount); NULL: none (passes_ran() sets both) */
+	const Fn *hashed;       /* the kernel being worked on, and */
+	uint hash;              /* fnhash() of it as nvcc wrote it (facts measured on
+	                         * it hold while it is the same: fiset's ptx) */
 	Module *fast[AX_ALL + 1];  /* sfu: the fast-math twins by mask, parsed once */
 	Module **loaded;        /* passctx_load(): modules by path, parsed once */
 	char **loadedpath;
@@ -265,9 +268,10 @@ void passes_init(void);     /* hand the schemas to the policy layer; call once f
 const struct pass *findpass(const char *name, size_t n);   /* NULL if none */
 /* the pass whose warning is name[0..n) (passes[i]), or -1 */
 int findwarning(const char *name, size_t n);
-/* tell cx which passes changed its kernel so far (bit t: passes[t]):
- * cx->changed and cx->counted, before the next pass runs on it */
-void passes_ran(struct passctx *cx, uint changed);
+/* tell cx which passes changed its kernel fn so far (bit t: passes[t]):
+ * cx->changed and cx->counted, before the next pass runs on it; and, the
+ * first time, its hash */
+void passes_ran(struct passctx *cx, Fn *fn, uint changed);
 /* why passes[t] leaves a kernel alone that a pass after it in the table's
  * order changed already (changed, bit u: passes[u]): they compose in that
  * order only; NULL if none did. malloc'd */

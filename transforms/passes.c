@@ -55,8 +55,12 @@ findwarning(const char *name, size_t n)
 }
 
 void
-passes_ran(struct passctx *cx, uint changed)
+passes_ran(struct passctx *cx, Fn *fn, uint changed)
 {
+	if (!changed && cx->hashed != fn) {
+		cx->hashed = fn;
+		cx->hash = fnhash(fn);
+	}
 	cx->changed = changed;
 	cx->counted = NULL;
 	for (int t = 0; t < npass && !cx->counted; t++)

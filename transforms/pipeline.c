@@ -137,7 +137,7 @@ chain(struct passctx *cx, Fn *fn, const char *mangled, const struct choice *c,
 			continue;
 		progress(cx->h, "pass", passes[t]->schema.name);
 		debugcrash(passes[t]->schema.name, mangled);
-		passes_ran(cx, applied);
+		passes_ran(cx, fn, applied);
 		if (!(o[t].why = passctx_refuse(cx)) &&
 		    passes[t]->apply(cx, fn, c->rule[t]->param[t], &o[t]) == 0)
 			applied |= 1u << t;
@@ -208,9 +208,9 @@ more(FILE *out, int t, const struct params *p, void *arg)
 	}
 	progress(e->cx->h, "pass", passes[t]->schema.name);
 	debugcrash(passes[t]->schema.name, e->mangled);
+	passes_ran(e->cx, e->fn, e->applied);
 	if (passes[t]->explain)
 		passes[t]->explain(out, e->cx, e->fn, p);
-	passes_ran(e->cx, e->applied);
 	if (passes[t]->apply(e->cx, e->fn, p, &o) == 0) {
 		e->applied |= 1u << t;
 		fprintf(out, "           verdict: applied\n");
