@@ -58,6 +58,18 @@ ranked(const struct fs *a)
  * see which loads the caches serve, so a small predicted gain is no gain
  * it can promise: below TRUST the gain is the tuner's to measure. */
 #define TRUST 1.10
+/* With the kernel's trips and warps measured, the error left is the
+ * model's own: TRUSTFACTS is set from the calibration on public programs
+ * (bench/calibrate.py; bench/results/2026-11-28-h100-facts.md). */
+#define TRUSTFACTS 1.10
+
+/* the gain auto's sets must clear together: measured facts leave less to
+ * doubt */
+static double
+trust(const struct fs *a)
+{
+	return a->trips || a->warps ? TRUSTFACTS : TRUST;
+}
 
 /* auto keeps its sets only where, together, they are predicted at least
  * TRUST on every target; f64 in float code is lowered whatever the
@@ -77,7 +89,7 @@ distrust(struct fs *a, uchar *ch, const double *cur)
 		double x[2];
 		fs_predict(a, j, own, x);
 		double gain = cur[j] / x[0];
-		if (gain >= TRUST)
+		if (gain >= trust(a))
 			continue;
 		for (int s = 0; s < a->ns; s++) {
 			struct set *st = &a->s[s];
@@ -87,7 +99,7 @@ distrust(struct fs *a, uchar *ch, const double *cur)
 			fs_choose(a, ch, s, 0);
 			st->why = arena_fmt(a->a, "auto's sets predicted %.3fx together on sm_%d: within the "
 			                    "model's error (%.0f%%), left for mpcc-tune to measure",
-			                    gain, a->tsm[j], (TRUST - 1) * 100);
+			                    gain, a->tsm[j], (trust(a) - 1) * 100);
 		}
 		return;
 	}

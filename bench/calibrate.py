@@ -1,0 +1,276 @@
+#!/usr/bin/env python3
+"""Calibrate fiset's model on real programs: per kernel, the speed-up the
+model predicts against the one measured, with and without measured facts
+(issue 37, item 6). Python 3 stdlib only; the programs are not ours and are
+not in the repository: a SPEC file names them.
+
+  calibrate.py measure SPEC OUT   build each program with the timing
+                                  instrumentation (shadow measure=time on
+                                  every kernel), run it once, and write
+                                  OUT/NAME/facts.yaml: each kernel's warps,
+                                  trips and ptx hash as fiset rules
+  calibrate.py build SPEC OUT     build the variants of each program
+  calibrate.py run SPEC OUT       run them: ROUNDS interleaved rounds of the
+                                  plain builds, TROUNDS of the timing builds
+  calibrate.py table SPEC OUT     the tables (markdown) from OUT/runs.tsv
+
+SPEC: one program a line, tab-separated: NAME, DIR (its sources, copied),
+BUILD (a shell command run in the copy; $CC is the compiler: nvcc or mpcc),
+RUN (run in the copy), TIME (a regex whose group 1 is the program's own
+time in any unit, or "wall"). '#' starts a comment line.
+
+Variants (each also built with "+t": shadow measure=time on every kernel,
+for per-kernel times from %globaltimer):
+  base    nvcc
+  guess   fiset: {} on every kernel (the model's guesses)
+  facts   fiset: {} on every kernel, with each measured kernel's facts
+  all     fiset: {sets: all} on every kernel
+
+Per-kernel speed-up: the kernel's total time (mpcc-time lines) in base+t
+over that in VARIANT+t, median over the timing rounds. The prediction is
+fiset's (the report's "predicted" for ARCH) in the variant's build.
+Environment: MPCC (the driver), ARCH (sm_90), ROUNDS (7), TROUNDS (3),
+JOBS (builds at once, 8).
+"""
+import concurrent.futures as cf
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+ARCH = os.environ.get("ARCH", "sm_90")
+MPCC = os.environ.get("MPCC", "mpcc")
+VARIANTS = ["base", "guess", "facts", "all"]
+
+
+def spec(path):
+    progs = []
+    for line in open(path):
+        if not line.strip() or line.startswith("#"):
+            continue
+        name, d, build, run, tm = line.rstrip("\n").split("\t")
+        progs.append(dict(name=name, dir=d, build=build, run=run, time=tm))
+    return progs
+
+
+def policy(rules):
+    text = "version: 1\nroot: true\ndefault_profile: c\nprofiles:\n  c:\n    rules:\n"
+    for r in rules:
+        text += "      - " + r + "\n"
+    return text
+
+
+def build(p, out, variant):
+    """copy the program, write its policy, build; the report is report.json"""
+    d = os.path.join(out, p["name"], variant)
+    shutil.rmtree(d, ignore_errors=True)
+    shutil.copytree(p["dir"], d, symlinks=True)
+    v, timed = variant.split("+")[0], variant.endswith("+t")
+    rules = []
+    if v == "guess" or v == "facts":
+        rules.append('{kernels: ["*"], fiset: {}}')
+    if v == "facts":
+        rules += open(os.path.join(out, p["name"], "facts.rules")).read().split("\n")[:-1]
+    if v == "all":
+        rules.append('{kernels: ["*"], fiset: {sets: all}}')
+    if timed:
+        rules.append('{kernels: ["*"], shadow: {measure: time}}')
+    cc = "nvcc" if not rules else MPCC
+    with open(os.path.join(d, ".mpcc.yaml"), "w") as f:
+        f.write(policy(rules) if rules else "version: 1\nroot: true\n")
+    env = dict(os.environ, CC=cc, MPCC_REPORT=os.path.join(d, "report.json"))
+    t = time.time()
+    r = subprocess.run(p["build"], shell=True, cwd=d, env=env, capture_output=True, text=True)
+    with open(os.path.join(d, "build.log"), "w") as f:
+        f.write(r.stdout + r.stderr)
+    return variant, r.returncode, time.time() - t
+
+
+def run1(p, d):
+    t = time.time()
+    try:
+        r = subprocess.run(p["run"], shell=True, cwd=d, capture_output=True, text=True,
+                           timeout=int(os.environ.get("RUN_TIMEOUT", "120")))
+    except subprocess.TimeoutExpired:
+        return float("nan"), "", 124
+    wall = time.time() - t
+    if p["time"] == "wall":
+        return wall, r.stdout, r.returncode
+    m = re.search(p["time"], r.stdout + r.stderr)
+    return (float(m.group(1)) if m else float("nan")), r.stdout, r.returncode
+
+
+def kernels_of(report):
+    """mangled -> (demangled, fiset stats or None, shadow stats or None)"""
+    ks = {}
+    if not os.path.exists(report):
+        return ks
+    for line in open(report):
+        try:
+            j = json.loads(line)
+        except ValueError:
+            continue
+        m = j.get("mangled") or j.get("kernel")
+        if not m:
+            continue
+        k = ks.setdefault(m, [j.get("demangled", m), None, None])
+        if j.get("transform") == "fiset":
+            k[1] = dict(j.get("stats") or {}, applied=j.get("applied"))
+        if j.get("transform") == "shadow":
+            k[2] = j.get("stats")
+    return ks
+
+
+def timelines(text):
+    """per kernel: (launches, ns, warps an SM), trips per loop"""
+    t, trips = {}, {}
+    for m in re.finditer(r"^mpcc-time (\S+) (\d+) (\d+) (\d+) (\d+) (\d+)", text, re.M):
+        k, launches, ns, threads, block, nsm = m.group(1), *map(int, m.groups()[1:])
+        blocks = (threads + block - 1) // block if block else 0
+        per = (blocks + nsm - 1) // nsm if nsm else 0
+        w = min(64, min(per, 32) * ((block + 31) // 32))
+        old = t.get(k, (0, 0, 0))
+        t[k] = (launches, ns, max(old[2], w))
+    for m in re.finditer(r"^mpcc-trips (\S+) (\d+) (\d+) (\d+) (\d+)", text, re.M):
+        k, _, loop, heads, entries = m.group(1), *map(int, m.groups()[1:])
+        trips.setdefault(k, {})[loop] = heads / entries if entries else 0.0
+    return t, trips
+
+
+def measure(progs, out):
+    with cf.ThreadPoolExecutor(int(os.environ.get("JOBS", "8"))) as ex:
+        for p, (v, rc, s) in zip(progs, ex.map(lambda p: build(p, out, "base+t"), progs)):
+            print("%s: base+t built rc %d in %.0f s" % (p["name"], rc, s), flush=True)
+    for p in progs:
+        d = os.path.join(out, p["name"], "base+t")
+        tm, text, rc = run1(p, d)
+        open(os.path.join(d, "measure.out"), "w").write(text)
+        t, trips = timelines(text)
+        ks = kernels_of(os.path.join(d, "report.json"))
+        rules, total = [], sum(v[1] for v in t.values()) or 1
+        for m, (dem, _, sh) in ks.items():
+            if m not in t or not sh:
+                continue
+            facts = ["warps: %d" % t[m][2]]
+            n = sh.get("loops", 0)
+            if sh.get("counted") and n and all(i in trips.get(m, {}) for i in range(1, n + 1)):
+                facts.append("trips: [%s]" % ", ".join("%.4g" % trips[m][i] for i in range(1, n + 1)))
+            if sh.get("ptx_hash"):
+                facts.append('ptx: "%s"' % sh["ptx_hash"])
+            rules.append('{kernels: ["%s"], fiset: {%s}}' % (m, ", ".join(facts)))
+            print("%s: %s %.1f%% of kernel time: %s" % (p["name"], dem[:60], 100 * t[m][1] / total,
+                                                       ", ".join(facts)), flush=True)
+        open(os.path.join(out, p["name"], "facts.rules"), "w").write("".join(r + "\n" for r in rules))
+        print("%s: measure run rc %d, time %.4g" % (p["name"], rc, tm), flush=True)
+
+
+def buildall(progs, out):
+    jobs = [(p, v + s) for p in progs for v in VARIANTS for s in ("", "+t")
+            if (v + s) != "base+t" or not os.path.isdir(os.path.join(out, p["name"], "base+t"))]
+    with cf.ThreadPoolExecutor(int(os.environ.get("JOBS", "8"))) as ex:
+        for (p, _), (v, rc, s) in zip(jobs, ex.map(lambda j: build(j[0], out, j[1]), jobs)):
+            print("%s: %s built rc %d in %.0f s" % (p["name"], v, rc, s), flush=True)
+
+
+def runall(progs, out):
+    rounds, trounds = int(os.environ.get("ROUNDS", "7")), int(os.environ.get("TROUNDS", "3"))
+    with open(os.path.join(out, "runs.tsv"), "a") as f:
+        for p in progs:
+            for r in range(max(rounds, trounds)):
+                for v in VARIANTS:
+                    for s in ("", "+t"):
+                        if (s and r >= trounds) or (not s and r >= rounds):
+                            continue
+                        d = os.path.join(out, p["name"], v + s)
+                        tm, text, rc = run1(p, d)
+                        with open(os.path.join(d, "run%d.out" % r), "w") as o:
+                            o.write(text)
+                        f.write("%s\t%s\t%d\t%d\t%.6g\n" % (p["name"], v + s, r, rc, tm))
+                        f.flush()
+            print("%s: ran" % p["name"], flush=True)
+
+
+def numbers(text, tre):
+    keep = [l for l in text.splitlines() if not l.startswith("mpcc-")
+            and not (tre != "wall" and re.search(tre, l))]
+    return [float(x) for x in re.findall(r"[-+]?\d+\.?\d*(?:[eE][-+]?\d+)?", "\n".join(keep))]
+
+
+def table(progs, out):
+    runs = {}
+    for line in open(os.path.join(out, "runs.tsv")):
+        n, v, r, rc, tm = line.rstrip("\n").split("\t")
+        runs.setdefault((n, v), {})[int(r)] = float(tm)
+    print("| program | variant | x vs nvcc, median [min-max] | worst rel. diff of outputs |")
+    print("|---|---|---|---|")
+    for p in progs:
+        n = p["name"]
+        for v in VARIANTS[1:]:
+            b, x = runs.get((n, "base"), {}), runs.get((n, v), {})
+            ratios = [b[r] / x[r] for r in b if r in x and x[r] > 0]
+            if not ratios:
+                continue
+            worst = 0.0
+            for r in x:
+                a = numbers(open(os.path.join(out, n, "base", "run%d.out" % r)).read(), p["time"])
+                c = numbers(open(os.path.join(out, n, v, "run%d.out" % r)).read(), p["time"])
+                for u, w in zip(a, c):
+                    worst = max(worst, abs(u - w) / max(abs(u), 1e-300))
+                if len(a) != len(c):
+                    worst = float("inf")
+            print("| %s | %s | %.3f [%.3f-%.3f] | %.2e |" % (n, v, statistics.median(ratios),
+                                                         min(ratios), max(ratios), worst))
+    print()
+    print("| program | kernel | % kernel time | warps | trips | variant | predicted | measured | within 20% |")
+    print("|---|---|---:|---:|---|---|---:|---:|---|")
+    for p in progs:
+        n = p["name"]
+        base = {}
+        for r in range(int(os.environ.get("TROUNDS", "3"))):
+            f = os.path.join(out, n, "base+t", "run%d.out" % r)
+            if os.path.exists(f):
+                for k, (_, ns, _) in timelines(open(f).read())[0].items():
+                    base.setdefault(k, []).append(ns)
+        total = sum(statistics.median(v) for v in base.values()) or 1
+        facts = {}
+        for rule in open(os.path.join(out, n, "facts.rules")):
+            m = re.match(r'\{kernels: \["(\S+)"\], fiset: \{(.*)\}\}', rule)
+            if m:
+                facts[m.group(1)] = m.group(2)
+        for v in VARIANTS[1:]:
+            ks = kernels_of(os.path.join(out, n, v, "report.json"))
+            meas = {}
+            for r in range(int(os.environ.get("TROUNDS", "3"))):
+                f = os.path.join(out, n, v + "+t", "run%d.out" % r)
+                if os.path.exists(f):
+                    for k, (_, ns, _) in timelines(open(f).read())[0].items():
+                        meas.setdefault(k, []).append(ns)
+            for k, (dem, st, _) in sorted(ks.items(), key=lambda kv: -statistics.median(base.get(kv[0], [0]))):
+                if not st or k not in base or k not in meas:
+                    continue
+                pred = (st.get("predicted") or {}).get(ARCH, 1.0) if st.get("applied") else 1.0
+                x = statistics.median(base[k]) / statistics.median(meas[k])
+                share = 100 * statistics.median(base[k]) / total
+                fm = facts.get(k, "")
+                w = re.search(r"warps: (\d+)", fm)
+                t = re.search(r"trips: \[([^]]*)\]", fm)
+                print("| %s | %s | %.1f | %s | %s | %s | %.3f | %.3f | %s |" % (
+                    n, dem.split("(")[0][:40], share, w.group(1) if w else "-",
+                    t.group(1)[:30] if t else "-", v, pred, x,
+                    "yes" if abs(pred / x - 1) <= 0.2 else "no"))
+
+
+def main():
+    if len(sys.argv) != 4 or sys.argv[1] not in ("measure", "build", "run", "table"):
+        sys.exit(__doc__)
+    progs, out = spec(sys.argv[2]), os.path.abspath(sys.argv[3])
+    os.makedirs(out, exist_ok=True)
+    {"measure": measure, "build": buildall, "run": runall, "table": table}[sys.argv[1]](progs, out)
+
+
+if __name__ == "__main__":
+    main()
