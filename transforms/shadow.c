@@ -277,6 +277,57 @@ cstring(Arena *A, const char *name, const char *s)
 	return t;
 }
 
+/* the call of vprintf with the format at %rd12 and the arguments at %rd11 */
+static const char callvprintf[] =
+	"\t{\n\t.param .b64 param0;\n\tst.param.b64 [param0], %rd12;\n"
+	"\t.param .b64 param1;\n\tst.param.b64 [param1], %rd11;\n"
+	"\t.param .b32 retval0;\n\tcall.uni (retval0), vprintf, (param0, param1);\n\t}\n";
+
+/* on to $L__out unless the launch (%rd6) is the 1st, 2nd, 4th, ... or a
+ * 1024th: the lines of a kernel launched often fill no buffer */
+static void
+often(struct buf *b)
+{
+	buf_puts(b, "\tadd.u64 %rd7, %rd6, -1;\n\tand.b64 %rd7, %rd7, %rd6;\n"
+	            "\tsetp.eq.u64 %p2, %rd7, 0;\n\tand.b64 %rd8, %rd6, 1023;\n"
+	            "\tsetp.eq.u64 %p3, %rd8, 0;\n\tor.pred %p2, %p2, %p3;\n"
+	            "\t@!%p2 bra $L__out;\n");
+}
+
+/* measure=time: the launch's span into the total; its line, every launch */
+static void
+timelines(struct buf *b, const char *p)
+{
+	buf_printf(b,
+	           "\tld.volatile.global.u64 %%rd7, [%st0];\n\tld.volatile.global.u64 %%rd8, [%st1];\n"
+	           "\tsub.u64 %%rd8, %%rd8, %%rd7;\n\tld.volatile.global.u64 %%rd9, [%sns];\n"
+	           "\tadd.u64 %%rd9, %%rd9, %%rd8;\n\tst.volatile.global.u64 [%sns], %%rd9;\n"
+	           "\tst.volatile.global.u64 [%st0], -1;\n\tst.volatile.global.u64 [%st1], 0;\n"
+	           "\tmembar.gl;\n"
+	           "\tst.local.u64 [%%rd10], %%rd6;\n\tst.local.u64 [%%rd10+8], %%rd9;\n"
+	           "\tst.local.u64 [%%rd10+16], %%rd3;\n\tst.local.u64 [%%rd10+24], %%rd4;\n"
+	           "\tmov.u32 %%r10, %%nsmid;\n\tst.local.u32 [%%rd10+32], %%r10;\n%s",
+	           p, p, p, p, p, p, callvprintf);
+}
+
+/* measure=error: a line per shadowed instruction with its total */
+static void
+errorlines(struct buf *b, const char *p, uint nops)
+{
+	often(b);
+	buf_printf(b,
+	           "\tmov.u32 %%r8, 0;\n"
+	           "$L__loop:\n\tsetp.ge.u32 %%p1, %%r8, %u;\n\t@%%p1 bra $L__out;\n"
+	           "\tmul.wide.u32 %%rd13, %%r8, 4;\n\tmov.u64 %%rd14, %sins;\n"
+	           "\tadd.u64 %%rd14, %%rd14, %%rd13;\n\tld.global.u32 %%r9, [%%rd14];\n"
+	           "\tmul.wide.u32 %%rd13, %%r8, 8;\n\tmov.u64 %%rd14, %stot;\n"
+	           "\tadd.u64 %%rd14, %%rd14, %%rd13;\n\tld.volatile.global.f64 %%fd1, [%%rd14];\n"
+	           "\tst.local.u32 [%%rd10], %%r9;\n\tst.local.u64 [%%rd10+8], %%rd6;\n"
+	           "\tst.local.f64 [%%rd10+16], %%fd1;\n"
+	           "%s\tadd.u32 %%r8, %%r8, 1;\n\tbra.uni $L__loop;\n",
+	           nops, p, p, callvprintf);
+}
+
 /* the .func every thread calls at exit: counts threads; the last prints */
 static const char *
 exitfunc(Arena *A, const char *p, int measure, uint nops)
@@ -310,40 +361,10 @@ exitfunc(Arena *A, const char *p, int measure, uint nops)
 	           "\tmov.u64 %%rd10, %sbuf;\n\tcvta.local.u64 %%rd11, %%rd10;\n"
 	           "\tmov.u64 %%rd12, %sfmt;\n\tcvta.global.u64 %%rd12, %%rd12;\n",
 	           p, p, p, p, p, p);
-	if (measure == TIME) {
-		buf_printf(&b,
-		           "\tld.volatile.global.u64 %%rd7, [%st0];\n\tld.volatile.global.u64 %%rd8, [%st1];\n"
-		           "\tsub.u64 %%rd8, %%rd8, %%rd7;\n\tld.volatile.global.u64 %%rd9, [%sns];\n"
-		           "\tadd.u64 %%rd9, %%rd9, %%rd8;\n\tst.volatile.global.u64 [%sns], %%rd9;\n"
-		           "\tst.volatile.global.u64 [%st0], -1;\n\tst.volatile.global.u64 [%st1], 0;\n"
-		           "\tmembar.gl;\n"
-		           "\tst.local.u64 [%%rd10], %%rd6;\n\tst.local.u64 [%%rd10+8], %%rd9;\n"
-		           "\tst.local.u64 [%%rd10+16], %%rd3;\n\tst.local.u64 [%%rd10+24], %%rd4;\n"
-		           "\tmov.u32 %%r10, %%nsmid;\n\tst.local.u32 [%%rd10+32], %%r10;\n"
-		           "\t{\n\t.param .b64 param0;\n\tst.param.b64 [param0], %%rd12;\n"
-		           "\t.param .b64 param1;\n\tst.param.b64 [param1], %%rd11;\n"
-		           "\t.param .b32 retval0;\n\tcall.uni (retval0), vprintf, (param0, param1);\n"
-		           "\t}\n",
-		           p, p, p, p, p, p);
-	} else {
-		buf_printf(&b,
-		           "\tadd.u64 %%rd7, %%rd6, -1;\n\tand.b64 %%rd7, %%rd7, %%rd6;\n"
-		           "\tsetp.eq.u64 %%p2, %%rd7, 0;\n\tand.b64 %%rd8, %%rd6, 1023;\n"
-		           "\tsetp.eq.u64 %%p3, %%rd8, 0;\n\tor.pred %%p2, %%p2, %%p3;\n"
-		           "\t@!%%p2 bra $L__out;\n\tmov.u32 %%r8, 0;\n"
-		           "$L__loop:\n\tsetp.ge.u32 %%p1, %%r8, %u;\n\t@%%p1 bra $L__out;\n"
-		           "\tmul.wide.u32 %%rd13, %%r8, 4;\n\tmov.u64 %%rd14, %sins;\n"
-		           "\tadd.u64 %%rd14, %%rd14, %%rd13;\n\tld.global.u32 %%r9, [%%rd14];\n"
-		           "\tmul.wide.u32 %%rd13, %%r8, 8;\n\tmov.u64 %%rd14, %stot;\n"
-		           "\tadd.u64 %%rd14, %%rd14, %%rd13;\n\tld.volatile.global.f64 %%fd1, [%%rd14];\n"
-		           "\tst.local.u32 [%%rd10], %%r9;\n\tst.local.u64 [%%rd10+8], %%rd6;\n"
-		           "\tst.local.f64 [%%rd10+16], %%fd1;\n"
-		           "\t{\n\t.param .b64 param0;\n\tst.param.b64 [param0], %%rd12;\n"
-		           "\t.param .b64 param1;\n\tst.param.b64 [param1], %%rd11;\n"
-		           "\t.param .b32 retval0;\n\tcall.uni (retval0), vprintf, (param0, param1);\n"
-		           "\t}\n\tadd.u32 %%r8, %%r8, 1;\n\tbra.uni $L__loop;\n",
-		           nops, p, p);
-	}
+	if (measure == TIME)
+		timelines(&b, p);
+	else
+		errorlines(&b, p, nops);
 	buf_puts(&b, "$L__out:\n\tret;\n}\n");
 	const char *t = arena_strdup(A, b.s);
 	buf_release(&b);
