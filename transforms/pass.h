@@ -6,7 +6,8 @@
  *               the run (targets, twins)  audit.c     --mpcc-warn: the passes'
  *   report.c    the report's lines                    warnings, said once
  *   stats.c     their stats objects
- *   sfu.c  shadow.c  fiset*.c (fiset.h)  half2*.c (half2.h): one pass each
+ *   sfu.c  shadow*.c (shadow.h)  fiset*.c (fiset.h)  half2*.c (half2.h): one
+ *   pass each
  *
  * Analyses come from ptx/, costs from model/: a pass computes neither.
  *
@@ -206,8 +207,9 @@ struct tuning {
 	double guess;           /* the speed-up auto assumes where the stats predict none */
 	const char *axis;       /* the x axis of its plots */
 	/* TUNE_PROBE: the settings of the timing build (the run prints
-	 * "mpcc-time KERNEL LAUNCHES NS" as launches end) and of the shadow
-	 * build ("mpcc-shadow KERNEL INS LAUNCHES ERROR") */
+	 * "mpcc-time KERNEL LAUNCHES NS THREADS BLOCK NSMID" as launches end,
+	 * and "mpcc-trips KERNEL LAUNCHES LOOP HEADS ENTRIES" per loop) and of
+	 * the shadow build ("mpcc-shadow KERNEL INS LAUNCHES ERROR") */
 	const char *timing, *shadow;
 };
 

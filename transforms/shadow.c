@@ -21,7 +21,16 @@
  * thread adds the launch's span to a total and prints, every launch,
  *     mpcc-time KERNEL LAUNCHES NANOSECONDS THREADS BLOCK NSMID
  * (the launch's threads, a block's, and %nsmid: how many warps an SM holds
- * at once, for fiset's cost model)
+ * at once, for fiset's cost model). Each loop's trips are counted too
+ * (shadow-trips.c: an add at each header and at each back edge, the sums
+ * at the exit), and the last thread prints, at the launches the error
+ * lines print at,
+ *     mpcc-trips KERNEL LAUNCHES LOOP HEADS ENTRIES
+ * (LOOP: 1, 2, ... as looporder() numbers the kernel's loops; HEADS: the
+ * times any thread ran the loop's header, ENTRIES: the times a thread came
+ * into it from outside, both over every launch so far). The report says
+ * how many loops the kernel has, whether they are counted (all or none),
+ * and the fnhash() of the kernel as the pass found it.
  *
  * The code added is about 20 instructions per operation and a fixed exit:
  * sums kept in registers and reduced op by op at the exit made a large
@@ -33,8 +42,9 @@
  * atomic add per group of converged lanes; the one that brings the count to
  * the launch's thread count prints and resets the counter. Launches of one
  * kernel must not overlap (concurrent streams would mix their counts).
- * needs nothing; breaks cfg defuse of fn (adds .funcs, .globals, vprintf) */
-#include "transforms/pass.h"
+ * needs nothing; breaks cfg defuse loops of fn (adds .funcs, .globals,
+ * vprintf) */
+#include "transforms/shadow.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -277,9 +287,77 @@ cstring(Arena *A, const char *name, const char *s)
 	return t;
 }
 
+/* the call of vprintf with the format at %rd12 and the arguments at %rd11 */
+static const char callvprintf[] =
+	"\t{\n\t.param .b64 param0;\n\tst.param.b64 [param0], %rd12;\n"
+	"\t.param .b64 param1;\n\tst.param.b64 [param1], %rd11;\n"
+	"\t.param .b32 retval0;\n\tcall.uni (retval0), vprintf, (param0, param1);\n\t}\n";
+
+/* on to $L__out unless the launch (%rd6) is the 1st, 2nd, 4th, ... or a
+ * 1024th: the lines of a kernel launched often fill no buffer */
+static void
+often(struct buf *b)
+{
+	buf_puts(b, "\tadd.u64 %rd7, %rd6, -1;\n\tand.b64 %rd7, %rd7, %rd6;\n"
+	            "\tsetp.eq.u64 %p2, %rd7, 0;\n\tand.b64 %rd8, %rd6, 1023;\n"
+	            "\tsetp.eq.u64 %p3, %rd8, 0;\n\tor.pred %p2, %p2, %p3;\n"
+	            "\t@!%p2 bra $L__out;\n");
+}
+
+/* measure=time: the launch's span into the total; its line, every launch */
+static void
+timelines(struct buf *b, const char *p)
+{
+	buf_printf(b,
+	           "\tld.volatile.global.u64 %%rd7, [%st0];\n\tld.volatile.global.u64 %%rd8, [%st1];\n"
+	           "\tsub.u64 %%rd8, %%rd8, %%rd7;\n\tld.volatile.global.u64 %%rd9, [%sns];\n"
+	           "\tadd.u64 %%rd9, %%rd9, %%rd8;\n\tst.volatile.global.u64 [%sns], %%rd9;\n"
+	           "\tst.volatile.global.u64 [%st0], -1;\n\tst.volatile.global.u64 [%st1], 0;\n"
+	           "\tmembar.gl;\n"
+	           "\tst.local.u64 [%%rd10], %%rd6;\n\tst.local.u64 [%%rd10+8], %%rd9;\n"
+	           "\tst.local.u64 [%%rd10+16], %%rd3;\n\tst.local.u64 [%%rd10+24], %%rd4;\n"
+	           "\tmov.u32 %%r10, %%nsmid;\n\tst.local.u32 [%%rd10+32], %%r10;\n%s",
+	           p, p, p, p, p, p, callvprintf);
+}
+
+/* measure=time, nloop loops counted: a line per loop with its totals */
+static void
+tripslines(struct buf *b, const char *p, uint nloop)
+{
+	often(b);
+	buf_printf(b,
+	           "\tmov.u64 %%rd12, %stfmt;\n\tcvta.global.u64 %%rd12, %%rd12;\n\tmov.u32 %%r8, 0;\n"
+	           "$L__loop:\n\tsetp.ge.u32 %%p1, %%r8, %u;\n\t@%%p1 bra $L__out;\n"
+	           "\tmul.wide.u32 %%rd13, %%r8, 16;\n\tmov.u64 %%rd14, %strips;\n"
+	           "\tadd.u64 %%rd14, %%rd14, %%rd13;\n\tld.volatile.global.u64 %%rd15, [%%rd14];\n"
+	           "\tld.volatile.global.u64 %%rd16, [%%rd14+8];\n\tadd.u32 %%r8, %%r8, 1;\n"
+	           "\tst.local.u64 [%%rd10], %%rd6;\n\tst.local.u32 [%%rd10+8], %%r8;\n"
+	           "\tst.local.u64 [%%rd10+16], %%rd15;\n\tst.local.u64 [%%rd10+24], %%rd16;\n"
+	           "%s\tbra.uni $L__loop;\n",
+	           p, nloop, p, callvprintf);
+}
+
+/* measure=error: a line per shadowed instruction with its total */
+static void
+errorlines(struct buf *b, const char *p, uint nops)
+{
+	often(b);
+	buf_printf(b,
+	           "\tmov.u32 %%r8, 0;\n"
+	           "$L__loop:\n\tsetp.ge.u32 %%p1, %%r8, %u;\n\t@%%p1 bra $L__out;\n"
+	           "\tmul.wide.u32 %%rd13, %%r8, 4;\n\tmov.u64 %%rd14, %sins;\n"
+	           "\tadd.u64 %%rd14, %%rd14, %%rd13;\n\tld.global.u32 %%r9, [%%rd14];\n"
+	           "\tmul.wide.u32 %%rd13, %%r8, 8;\n\tmov.u64 %%rd14, %stot;\n"
+	           "\tadd.u64 %%rd14, %%rd14, %%rd13;\n\tld.volatile.global.f64 %%fd1, [%%rd14];\n"
+	           "\tst.local.u32 [%%rd10], %%r9;\n\tst.local.u64 [%%rd10+8], %%rd6;\n"
+	           "\tst.local.f64 [%%rd10+16], %%fd1;\n"
+	           "%s\tadd.u32 %%r8, %%r8, 1;\n\tbra.uni $L__loop;\n",
+	           nops, p, p, callvprintf);
+}
+
 /* the .func every thread calls at exit: counts threads; the last prints */
 static const char *
-exitfunc(Arena *A, const char *p, int measure, uint nops)
+exitfunc(Arena *A, const char *p, int measure, uint nops, uint nloop)
 {
 	struct buf b = BUF_INIT;
 	buf_printf(&b,
@@ -310,40 +388,12 @@ exitfunc(Arena *A, const char *p, int measure, uint nops)
 	           "\tmov.u64 %%rd10, %sbuf;\n\tcvta.local.u64 %%rd11, %%rd10;\n"
 	           "\tmov.u64 %%rd12, %sfmt;\n\tcvta.global.u64 %%rd12, %%rd12;\n",
 	           p, p, p, p, p, p);
-	if (measure == TIME) {
-		buf_printf(&b,
-		           "\tld.volatile.global.u64 %%rd7, [%st0];\n\tld.volatile.global.u64 %%rd8, [%st1];\n"
-		           "\tsub.u64 %%rd8, %%rd8, %%rd7;\n\tld.volatile.global.u64 %%rd9, [%sns];\n"
-		           "\tadd.u64 %%rd9, %%rd9, %%rd8;\n\tst.volatile.global.u64 [%sns], %%rd9;\n"
-		           "\tst.volatile.global.u64 [%st0], -1;\n\tst.volatile.global.u64 [%st1], 0;\n"
-		           "\tmembar.gl;\n"
-		           "\tst.local.u64 [%%rd10], %%rd6;\n\tst.local.u64 [%%rd10+8], %%rd9;\n"
-		           "\tst.local.u64 [%%rd10+16], %%rd3;\n\tst.local.u64 [%%rd10+24], %%rd4;\n"
-		           "\tmov.u32 %%r10, %%nsmid;\n\tst.local.u32 [%%rd10+32], %%r10;\n"
-		           "\t{\n\t.param .b64 param0;\n\tst.param.b64 [param0], %%rd12;\n"
-		           "\t.param .b64 param1;\n\tst.param.b64 [param1], %%rd11;\n"
-		           "\t.param .b32 retval0;\n\tcall.uni (retval0), vprintf, (param0, param1);\n"
-		           "\t}\n",
-		           p, p, p, p, p, p);
-	} else {
-		buf_printf(&b,
-		           "\tadd.u64 %%rd7, %%rd6, -1;\n\tand.b64 %%rd7, %%rd7, %%rd6;\n"
-		           "\tsetp.eq.u64 %%p2, %%rd7, 0;\n\tand.b64 %%rd8, %%rd6, 1023;\n"
-		           "\tsetp.eq.u64 %%p3, %%rd8, 0;\n\tor.pred %%p2, %%p2, %%p3;\n"
-		           "\t@!%%p2 bra $L__out;\n\tmov.u32 %%r8, 0;\n"
-		           "$L__loop:\n\tsetp.ge.u32 %%p1, %%r8, %u;\n\t@%%p1 bra $L__out;\n"
-		           "\tmul.wide.u32 %%rd13, %%r8, 4;\n\tmov.u64 %%rd14, %sins;\n"
-		           "\tadd.u64 %%rd14, %%rd14, %%rd13;\n\tld.global.u32 %%r9, [%%rd14];\n"
-		           "\tmul.wide.u32 %%rd13, %%r8, 8;\n\tmov.u64 %%rd14, %stot;\n"
-		           "\tadd.u64 %%rd14, %%rd14, %%rd13;\n\tld.volatile.global.f64 %%fd1, [%%rd14];\n"
-		           "\tst.local.u32 [%%rd10], %%r9;\n\tst.local.u64 [%%rd10+8], %%rd6;\n"
-		           "\tst.local.f64 [%%rd10+16], %%fd1;\n"
-		           "\t{\n\t.param .b64 param0;\n\tst.param.b64 [param0], %%rd12;\n"
-		           "\t.param .b64 param1;\n\tst.param.b64 [param1], %%rd11;\n"
-		           "\t.param .b32 retval0;\n\tcall.uni (retval0), vprintf, (param0, param1);\n"
-		           "\t}\n\tadd.u32 %%r8, %%r8, 1;\n\tbra.uni $L__loop;\n",
-		           nops, p, p);
-	}
+	if (measure == TIME)
+		timelines(&b, p);
+	if (measure == TIME && nloop)
+		tripslines(&b, p, nloop);
+	if (measure == ERROR)
+		errorlines(&b, p, nops);
 	buf_puts(&b, "$L__out:\n\tret;\n}\n");
 	const char *t = arena_strdup(A, b.s);
 	buf_release(&b);
@@ -358,7 +408,8 @@ static const char enterfunc[] =
 	"\tred.global.min.u64 [%st0], %%rd1;\n$L__done:\n\tret;\n}\n";
 
 static void
-module_part(Module *m, const char *p, const char *name, int measure, const uint *ins, uint n)
+module_part(Module *m, const char *p, const char *name, int measure, const uint *ins, uint n,
+            uint nloop)
 {
 	Arena *A = m->arena;
 	decl(m, vprintf_decl);
@@ -381,7 +432,12 @@ module_part(Module *m, const char *p, const char *name, int measure, const uint 
 	} else {
 		decl(m, arena_fmt(A, enterfunc, p, p));
 	}
-	decl(m, exitfunc(A, p, measure, n));
+	if (measure == TIME && nloop) {
+		decl(m, arena_fmt(A, ".global .align 8 .u64 %strips[%u];\n", p, 2 * nloop));
+		decl(m, cstring(A, arena_fmt(A, "%stfmt", p),
+		                arena_fmt(A, "mpcc-trips %s %%llu %%u %%llu %%llu\n", name)));
+	}
+	decl(m, exitfunc(A, p, measure, n, nloop));
 }
 
 /* a prefix for the kernel's module-level names, unique in m */
@@ -394,11 +450,20 @@ prefix(const Module *m, const Fn *fn)
 	return arena_fmt(m->arena, "__mpcc_sh%u_", k);
 }
 
+/* measure=time: the timer's reads, and with count the loops' counters
+ * (shadow-trips.c), whose exit lines come before the exit .func's call */
 static void
-timing(Fn *fn, const char *p)
+timing(Fn *fn, const char *p, int count)
 {
 	Arena *A = fn->mod->arena;
-	const char *const tail[] = {arena_fmt(A, "call %sexit;", p), NULL};
+	const char **lines = count ? trips_count(fn, p) : NULL;
+	uint n = 0;
+	while (lines && lines[n])
+		n++;
+	const char **tail = arena_alloc(A, (n + 2) * sizeof *tail);
+	for (uint k = 0; k < n; k++)
+		tail[k] = lines[k];
+	tail[n] = arena_fmt(A, "call %sexit;", p);
 	struct sh x = {.fn = fn, .at = bodystart(fn)};
 	emit(&x, "call.uni %senter;", p);
 	oneexit(fn, tail);
@@ -507,7 +572,7 @@ errors(Fn *fn, const char *p, uint max, uint n)
 }
 
 /* the statistics: what the instrumented build will report on */
-enum { ST_MEASURE, ST_F64OPS, ST_SAMPLED, ST_OPS };
+enum { ST_MEASURE, ST_F64OPS, ST_SAMPLED, ST_LOOPS, ST_COUNTED, ST_WHY, ST_HASH, ST_OPS };
 enum { OP_INS, OP_OP, OP_LINE };
 
 static const struct field opkey[] = {
@@ -522,14 +587,26 @@ static const struct field statkey[] = {
 	               "measure=error: the kernel's f64 operations that could be shadowed"},
 	[ST_SAMPLED] = {"sampled", FBOOL, 0, 0, NULL, 0,
 	                "measure=error: more than max_ops: only max_ops of them shadowed"},
+	[ST_LOOPS] = {"loops", FINT, 0, 0, NULL, 0,
+	              "measure=time: the kernel's loops, which the mpcc-trips lines number 1, 2, ... "
+	              "in the order their headers come in the PTX"},
+	[ST_COUNTED] = {"counted", FBOOL, 0, 0, NULL, 0,
+	                "measure=time: the loops' trips are counted (false: none is, and why says why)"},
+	[ST_WHY] = {"why", FSTR, 0, 0, NULL, 0,
+	            "measure=time: why no loop's trips are counted (only when counted is false)"},
+	[ST_HASH] = {"ptx_hash", FSTR, 0, 0, NULL, 0,
+	             "measure=time: the kernel's fnhash (8 hex digits) as the pass found it, "
+	             "before instrumenting: what the counts were measured on"},
 	[ST_OPS] = {"ops", FLIST, ROPS, 0, opkey, countof(opkey),
 	            "measure=error: the f64 operations shadowed, as the run's lines number them"},
 };
 static const struct field statroot = {"shadow", FOBJ, 0, 0, statkey, countof(statkey),
                                       "the instrumented operations"};
 
+/* tr and hash: measure=time's loops and the kernel's fnhash() */
 static char *
-statsjson(const Fn *fn, int measure, const uint *ins, const uint *ord, uint n, uint all)
+statsjson(const Fn *fn, int measure, const uint *ins, const uint *ord, uint n, uint all,
+          const struct trips *tr, uint hash)
 {
 	struct statw w;
 	statw_begin(&w, &statroot);
@@ -537,6 +614,12 @@ statsjson(const Fn *fn, int measure, const uint *ins, const uint *ord, uint n, u
 	if (measure == ERROR) {
 		statw_int(&w, ST_F64OPS, all);
 		statw_bool(&w, ST_SAMPLED, n < all);
+	} else {
+		statw_int(&w, ST_LOOPS, tr->nloop);
+		statw_bool(&w, ST_COUNTED, !tr->why);
+		if (tr->why)
+			statw_str(&w, ST_WHY, tr->why);
+		statw_str(&w, ST_HASH, arena_fmt(fn->mod->arena, "%08x", hash));
 	}
 	statw_open(&w, ST_OPS);
 	for (uint k = 0; k < n; k++) {
@@ -576,12 +659,17 @@ apply(struct passctx *cx, Fn *fn, const struct params *p, struct outcome *o)
 		return o->why = fmt("the instrumentation needs PTX ISA 6.2 and sm_60; this PTX is "
 		                    ".version %.*s for sm_%d", (int)cx->m->version.n,
 		                    cx->m->version.s ? cx->m->version.s : "", sm), -1;
+	/* the hash of the kernel as it came, before the loops are read (their
+	 * counts are facts about that code) and anything is added */
+	uint hash = fnhash(fn);
+	struct trips tr = measure == TIME ? trips_plan(fn) : (struct trips){0, NULL};
 	uint *ord = ids(fn, ins, n);
-	o->stats = statsjson(fn, measure, ins, ord, measure == ERROR ? n : 0, all);
+	o->stats = statsjson(fn, measure, ins, ord, measure == ERROR ? n : 0, all, &tr, hash);
 	const char *pfx = prefix(cx->m, fn);
-	module_part(cx->m, pfx, symname(cx->m, fn->sym), measure, ord, n);
+	uint counted = tr.why ? 0 : tr.nloop;
+	module_part(cx->m, pfx, symname(cx->m, fn->sym), measure, ord, n, counted);
 	if (measure == TIME)
-		timing(fn, pfx);
+		timing(fn, pfx, counted > 0);
 	else
 		errors(fn, pfx, max, n);
 	return 0;
@@ -591,8 +679,9 @@ static void
 describe(FILE *out, const struct params *p)
 {
 	if (p->v[MEASURE].i == TIME)
-		fprintf(out, "           times each launch with %%globaltimer; the last thread prints "
-		             "'mpcc-time KERNEL LAUNCHES NS THREADS BLOCK NSMID'\n");
+		fprintf(out, "           times each launch with %%globaltimer and counts each loop's trips; "
+		             "the last thread prints 'mpcc-time KERNEL LAUNCHES NS THREADS BLOCK NSMID' "
+		             "every launch and 'mpcc-trips KERNEL LAUNCHES LOOP HEADS ENTRIES' per loop\n");
 	else
 		fprintf(out, "           each f64 operation (at most %ld, evenly spread) also runs in "
 		             "f32; the last thread prints 'mpcc-shadow KERNEL INS LAUNCHES ERROR' per "
@@ -603,12 +692,22 @@ static void
 explain(FILE *out, struct passctx *cx, Fn *fn, const struct params *p)
 {
 	uint n, all;
-	targets(fn, p->v[MAX_OPS].i, &n, &all);
 	(void)cx;
-	if (p->v[MEASURE].i == ERROR && n < all)
+	if (p->v[MEASURE].i == TIME) {
+		struct trips tr = trips_plan(fn);
+		if (tr.nloop && !tr.why)
+			fprintf(out, "           %u %s whose trips are counted\n", tr.nloop,
+			        plural(tr.nloop, "loop", "loops"));
+		else if (tr.nloop)
+			fprintf(out, "           %u %s whose trips are not counted: %s\n", tr.nloop,
+			        plural(tr.nloop, "loop", "loops"), tr.why);
+		return;
+	}
+	targets(fn, p->v[MAX_OPS].i, &n, &all);
+	if (n < all)
 		fprintf(out, "           %u of its %u f64 %s to shadow\n", n, all,
 		        plural(all, "operation", "operations"));
-	else if (p->v[MEASURE].i == ERROR)
+	else
 		fprintf(out, "           %u f64 %s to shadow\n", n, plural(n, "operation", "operations"));
 }
 
@@ -630,7 +729,8 @@ static const char *const measures[] = {"error", "time", NULL};
 static const struct param params[] = {
 	[MEASURE] = {"measure", PENUM, 0, 0, 0, measures, NULL, "error",
 	             "error: each f64 operation's relative error against its f32 twin, "
-	             "summed per instruction; time: each launch's span by %globaltimer"},
+	             "summed per instruction; time: each launch's span by %globaltimer, and each "
+	             "loop's trips"},
 	[MAX_OPS] = {"max_ops", PINT, 0, 1, 1000000, NULL, NULL, "512",
 	             "measure=error shadows at most this many f64 operations of a kernel, evenly "
 	             "spread over it (about 20 instructions each: more makes ptxas slower)"},
@@ -639,7 +739,8 @@ static const struct param params[] = {
 static const char *const sweep[] = {"", NULL};   /* the defaults: measure=error */
 
 const struct pass shadow_pass = {
-	.schema = {"shadow", "instrumented build for mpcc-tune: f64 errors against f32 twins, or kernel times",
+	.schema = {"shadow", "instrumented build for mpcc-tune: f64 errors against f32 twins, or kernel "
+	                     "times and loop trips",
 	           params, countof(params), describe},
 	.stats = &statroot,
 	.apply = apply,
