@@ -74,7 +74,7 @@ def build(p, out, variant):
     if v == "guess" or v == "facts":
         rules.append('{kernels: ["*"], fiset: {}}')
     if v == "facts":
-        rules += open(os.path.join(out, p["name"], "facts.rules")).read().split("\n")[:-1]
+        rules += [r for r in open(os.path.join(out, p["name"], "facts.rules")).read().split("\n") if r]
     if v == "all":
         rules.append('{kernels: ["*"], fiset: {sets: all}}')
     if timed:
