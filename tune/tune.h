@@ -123,6 +123,14 @@ struct kern {
 	double wallshare;       /* ns / the run's wall time, shown beside it */
 	int hot;
 	int warps;              /* warps an SM holds at once in its launches, 0: unknown */
+	double *trips;          /* each loop's mean trip count per entry into it, the loops
+	                         * in the order their headers come in the kernel's PTX
+	                         * (mpcc-trips lines); NULL: not known */
+	int ntrips;
+	char *ptx;              /* the hash of its PTX as nvcc wrote it, the one the facts
+	                         * were measured on (NULL: not known) */
+	char *nocount;          /* why the timing build did not count its loops (NULL: it
+	                         * did, or did not say) */
 };
 
 /* one search over one knob, for the table, the SVG and the summary */
@@ -235,8 +243,19 @@ char *setting_env(const struct setting *s);       /* "off;sfu:lambda=32,kernels=
 char *setting_words(const struct setting *s, const struct kern *k, int nk);
 /* the kernel of that mangled name, NULL if the timing build named none */
 struct kern *kern_byname(const struct tuner *tu, const char *mangled);
-/* setting_add(), with the kernel's warps an SM holds (its timing build)
- * added to params where the pass has a PLAUNCH parameter */
+enum { F_WARPS = 1, F_TRIPS, F_PTX };   /* fact_param() */
+/* the fact the timing build measures that parameter i of pass takes: a
+ * PLAUNCH parameter the warps, in a pass that has one a PNUMS "trips" each
+ * loop's trips and a PSTR "ptx" the PTX's hash; 0: none */
+int fact_param(int pass, int i);
+/* the facts the timing build measured of k, as the parameters of pass that
+ * take them (the hash only beside another fact): "warps=16,trips=[64,1.5],
+ * ptx=1a2b3c4d" (W_TEXT) or "warps: 16, trips: [64, 1.5], ptx: 1a2b3c4d"
+ * (W_YAML); "" if none */
+char *kern_facts(const struct kern *k, int pass, int style);
+/* the trip counts of k joined by sep ("64,1.5,0"), "-" when not known */
+char *kern_trips(const struct kern *k, const char *sep);
+/* setting_add(), with the kernel's facts (kern_facts()) added to params */
 void setting_launch(const struct tuner *tu, struct setting *s, int pass, const char *kernel,
                     const char *params);
 

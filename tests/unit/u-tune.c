@@ -269,7 +269,8 @@ model_eval(struct tuner *tu, struct trial **t, int n, int asked)
 }
 
 static struct model model;
-static struct kern kern = {"k", "k", 1e6, 1, 0.5, 0.5, 1, 0};
+static struct kern kern = {.mangled = "k", .demangled = "k", .ns = 1e6, .launches = 1, .share = 0.5,
+                           .wallshare = 0.5, .hot = 1};
 
 static void
 setup(struct tuner *tu, double (*err)(double), double qos, int search)
