@@ -451,6 +451,7 @@ main(int argc, char **argv)
 		fprintf(stderr, ", and %d guesses for free GPUs that no search asked for", tu.nguess);
 	fprintf(stderr, "; %.0f s\n", now() - tu.t0);
 	table_builds(&tu);
+	table_model(&tu);
 	if (win)
 		fprintf(stderr, "mpcc-tune: winner: %s, %.3fx (confirmed: median %.3fx of %d interleaved "
 		        "rounds), error %.3g\n", win->what, speedup(&tu, win), cf.median, cf.rounds, win->err);

@@ -233,6 +233,19 @@ struct trial *fastest(const struct tuner *tu, struct trial **t, int n);
 int winners(const struct tuner *tu, struct trial ***out);
 /* the percentage of the ideal speed-up (003, Eq. 3) that t reaches */
 double ofideal(const struct tuner *tu, const struct trial *t);
+/* a kernel's measured speed-up is said only where the noise moves it by at
+ * most this fraction of itself: half the 20% within which the model counts
+ * as right */
+#define MEASURED_ERR 0.1
+/* the kernel that t alone changes (one knob applied, on one kernel; else
+ * NULL), with the speed-up its pass predicts for it (*pred, the worst
+ * target; 0: none) and the one measured (*meas): x in T = T0 (1 - w + w/x),
+ * T and T0 the times of t and of the baseline, w the kernel's share of the
+ * run (the timing build's wallshare); 0 where the noise would move x by
+ * over MEASURED_ERR of itself (x threshold() / w), inf where t gained more
+ * than the kernel's whole time */
+const struct kern *kernel_speedup(const struct tuner *tu, const struct trial *t, double *pred,
+                                  double *meas);
 
 
 /* setting.c */

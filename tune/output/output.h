@@ -10,6 +10,9 @@
 void table_print(const struct tuner *tu, const struct trial *win, const struct confirmation *cf);
 /* the builds' times: the baseline's (every step run) and the trials' */
 void table_builds(const struct tuner *tu);
+/* how often the model's prediction of a kernel's speed-up was within 20%
+ * of the one measured, over the trials that change one kernel */
+void table_model(const struct tuner *tu);
 
 /* svg.c */
 int svg_write(const struct tuner *tu, const struct trial *win, const char *path);
