@@ -131,6 +131,7 @@ struct kern {
 	                         * were measured on (NULL: not known) */
 	char *nocount;          /* why the timing build did not count its loops (NULL: it
 	                         * did, or did not say) */
+	char *src;              /* its source file, as the build named it (NULL: not known) */
 };
 
 /* one search over one knob, for the table, the SVG and the summary */
