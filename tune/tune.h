@@ -28,7 +28,8 @@
  * rooms below it, and its header includes the header of the room below
  * (tests/driver/t-layers.sh, t-tune-contract.sh):
  *   main.c     the options and the session, start to end
- *   output/    table.c profile.c svg.c: the table, the profile, the plots
+ *   output/    facts.c table.c profile.c svg.c: --measure's facts, the table,
+ *              the profile, the plots
  *   search/    confirm.c auto.c search.c units.c kernels.c curve.c: the
  *              searches, what they try and keep, and the winner's confirmation
  *   pool/      ask.c side.c pool.c: the trials asked for and guessed, their
@@ -172,6 +173,7 @@ struct tuner {
 	int transform;          /* a passes[] index, or -1: auto */
 	int otype, metric, higher, runs, jobs, bjobs, search, step, lmax, mode, dryrun, keep, shadow;
 	int confirm, nonfinite, maxtrials, stopafter;
+	int measure;            /* --measure: the facts of one run into the profile, no search */
 	double qos, perf, minshare, mingain, slow;   /* minshare, mingain, perf: % */
 	double budget;          /* --budget, seconds (0: none) */
 	regex_t re;

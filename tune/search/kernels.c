@@ -53,7 +53,8 @@ fromreport(struct tuner *tu, const char *rep)
 		char *m = jget(l, "mangled"), *d = jget(l, "demangled");
 		if (m && !kern_byname(tu, m)) {
 			tu->k = xrealloc(tu->k, (tu->nk + 1) * sizeof *tu->k);
-			tu->k[tu->nk++] = (struct kern){.mangled = xstrdup(m), .demangled = xstrdup(d ? d : m)};
+			tu->k[tu->nk++] = (struct kern){.mangled = xstrdup(m), .demangled = xstrdup(d ? d : m),
+			                                .src = jget(l, "src")};
 		}
 		free(m), free(d);
 	}
@@ -225,7 +226,8 @@ kernlist(const struct tuner *tu, double total, double wall)
 	        wall > 0 ? 100 * total * 1e-9 / wall : 0);
 	if (total <= 0)
 		fprintf(stderr, "mpcc-tune: warning: no 'mpcc-time' line in the run's stdout (does it "
-		        "reach mpcc-tune?): every kernel%s is tuned\n", tu->kernels ? " --kernels names" : "");
+		        "reach mpcc-tune?): %s\n", tu->measure ? "nothing is measured" : tu->kernels ?
+		        "every kernel --kernels names is tuned" : "every kernel is tuned");
 	fprintf(stderr, "  %% of kernel time  %% of run        ms   launches  warps/SM  "
 	        "loops (trips)  kernel\n");
 	for (int i = 0; i < tu->nk; i++) {
@@ -235,7 +237,7 @@ kernlist(const struct tuner *tu, double total, double wall)
 			snprintf(w, sizeof w, "%d", k->warps);
 		fprintf(stderr, "  %15.1f%%  %7.1f%%  %8.3f  %9ld  %8s  %13s  %s%s\n", 100 * k->share,
 		        100 * k->wallshare, k->ns * 1e-6, k->launches, w, t, k->demangled,
-		        k->hot ? "  (tuned)" : "");
+		        k->hot && !tu->measure ? "  (tuned)" : "");
 		free(t);
 	}
 }
@@ -255,7 +257,7 @@ timing_ahead(struct tuner *tu)
 	speculate(tu, timing(tu), 0);
 }
 
-void
+struct trial *
 find_kernels(struct tuner *tu)
 {
 	struct trial *t = timing(tu);
@@ -275,6 +277,7 @@ find_kernels(struct tuner *tu)
 	for (int i = 0; i < tu->nk; i++)
 		tu->k[i].hot = tunable(tu, &tu->k[i]) && (total <= 0 || tu->k[i].share * 100 >= tu->minshare);
 	kernlist(tu, total, wall);
+	return t;
 }
 
 int
