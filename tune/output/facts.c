@@ -142,8 +142,9 @@ measure_facts(struct tuner *tu, const struct trial *timed)
 		rc = profile_facts(p, tu->profile, f, nf, tu->dryrun);
 	fprintf(stderr, "mpcc-tune: the facts as rules of profile '%s':\n", tu->profile);
 	for (int i = 0; i < nf && !rc; i++)
-		fprintf(stderr, "  %s: %s: {%s}: %s\n", f[i].k->demangled, pass_name(f[i].pass),
-		        f[i].params, f[i].how);
+		fprintf(stderr, "  %s: %s: {%s}: %s%s%s\n", f[i].k->demangled, pass_name(f[i].pass),
+		        f[i].params, f[i].how, f[i].k->nocount ? "; its loops' trips were not counted: " : "",
+		        f[i].k->nocount ? f[i].k->nocount : "");
 	fprintf(stderr, "%s", no.n ? no.s : "");
 	buf_release(&no);
 	if (!nf && !rc)
