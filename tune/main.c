@@ -18,6 +18,9 @@
 
 static const char usage_text[] =
 	"usage: mpcc-tune --build CMD --run CMD --qos X [options]\n"
+	"       mpcc-tune --measure --build CMD --run CMD [options]\n"
+	"  --measure             run the program once instrumented and write what it measured of each\n"
+	"                        kernel (warps, loop trips) into the profile; no search\n"
 	"  --build CMD           rebuild every source (e.g. 'make -B NVCC=mpcc'); candidates get MPCC_SET\n"
 	"  --run CMD             run the program once\n"
 	"  --output FILE|stdout  where its result is (default stdout); FILE may name $MPCC_TUNE_DIR\n"
@@ -114,7 +117,7 @@ enum {
 	O_TRANSFORM, O_KERNELS, O_MINSHARE, O_SEARCH, O_STEP, O_LMAX, O_SHADOW, O_MODE, O_PERF,
 	O_IDEAL, O_MINGAIN, O_SLOW, O_JOBS, O_BJOBS, O_LAUNCHER, O_BINARY, O_POLICY, O_PROFILE, O_DRYRUN,
 	O_SVG, O_WORKDIR, O_KEEP, O_HELP, O_CONFIRM, O_NONFINITE, O_BUDGET, O_MAXTRIALS, O_STOPAFTER,
-	O_VERSION,
+	O_VERSION, O_MEASURE,
 };
 
 static const struct option longopts[] = {
@@ -131,7 +134,7 @@ static const struct option longopts[] = {
 	{"workdir", 1, 0, O_WORKDIR}, {"keep", 0, 0, O_KEEP}, {"help", 0, 0, O_HELP},
 	{"confirm", 1, 0, O_CONFIRM}, {"allow-nonfinite", 0, 0, O_NONFINITE},
 	{"budget", 1, 0, O_BUDGET}, {"max-trials", 1, 0, O_MAXTRIALS}, {"stop-after", 1, 0, O_STOPAFTER},
-	{"version", 0, 0, O_VERSION}, {0, 0, 0, 0},
+	{"version", 0, 0, O_VERSION}, {"measure", 0, 0, O_MEASURE}, {0, 0, 0, 0},
 };
 
 /* one option c with its argument v */
@@ -185,6 +188,7 @@ option(struct tuner *tu, int c, const char *v, int *qos)
 	case 'h':
 	case O_HELP: usage(0);
 	case O_VERSION: printf("mpcc-tune %s\n", MPCC_VERSION), exit(0);
+	case O_MEASURE: tu->measure = 1; break;
 	default: BUG("option %d has no case", c);
 	}
 }
@@ -221,10 +225,34 @@ firsttuned(void)
 	die("no pass of the table is tuned (struct tuning TUNE_TRANSFORM)");
 }
 
+/* the options a search takes, which --measure has no use for */
+static const int searchopts[] = {
+	O_QOS, O_METRIC, O_HIGHER, O_RUNS, O_BUDGET, O_MAXTRIALS, O_STOPAFTER, O_TRANSFORM,
+	O_MINSHARE, O_SEARCH, O_STEP, O_LMAX, O_SHADOW, O_MODE, O_PERF, O_IDEAL, O_MINGAIN,
+	O_CONFIRM, O_SVG,
+};
+
+/* --measure: one note for the search's options given, which it ignores;
+ * every kernel --kernels selects gets its facts, and each program runs once */
+static void
+measureopts(struct tuner *tu, const char *given)
+{
+	struct buf b = BUF_INIT;
+	for (size_t i = 0; i < countof(searchopts); i++)
+		for (int j = 0; given[searchopts[i] - O_BUILD] && longopts[j].name; j++)
+			if (longopts[j].val == searchopts[i])
+				buf_printf(&b, "%s--%s", b.n ? ", " : "", longopts[j].name);
+	if (b.n)
+		note("--measure searches nothing: it ignores %s", b.s);
+	buf_release(&b);
+	tu->minshare = 0, tu->runs = 1, tu->ideal = NULL;
+}
+
 static void
 options(struct tuner *tu, int argc, char **argv)
 {
 	int qos = 0, c;
+	char given[O_MEASURE - O_BUILD + 1] = {0};
 	*tu = (struct tuner){.left = -1, .output = "stdout", .runs = 5, .step = 4, .lmax = 64, .mode = 1,
 	                     .minshare = 5, .mingain = 1, .slow = 3, .jobs = 1, .profile = "tuned",
 	                     .svg = "mpcc-tune.svg", .transform = firsttuned(), .confirm = 7,
@@ -236,11 +264,15 @@ options(struct tuner *tu, int argc, char **argv)
 		if (c == '?' || c == ':')
 			badopt(argv, c);
 		else
-			option(tu, c, optarg, &qos);
+			option(tu, c, optarg, &qos), given[c - O_BUILD] = 1;
 	if (optind < argc)
 		die("unexpected argument '%s' (mpcc-tune --help)", argv[optind]);
-	if (!tu->build || !tu->run || !qos)
+	if (tu->measure && (!tu->build || !tu->run))
+		die("--measure needs --build and --run (mpcc-tune --help)");
+	if (!tu->build || !tu->run || (!qos && !tu->measure))
 		die("--build, --run and --qos are required (mpcc-tune --help)");
+	if (tu->measure)
+		measureopts(tu, given);
 	if (tu->timepat) {
 		/* as grep reads it: ^ and $ at every line */
 		int e = regcomp(&tu->re, tu->timepat, REG_EXTENDED | REG_NEWLINE);
@@ -309,8 +341,10 @@ baseline(struct tuner *tu)
 		    tu->halt ? tu->halt : "it did not run", lo, le);
 	}
 	tu->noise = spread(tu->base->times, tu->base->ntimes);
-	fprintf(stderr, "mpcc-tune: noise: the baseline's %d runs spread over %.1f%%: a setting counts "
-	        "as faster beyond %.1f%%\n", tu->base->ntimes, 100 * tu->noise, 100 * threshold(tu));
+	if (!tu->measure)
+		fprintf(stderr, "mpcc-tune: noise: the baseline's %d runs spread over %.1f%%: a setting "
+		        "counts as faster beyond %.1f%%\n", tu->base->ntimes, 100 * tu->noise,
+		        100 * threshold(tu));
 	if (!tu->ideal)
 		return;
 	const char *build = tu->build;
@@ -405,6 +439,21 @@ writeprofile(struct tuner *tu, const struct trial *win, const char *note)
 	return rc;
 }
 
+/* the work directory goes after a session that ended well, unless --keep */
+static int
+cleanup(const struct tuner *tu, int rc)
+{
+	if (!tu->keep && !rc) {
+		char *rm = fmt("rm -rf '%s'", tu->workdir);
+		if (system(rm))
+			warn("cannot remove '%s'", tu->workdir);
+		else
+			kept = NULL;
+		free(rm);
+	}
+	return rc;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -426,7 +475,9 @@ main(int argc, char **argv)
 	tu.eval = trials_run;
 	fprintf(stderr, "mpcc-tune: work directory %s\n", tu.workdir);
 	baseline(&tu);
-	find_kernels(&tu);
+	struct trial *timed = find_kernels(&tu);
+	if (tu.measure)
+		return cleanup(&tu, measure_facts(&tu, timed));
 	budget_start(&tu);
 	search_all(&tu);
 	trials_drop(&tu);
@@ -451,19 +502,11 @@ main(int argc, char **argv)
 		fprintf(stderr, ", and %d guesses for free GPUs that no search asked for", tu.nguess);
 	fprintf(stderr, "; %.0f s\n", now() - tu.t0);
 	table_builds(&tu);
+	table_model(&tu);
 	if (win)
 		fprintf(stderr, "mpcc-tune: winner: %s, %.3fx (confirmed: median %.3fx of %d interleaved "
 		        "rounds), error %.3g\n", win->what, speedup(&tu, win), cf.median, cf.rounds, win->err);
 	else
 		fprintf(stderr, "mpcc-tune: no rule: %s; the profile keeps nvcc's code\n", note);
-	int rc = writeprofile(&tu, win, note) < 0;
-	if (!tu.keep && !rc) {
-		char *rm = fmt("rm -rf '%s'", tu.workdir);
-		if (system(rm))
-			warn("cannot remove '%s'", tu.workdir);
-		else
-			kept = NULL;
-		free(rm);
-	}
-	return rc;
+	return cleanup(&tu, writeprofile(&tu, win, note) < 0);
 }

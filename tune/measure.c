@@ -122,3 +122,39 @@ ofideal(const struct tuner *tu, const struct trial *t)
 	double p32 = tu->higher ? tu->idealt->time : 1 / tu->idealt->time;
 	return (p - p64) / (p32 - p64) * 100;
 }
+
+/* the one kernel t changes (one knob, applied), NULL if not that */
+static const struct knob *
+oneknob(const struct trial *t)
+{
+	const struct knob *one = NULL;
+	for (int i = 0; i < t->set.n; i++)
+		if (!t->set.k[i].refused) {
+			if (one)
+				return NULL;
+			one = &t->set.k[i];
+		}
+	return one;
+}
+
+const struct kern *
+kernel_speedup(const struct tuner *tu, const struct trial *t, double *pred, double *meas)
+{
+	const struct knob *kn = t != tu->base && t->verdict == V_OK && !instrumented(t) ? oneknob(t) : NULL;
+	const struct kern *k = kn ? kern_byname(tu, kn->kernel) : NULL;
+	*pred = *meas = 0;
+	if (!k)
+		return NULL;
+	int applied;
+	char *st = report_stats(t->report, kn->pass, kn->kernel, &applied);
+	*pred = stats_predicted(st, kn->pass);
+	free(st);
+	/* T = T0 (1 - w + w / x): the rest of the run as it was, the kernel x
+	 * times faster */
+	double w = fmin(k->wallshare, 1), r = 1 / speedup(tu, t), d = r - 1 + w;
+	double x = d > 0 ? w / d : INFINITY;
+	/* r off by the noise e moves x by about x e / w of itself */
+	if (w > 0 && x * threshold(tu) / w <= MEASURED_ERR)
+		*meas = x;
+	return k;
+}

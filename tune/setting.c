@@ -84,18 +84,89 @@ kern_byname(const struct tuner *tu, const char *mangled)
 	return NULL;
 }
 
+/* a trip count as few digits say it: 64, 1.5, 1.33, 1000 (no exponent,
+ * which the text form would read as a list's "+") */
+static void
+tripnum(struct buf *b, double x)
+{
+	if (x >= 100 || x == (long)x) {
+		buf_printf(b, "%.0f", x);
+		return;
+	}
+	char s[32];
+	snprintf(s, sizeof s, "%.2f", x);
+	size_t n = strlen(s);
+	while (s[n - 1] == '0')
+		n--;
+	buf_put(b, s, s[n - 1] == '.' ? n - 1 : n);
+}
+
+char *
+kern_trips(const struct kern *k, const char *sep)
+{
+	struct buf b = BUF_INIT;
+	if (!k->trips)
+		return xstrdup("-");
+	for (int i = 0; i < k->ntrips; i++) {
+		buf_puts(&b, i ? sep : "");
+		tripnum(&b, k->trips[i]);
+	}
+	return buf_take(&b);
+}
+
+/* the warps are a flag's (PLAUNCH); the trips and the hash go beside them
+ * under the names the pass that takes them gives them (fiset's), the kinds
+ * checked: the policy layer has no flag for them */
+int
+fact_param(int pass, int i)
+{
+	const struct schema *sc = &passes[pass]->schema;
+	const struct param *q = &sc->param[i];
+	int launch = 0;
+	for (int j = 0; j < sc->nparam; j++)
+		launch |= sc->param[j].flags & PLAUNCH;
+	if (q->flags & PLAUNCH)
+		return F_WARPS;
+	if (launch && q->kind == PNUMS && !strcmp(q->name, "trips"))
+		return F_TRIPS;
+	if (launch && q->kind == PSTR && !(q->flags & PTOOL) && !strcmp(q->name, "ptx"))
+		return F_PTX;
+	return 0;
+}
+
+char *
+kern_facts(const struct kern *k, int pass, int style)
+{
+	const struct schema *sc = &passes[pass]->schema;
+	const char *is = style == W_YAML ? ": " : "=", *sep = style == W_YAML ? ", " : ",";
+	const char *hash = NULL;
+	struct buf b = BUF_INIT;
+	for (int i = 0; i < sc->nparam; i++) {
+		const struct param *q = &sc->param[i];
+		int f = fact_param(pass, i);
+		if (f == F_WARPS && k->warps)
+			buf_printf(&b, "%s%s%s%d", b.n ? sep : "", q->name, is, k->warps);
+		else if (f == F_PTX)
+			hash = k->ptx ? q->name : NULL;
+		else if (f == F_TRIPS && k->trips && k->ntrips > 0) {
+			/* a kernel without loops has no trips to give: a list is never empty */
+			char *t = kern_trips(k, sep);
+			buf_printf(&b, "%s%s%s[%s]", b.n ? sep : "", q->name, is, t);
+			free(t);
+		}
+	}
+	if (b.n && hash)
+		buf_printf(&b, "%s%s%s%s", sep, hash, is, k->ptx);
+	return buf_take(&b);
+}
+
 void
 setting_launch(const struct tuner *tu, struct setting *s, int pass, const char *kernel,
                const char *params)
 {
-	const struct schema *sc = &passes[pass]->schema;
 	const struct kern *k = kern_byname(tu, kernel);
-	for (int i = 0; i < sc->nparam && k && k->warps; i++)
-		if (sc->param[i].flags & PLAUNCH) {
-			char *p = fmt("%s%s%s=%d", params, *params ? "," : "", sc->param[i].name, k->warps);
-			setting_add(s, pass, kernel, p);
-			free(p);
-			return;
-		}
-	setting_add(s, pass, kernel, params);
+	char *f = k ? kern_facts(k, pass, W_TEXT) : xstrdup("");
+	char *p = fmt("%s%s%s", params, *params && *f ? "," : "", f);
+	setting_add(s, pass, kernel, p);
+	free(p), free(f);
 }

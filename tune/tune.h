@@ -28,7 +28,8 @@
  * rooms below it, and its header includes the header of the room below
  * (tests/driver/t-layers.sh, t-tune-contract.sh):
  *   main.c     the options and the session, start to end
- *   output/    table.c profile.c svg.c: the table, the profile, the plots
+ *   output/    facts.c table.c profile.c svg.c: --measure's facts, the table,
+ *              the profile, the plots
  *   search/    confirm.c auto.c search.c units.c kernels.c curve.c: the
  *              searches, what they try and keep, and the winner's confirmation
  *   pool/      ask.c side.c pool.c: the trials asked for and guessed, their
@@ -123,6 +124,15 @@ struct kern {
 	double wallshare;       /* ns / the run's wall time, shown beside it */
 	int hot;
 	int warps;              /* warps an SM holds at once in its launches, 0: unknown */
+	double *trips;          /* each loop's mean trip count per entry into it, the loops
+	                         * in the order their headers come in the kernel's PTX
+	                         * (mpcc-trips lines); NULL: not known */
+	int ntrips;
+	char *ptx;              /* the hash of its PTX as nvcc wrote it, the one the facts
+	                         * were measured on (NULL: not known) */
+	char *nocount;          /* why the timing build did not count its loops (NULL: it
+	                         * did, or did not say) */
+	char *src;              /* its source file, as the build named it (NULL: not known) */
 };
 
 /* one search over one knob, for the table, the SVG and the summary */
@@ -163,6 +173,7 @@ struct tuner {
 	int transform;          /* a passes[] index, or -1: auto */
 	int otype, metric, higher, runs, jobs, bjobs, search, step, lmax, mode, dryrun, keep, shadow;
 	int confirm, nonfinite, maxtrials, stopafter;
+	int measure;            /* --measure: the facts of one run into the profile, no search */
 	double qos, perf, minshare, mingain, slow;   /* minshare, mingain, perf: % */
 	double budget;          /* --budget, seconds (0: none) */
 	regex_t re;
@@ -225,6 +236,19 @@ struct trial *fastest(const struct tuner *tu, struct trial **t, int n);
 int winners(const struct tuner *tu, struct trial ***out);
 /* the percentage of the ideal speed-up (003, Eq. 3) that t reaches */
 double ofideal(const struct tuner *tu, const struct trial *t);
+/* a kernel's measured speed-up is said only where the noise moves it by at
+ * most this fraction of itself: half the 20% within which the model counts
+ * as right */
+#define MEASURED_ERR 0.1
+/* the kernel that t alone changes (one knob applied, on one kernel; else
+ * NULL), with the speed-up its pass predicts for it (*pred, the worst
+ * target; 0: none) and the one measured (*meas): x in T = T0 (1 - w + w/x),
+ * T and T0 the times of t and of the baseline, w the kernel's share of the
+ * run (the timing build's wallshare); 0 where the noise would move x by
+ * over MEASURED_ERR of itself (x threshold() / w), inf where t gained more
+ * than the kernel's whole time */
+const struct kern *kernel_speedup(const struct tuner *tu, const struct trial *t, double *pred,
+                                  double *meas);
 
 
 /* setting.c */
@@ -235,8 +259,19 @@ char *setting_env(const struct setting *s);       /* "off;sfu:lambda=32,kernels=
 char *setting_words(const struct setting *s, const struct kern *k, int nk);
 /* the kernel of that mangled name, NULL if the timing build named none */
 struct kern *kern_byname(const struct tuner *tu, const char *mangled);
-/* setting_add(), with the kernel's warps an SM holds (its timing build)
- * added to params where the pass has a PLAUNCH parameter */
+enum { F_WARPS = 1, F_TRIPS, F_PTX };   /* fact_param() */
+/* the fact the timing build measures that parameter i of pass takes: a
+ * PLAUNCH parameter the warps, in a pass that has one a PNUMS "trips" each
+ * loop's trips and a PSTR "ptx" the PTX's hash; 0: none */
+int fact_param(int pass, int i);
+/* the facts the timing build measured of k, as the parameters of pass that
+ * take them (the hash only beside another fact): "warps=16,trips=[64,1.5],
+ * ptx=1a2b3c4d" (W_TEXT) or "warps: 16, trips: [64, 1.5], ptx: 1a2b3c4d"
+ * (W_YAML); "" if none */
+char *kern_facts(const struct kern *k, int pass, int style);
+/* the trip counts of k joined by sep ("64,1.5,0"), "-" when not known */
+char *kern_trips(const struct kern *k, const char *sep);
+/* setting_add(), with the kernel's facts (kern_facts()) added to params */
 void setting_launch(const struct tuner *tu, struct setting *s, int pass, const char *kernel,
                     const char *params);
 

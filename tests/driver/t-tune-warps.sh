@@ -26,7 +26,7 @@ tune w16 "67584 256 132"
 d=$T/w16
 if [ "$(cat "$d/rc")" != 0 ]; then
 	fail "mpcc-tune failed: $(tail -5 "$d/err")"
-elif ! grep -q '^ *100.0%  *[0-9.]*%  *[0-9.]*  *[0-9]*  *16  multi(' "$d/err"; then
+elif ! grep -q '^ *100.0%  *[0-9.]*%  *[0-9.]*  *[0-9]*  *16  *[^ ]*  multi(' "$d/err"; then
 	fail "no 16 warps/SM in the kernel table: $(grep -A3 'kernels (timing' "$d/err")"
 elif grep 'multi fiset' "$d/out" | grep -v -q 'warps=16'; then
 	fail "a fiset trial without warps=16: $(grep 'multi fiset' "$d/out" | grep -v 'warps=16')"
@@ -38,7 +38,7 @@ fi
 
 # shape DIR W: the kernel table shows W warps/SM for multi, the rule warps: W
 shape() {
-	if ! grep -q "^ *100.0%  *[0-9.]*%  *[0-9.]*  *[0-9]*  *$2  multi(" "$T/$1/err" ||
+	if ! grep -q "^ *100.0%  *[0-9.]*%  *[0-9.]*  *[0-9]*  *$2  *[^ ]*  multi(" "$T/$1/err" ||
 	   ! grep -q "warps: $2" "$T/$1/.mpcc.yaml"; then
 		fail "$(grep -A3 'kernels (timing' "$T/$1/err"; grep -A3 'kernels:' "$T/$1/.mpcc.yaml")"
 	else
@@ -58,7 +58,7 @@ testing "timing lines without a launch shape: no warps is made up (the rule keep
 tune none ""
 if [ "$(cat "$T/none/rc")" != 0 ] || grep -q 'warps=' "$T/none/out" ||
    ! grep -q 'fiset: {sets: all.*warps: 0}' "$T/none/.mpcc.yaml" ||
-   ! grep -q '^ *100.0%  *[0-9.]*%  *[0-9.]*  *[0-9]*  *-  multi(' "$T/none/err"; then
+   ! grep -q '^ *100.0%  *[0-9.]*%  *[0-9.]*  *[0-9]*  *-  *[^ ]*  multi(' "$T/none/err"; then
 	fail "$(grep -A3 'kernels (timing' "$T/none/err"; grep warps "$T/none/out" "$T/none/.mpcc.yaml")"
 else
 	passed

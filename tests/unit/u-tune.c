@@ -269,7 +269,8 @@ model_eval(struct tuner *tu, struct trial **t, int n, int asked)
 }
 
 static struct model model;
-static struct kern kern = {"k", "k", 1e6, 1, 0.5, 0.5, 1, 0};
+static struct kern kern = {.mangled = "k", .demangled = "k", .ns = 1e6, .launches = 1, .share = 0.5,
+                           .wallshare = 0.5, .hot = 1};
 
 static void
 setup(struct tuner *tu, double (*err)(double), double qos, int search)
@@ -712,6 +713,84 @@ TEST(profile_write_loads_and_keeps_the_rest)
 	setting_release(&s);
 }
 
+TEST(trip_counts_are_written_in_few_digits_and_no_exponent)
+{
+	double t[] = {64, 1.5, 4.0 / 3, 0, 1234.6, 2e6};
+	struct kern k = {.trips = t, .ntrips = 6};
+	char *s = kern_trips(&k, ",");
+	CHECK_STR(s, "64,1.5,1.33,0,1235,2000000");
+	free(s);
+	k.trips = NULL;
+	s = kern_trips(&k, ",");
+	CHECK_STR(s, "-");
+	free(s);
+}
+
+/* a policy of the user's: multi's own rule in block style beside other
+ * passes, a rule of every kernel, and flt switched off */
+static const char facts_policy[] =
+	"version: 1\n"
+	"profiles:\n"
+	"  fast:\n"
+	"    rules:\n"
+	"      - kernels: [\"*\"]   # all\n"
+	"        fiset: {sets: 2}\n"
+	"      - kernels: [multi]\n"
+	"        fiset:\n"
+	"          warps: 8\n"
+	"          sets: all\n"
+	"        sfu: {lambda: 32}\n"
+	"      - kernels: [flt]\n"
+	"        fiset: off\n"
+	"  other: {}\n";
+
+/* merge facts (the text of kern k's rule) into facts_policy's profile fast */
+static char *
+merge(struct kern *k, int nk, const char *params, int *nrule)
+{
+	char *d = test_tmp("u-tune"), *path = fmt("%s-facts-%d.yaml", d, (int)getpid()), *why;
+	struct fact f[4];
+	for (int i = 0; i < nk; i++)
+		f[i] = (struct fact){&k[i], pass_find("fiset"), (char *)params, NULL, NULL, 0};
+	CHECK(writefile(path, facts_policy, strlen(facts_policy)) == 0);
+	char *out = profile_merge(path, facts_policy, strlen(facts_policy), "fast", f, nk, nrule, &why);
+	for (int i = 0; i < nk; i++)
+		free(f[i].how);
+	unlink(path);
+	free(d), free(path);
+	return out;
+}
+
+TEST(facts_merge_into_the_kernels_own_rule_and_replace_only_their_keys)
+{
+	struct kern k = {.mangled = "_Z5multiv", .demangled = "multi()"};
+	int n;
+	char *out = merge(&k, 1, "warps: 16", &n);
+	const char *want = "      - kernels: [multi]\n        fiset: {sets: all, warps: 16}\n"
+	                   "        sfu: {lambda: 32}\n      - kernels: [flt]\n";
+	CHECK(out && strstr(out, want) && n == 3);
+	CHECK(out && startswith(out, "version: 1\nprofiles:\n  fast:\n    rules:\n      - kernels: [\"*\"]"
+	                        "   # all\n        fiset: {sets: 2}\n"));
+	CHECK(out && endswith(out, "        fiset: off\n  other: {}\n"));
+	free(out);
+}
+
+TEST(facts_of_a_kernel_another_rule_gives_the_pass_go_in_a_rule_of_its_own_last)
+{
+	struct kern k[2] = {{.mangled = "_Z3dotv", .demangled = "dot()", .share = 0.25, .launches = 3},
+	                    {.mangled = "_Z3fltv", .demangled = "flt()"}};
+	int n;
+	char *out = merge(k, 2, "warps: 16", &n);
+	const char *want = "        fiset: off\n"
+	                   "      # dot()\n"
+	                   "      - kernels: [\"_Z3dotv\"]\n"
+	                   "        fiset: {sets: 2, warps: 16}\n"
+	                   "  other: {}\n";
+	/* flt's rule switches fiset off: no facts to give it */
+	CHECK(out && endswith(out, want) && n == 4);
+	free(out);
+}
+
 int
 main(void)
 {
@@ -750,6 +829,9 @@ main(void)
 	RUN(profile_added_after_the_last_one);
 	RUN(profile_in_a_file_without_profiles_or_empty);
 	RUN(profile_write_loads_and_keeps_the_rest);
+	RUN(trip_counts_are_written_in_few_digits_and_no_exponent);
+	RUN(facts_merge_into_the_kernels_own_rule_and_replace_only_their_keys);
+	RUN(facts_of_a_kernel_another_rule_gives_the_pass_go_in_a_rule_of_its_own_last);
 	char *d = test_tmp("u-tune"), *rm = fmt("rm -rf '%s-%d-'*", d, (int)getpid());
 	if (system(rm) != 0)
 		fprintf(stderr, "cannot remove %s-%d-*\n", d, (int)getpid());

@@ -1,15 +1,25 @@
 /* output.h: what a session leaves (tune.h): the table on stdout, the
- * profile in .mpcc.yaml, the plots. */
+ * profile in .mpcc.yaml, the plots; and --measure's rules of facts. */
 #ifndef MPCC_TUNE_OUTPUT_H
 #define MPCC_TUNE_OUTPUT_H
 
 #include "tune/search/search.h"
+
+/* facts.c */
+/* --measure, once the baseline and the timing build (timed) have run: the
+ * run's cost, and the facts of each kernel merged into the profile as
+ * rules on the kernels the passes that take them can decide on; the exit
+ * status */
+int measure_facts(struct tuner *tu, const struct trial *timed);
 
 /* table.c */
 /* the trials, the searches, the noise and the confirmation, on stdout */
 void table_print(const struct tuner *tu, const struct trial *win, const struct confirmation *cf);
 /* the builds' times: the baseline's (every step run) and the trials' */
 void table_builds(const struct tuner *tu);
+/* how often the model's prediction of a kernel's speed-up was within 20%
+ * of the one measured, over the trials that change one kernel */
+void table_model(const struct tuner *tu);
 
 /* svg.c */
 int svg_write(const struct tuner *tu, const struct trial *win, const char *path);
@@ -17,6 +27,16 @@ int svg_write(const struct tuner *tu, const struct trial *win, const char *path)
 int ticks(double lo, double hi, int max, double *t);
 
 /* profile.c */
+/* one kernel's facts for one pass (--measure), and what became of them */
+struct fact {
+	const struct kern *k;
+	int pass;
+	char *params;           /* kern_facts(k, pass, W_YAML): "warps: 16, trips: [64, 1.5]" */
+	char *note;             /* the rule's comment after the kernel's name */
+	char *how;              /* set by profile_facts(): "a new rule", "merged into the
+	                         * rule at f:l:c", or why none */
+	int skip;               /* the profile switches the pass off for the kernel: no rule */
+};
 /* the policy file to write: --policy, the nearest .mpcc.yaml, ./.mpcc.yaml (malloc'd) */
 char *profile_path(const struct tuner *tu);
 /* rebuild from the profile (in policy) and compare with the winner's
@@ -36,5 +56,17 @@ int profile_write(const char *path, const char *name, const struct setting *s,
  * cannot be edited that way */
 char *profile_edit(const char *text, size_t len, const char *name, const struct setting *s,
                    const struct kern *k, int nk, const char *note, char **why);
+/* the policy text (of the file path) with the facts merged into the rules
+ * of profile name: where the rule that gives a kernel the pass is the
+ * kernel's own (its one kernels glob names it), only the parameters the
+ * facts are replaced in it; else a rule is added last, with the parameters
+ * of the rule that gave it the pass (if any) and the facts. A profile with
+ * no rule, or none, is written whole. Every other byte stays. malloc'd;
+ * NULL with *why; *nrule: the profile's rules after it */
+char *profile_merge(const char *path, const char *text, size_t len, const char *name,
+                    struct fact *f, int nf, int *nrule, char **why);
+/* profile_merge() on the file path (created if missing), loaded before it
+ * is written: 0, or -1 after a message; dry: print it on stdout instead */
+int profile_facts(const char *path, const char *name, struct fact *f, int nf, int dry);
 
 #endif

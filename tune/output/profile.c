@@ -121,10 +121,30 @@ isscalar(yaml_node_t *n, const char *s)
 	return n->type == YAML_SCALAR_NODE && !strcmp((char *)n->data.scalar.value, s);
 }
 
-/* the edit, once the document is loaded */
+/* the YAML of a whole profile at an indentation: a tuning session's
+ * (profile_yaml()) or --measure's (factsyaml()) */
+struct gen {
+	char *(*yaml)(const struct gen *g, const char *indent);
+	const char *name, *note;
+	const struct setting *s;    /* a session's winner */
+	const struct kern *k;
+	int nk;
+	const struct fact *f;       /* --measure's facts */
+	int nf;
+	int unsup;                  /* on_unsupported of the profile replaced, -1: none */
+};
+
 static char *
-edit(yaml_document_t *d, const char *text, size_t len, const char *name,
-     const struct setting *s, const struct kern *k, int nk, const char *note, char **why)
+tunedyaml(const struct gen *g, const char *indent)
+{
+	return profile_yaml(g->s, g->k, g->nk, g->name, indent, g->note);
+}
+
+/* the edit, once the document is loaded: the profile's lines replaced by
+ * g's, or g's added */
+static char *
+edit(yaml_document_t *d, const char *text, size_t len, const char *name, const struct gen *g,
+     char **why)
 {
 	yaml_node_t *root = yaml_document_get_root_node(d), *prof = NULL, *key = NULL;
 	if (!root || root->type != YAML_MAPPING_NODE)
@@ -133,7 +153,7 @@ edit(yaml_document_t *d, const char *text, size_t len, const char *name,
 		if (isscalar(node(d, p->key), "profiles"))
 			key = node(d, p->key), prof = node(d, p->value);
 	if (!prof) {
-		char *y = profile_yaml(s, k, nk, name, "  ", note), *add = fmt("profiles:\n%s", y);
+		char *y = g->yaml(g, "  "), *add = fmt("profiles:\n%s", y);
 		char *r = splice(text, len, len, len, add);
 		free(y), free(add);
 		return r;
@@ -141,7 +161,7 @@ edit(yaml_document_t *d, const char *text, size_t len, const char *name,
 	if (prof->type == YAML_SCALAR_NODE && !*prof->data.scalar.value &&
 	    prof->data.scalar.style == YAML_PLAIN_SCALAR_STYLE) {
 		size_t at = lineend(text, len, key->end_mark.index);
-		char *y = profile_yaml(s, k, nk, name, "  ", note);
+		char *y = g->yaml(g, "  ");
 		char *r = splice(text, len, at, at, y);
 		free(y);
 		return r;
@@ -151,7 +171,7 @@ edit(yaml_document_t *d, const char *text, size_t len, const char *name,
 	yaml_node_pair_t *first = prof->data.mapping.pairs.start;
 	size_t col = node(d, first->key)->start_mark.column;
 	char *indent = fmt("%*s", (int)col, "");
-	char *y = profile_yaml(s, k, nk, name, indent, note), *r;
+	char *y = g->yaml(g, indent), *r;
 	free(indent);
 	for (yaml_node_pair_t *p = first; p < prof->data.mapping.pairs.top; p++) {
 		yaml_node_t *pk = node(d, p->key);
@@ -170,29 +190,42 @@ edit(yaml_document_t *d, const char *text, size_t len, const char *name,
 	return r;
 }
 
+/* load text as a YAML document: 0, or -1 with *why */
+static int
+document(yaml_document_t *d, const char *text, size_t len, char **why)
+{
+	yaml_parser_t p;
+	yaml_parser_initialize(&p);
+	yaml_parser_set_input_string(&p, (const uchar *)text, len);
+	int ok = yaml_parser_load(&p, d);
+	if (!ok)
+		*why = fmt("line %lu: %s", (ulong)p.problem_mark.line + 1, p.problem ? p.problem : "?");
+	yaml_parser_delete(&p);
+	return ok ? 0 : -1;
+}
+
+/* the profile of g put into text: in the document d, or a new document */
+static char *
+put(yaml_document_t *d, const char *text, size_t len, const struct gen *g, char **why)
+{
+	if (yaml_document_get_root_node(d))
+		return edit(d, text, len, g->name, g, why);
+	char *y = g->yaml(g, "  "), *r = fmt("%.*sversion: 1\nprofiles:\n%s", (int)len, text, y);
+	free(y);
+	return r;
+}
+
 char *
 profile_edit(const char *text, size_t len, const char *name, const struct setting *s,
              const struct kern *k, int nk, const char *note, char **why)
 {
-	yaml_parser_t p;
 	yaml_document_t d;
+	struct gen g = {tunedyaml, name, note, s, k, nk, NULL, 0, -1};
 	*why = NULL;
-	yaml_parser_initialize(&p);
-	yaml_parser_set_input_string(&p, (const uchar *)text, len);
-	if (!yaml_parser_load(&p, &d)) {
-		*why = fmt("line %lu: %s", (ulong)p.problem_mark.line + 1, p.problem ? p.problem : "?");
-		yaml_parser_delete(&p);
+	if (document(&d, text, len, why) < 0)
 		return NULL;
-	}
-	char *r;
-	if (!yaml_document_get_root_node(&d)) {
-		char *y = profile_yaml(s, k, nk, name, "  ", note);
-		r = fmt("%.*sversion: 1\nprofiles:\n%s", (int)len, text, y);
-		free(y);
-	} else
-		r = edit(&d, text, len, name, s, k, nk, note, why);
+	char *r = put(&d, text, len, &g, why);
 	yaml_document_delete(&d);
-	yaml_parser_delete(&p);
 	return r;
 }
 
@@ -352,4 +385,293 @@ profile_check(struct tuner *tu, const struct trial *win, const char *policy)
 	free(text), free(a), free(b), free(dir), free(rep), free(log);
 	free(e_rep), free(e_prof), free(e_pol), free(e_dir);
 	return ok ? 0 : -1;
+}
+
+/* ---- --measure's facts, merged into the rules a profile has ---- */
+
+static const char *const unsupword[] = {"warn", "error", "silent"};
+
+/* a new rule of fact f with the pass's parameters params ("{...}") */
+static void
+factrule(struct buf *b, const char *indent, const struct fact *f, const char *params)
+{
+	buf_printf(b, "%s# %s%s\n", indent, f->k->demangled, f->note ? f->note : "");
+	buf_printf(b, "%s- kernels: [\"%s\"]\n", indent, f->k->mangled);
+	buf_printf(b, "%s  %s: %s\n", indent, pass_name(f->pass), params);
+}
+
+/* a whole profile of the facts, for a profile that has no rule */
+static char *
+factsyaml(const struct gen *g, const char *indent)
+{
+	struct buf b = BUF_INIT;
+	size_t u = strlen(indent) ? strlen(indent) : 2;
+	char *i1 = fmt("%s%*s", indent, (int)u, ""), *i2 = fmt("%s%*s", i1, (int)u, "");
+	buf_printf(&b, "%s%s:\n%s# written by mpcc-tune --measure: what one run of the program "
+	           "measured of each kernel\n", indent, g->name, i1);
+	if (g->unsup >= 0)
+		buf_printf(&b, "%son_unsupported: %s\n", i1, unsupword[g->unsup]);
+	buf_printf(&b, "%srules:\n", i1);
+	for (int i = 0; i < g->nf; i++)
+		if (!g->f[i].skip) {
+			char *p = fmt("{%s}", g->f[i].params);
+			factrule(&b, i2, &g->f[i], p);
+			free(p);
+		}
+	free(i1), free(i2);
+	return buf_take(&b);
+}
+
+/* the value of key in mapping m (*k its key), NULL if none */
+static yaml_node_t *
+lookup(yaml_document_t *d, yaml_node_t *m, const char *key, yaml_node_t **k)
+{
+	if (!m || m->type != YAML_MAPPING_NODE)
+		return NULL;
+	for (yaml_node_pair_t *p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top; p++)
+		if (isscalar(node(d, p->key), key))
+			return *k = node(d, p->key), node(d, p->value);
+	return NULL;
+}
+
+/* node n in flow style, its scalars as written */
+static void
+flowtext(struct buf *b, yaml_document_t *d, yaml_node_t *n, const char *text)
+{
+	if (n->type == YAML_SCALAR_NODE) {
+		buf_put(b, text + n->start_mark.index, n->end_mark.index - n->start_mark.index);
+	} else if (n->type == YAML_SEQUENCE_NODE) {
+		buf_puts(b, "[");
+		for (yaml_node_item_t *i = n->data.sequence.items.start; i < n->data.sequence.items.top; i++) {
+			buf_puts(b, i > n->data.sequence.items.start ? ", " : "");
+			flowtext(b, d, node(d, *i), text);
+		}
+		buf_puts(b, "]");
+	} else {
+		buf_puts(b, "{");
+		for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+			buf_puts(b, p > n->data.mapping.pairs.start ? ", " : "");
+			flowtext(b, d, node(d, p->key), text);
+			buf_puts(b, ": ");
+			flowtext(b, d, node(d, p->value), text);
+		}
+		buf_puts(b, "}");
+	}
+}
+
+/* is key one of the parameters of pass that the facts set? */
+static int
+isfact(int pass, const char *key)
+{
+	int i = param_find(&passes[pass]->schema, key, strlen(key));
+	return i >= 0 && fact_param(pass, i);
+}
+
+/* "{...}": the parameters of block v (NULL: none) but the facts', then the facts */
+static char *
+merged(yaml_document_t *d, yaml_node_t *v, const char *text, const struct fact *f)
+{
+	struct buf b = BUF_INIT;
+	buf_puts(&b, "{");
+	for (yaml_node_pair_t *p = v && v->type == YAML_MAPPING_NODE ? v->data.mapping.pairs.start : NULL;
+	     p && p < v->data.mapping.pairs.top; p++) {
+		yaml_node_t *k = node(d, p->key);
+		if (k->type == YAML_SCALAR_NODE && isfact(f->pass, (char *)k->data.scalar.value))
+			continue;
+		flowtext(&b, d, k, text);
+		buf_puts(&b, ": ");
+		flowtext(&b, d, node(d, p->value), text);
+		buf_puts(&b, ", ");
+	}
+	buf_printf(&b, "%s}", f->params);
+	return buf_take(&b);
+}
+
+/* is r the kernel's own rule: its one kernels glob the kernel's name? */
+static int
+ownrule(const struct rule *r, const struct kern *k)
+{
+	if (r->nkernels != 1)
+		return 0;
+	char *s = kernel_shortname(k->demangled);
+	const char *g = r->kernels[0];
+	int own = !strcmp(g, k->mangled) || !strcmp(g, k->demangled) || !strcmp(g, s);
+	free(s);
+	return own;
+}
+
+/* the rule of pp that gives f's kernel f's pass (last wins), -1 if none;
+ * f->skip where the last says "off" */
+static int
+winner(const struct pprofile *pp, struct fact *f)
+{
+	int t = schema_find(pass_name(f->pass), strlen(pass_name(f->pass))), win = -1;
+	for (int i = 0; i < pp->nrule; i++) {
+		const struct rule *r = &pp->rule[i];
+		if (t < 0 || !rule_match(r, f->k->src ? f->k->src : "", f->k->mangled, f->k->demangled))
+			continue;
+		if (r->has & 1u << t)
+			win = i, f->skip = 0;
+		if (r->off & 1u << t)
+			win = -1, f->skip = 1;
+	}
+	return win;
+}
+
+/* one replacement of the text: [from, to) by with */
+struct splice {
+	size_t from, to;
+	char *with;
+};
+
+static int
+byfrom(const void *a, const void *b)
+{
+	const struct splice *x = a, *y = b;
+	return (x->from < y->from) - (x->from > y->from);
+}
+
+/* the splices, the last first, so that each keeps its offsets */
+static char *
+apply(const char *text, size_t len, struct splice *e, int n)
+{
+	char *r = xstrndup(text, len);
+	qsort(e, n, sizeof *e, byfrom);
+	for (int i = 0; i < n; i++) {
+		char *x = fmt("%.*s%s%s", (int)e[i].from, r, e[i].with, r + e[i].to);
+		free(r), free(e[i].with);
+		r = x;
+	}
+	return r;
+}
+
+/* the block of f's pass in rule item: its key and value replaced, from
+ * the key's end ("fiset|: {...}") to the value's (a null value: the colon) */
+static struct splice
+rewrite(yaml_document_t *d, const char *text, yaml_node_t *key, yaml_node_t *v, char *params)
+{
+	size_t from = key->end_mark.index, to = from;
+	while (text[to] && text[to] != ':')
+		to++;
+	to += text[to] == ':';
+	if (!(v->type == YAML_SCALAR_NODE && !*v->data.scalar.value))
+		to = contentend(d, v);
+	struct splice e = {from, to, fmt(": %s", params)};
+	free(params);
+	return e;
+}
+
+/* the facts merged into the block sequence rules of pp's rules */
+static char *
+mergerules(yaml_document_t *d, const char *text, size_t len, yaml_node_t *rules,
+           const struct pprofile *pp, struct fact *f, int nf, int *nrule)
+{
+	struct splice *e = xmalloc((nf + 1) * sizeof *e);
+	struct buf add = BUF_INIT;
+	char *indent = fmt("%*s", (int)rules->start_mark.column, "");
+	int n = 0;
+	*nrule = pp->nrule;
+	for (int i = 0; i < nf; i++) {
+		int w = winner(pp, &f[i]);
+		yaml_node_t *item = w >= 0 ? node(d, rules->data.sequence.items.start[w]) : NULL, *key = NULL;
+		yaml_node_t *v = lookup(d, item, pass_name(f[i].pass), &key);
+		char *m = merged(d, v, text, &f[i]);
+		if (f[i].skip) {
+			f[i].how = fmt("no rule: the profile switches %s off for it", pass_name(f[i].pass));
+			free(m);
+		} else if (w >= 0 && v && ownrule(&pp->rule[w], f[i].k)) {
+			e[n++] = rewrite(d, text, key, v, m);
+			f[i].how = fmt("merged into its rule at %s", pp->rule[w].where);
+		} else {
+			factrule(&add, indent, &f[i], m);
+			f[i].how = w < 0 ? xstrdup("a new rule") :
+			           fmt("a new rule, with the parameters of the rule at %s", pp->rule[w].where);
+			free(m);
+			++*nrule;
+		}
+	}
+	if (add.n) {
+		size_t at = lineend(text, len, contentend(d, rules));
+		/* after the last rule; on a line of their own where the file ends without a newline */
+		e[n++] = (struct splice){at, at, fmt("%s%s", at == len && text[len - 1] != '\n' ? "\n" : "",
+		                                     add.s)};
+		buf_release(&add);
+	}
+	free(indent);
+	char *r = apply(text, len, e, n);
+	free(e);
+	return r;
+}
+
+/* the profile name's node in d: its value (*key its key), NULL if none */
+static yaml_node_t *
+profnode(yaml_document_t *d, const char *name, yaml_node_t **key)
+{
+	yaml_node_t *root = yaml_document_get_root_node(d), *k;
+	return lookup(d, lookup(d, root, "profiles", &k), name, key);
+}
+
+char *
+profile_merge(const char *path, const char *text, size_t len, const char *name, struct fact *f,
+              int nf, int *nrule, char **why)
+{
+	yaml_document_t d;
+	*why = NULL;
+	if (document(&d, text, len, why) < 0)
+		return NULL;
+	struct policy *pol = len ? policy_load(path) : NULL;
+	const struct pprofile *pp = NULL;
+	for (int i = 0; pol && i < pol->nprof; i++)
+		pp = !strcmp(pol->prof[i].name, name) ? &pol->prof[i] : pp;
+	yaml_node_t *key = NULL, *prof = profnode(&d, name, &key), *rk, *rules = lookup(&d, prof, "rules", &rk);
+	char *r = NULL;
+	if (len && !pol) {
+		*why = xstrdup("it does not load (see above)");
+	} else if (!pp || !pp->nrule) {
+		struct gen g = {factsyaml, name, NULL, NULL, NULL, 0, f, nf, pp ? pp->on_unsupported : -1};
+		*nrule = 0;
+		for (int i = 0; i < nf; i++)
+			f[i].how = xstrdup("a new rule"), ++*nrule;
+		r = put(&d, text, len, &g, why);
+	} else if (!rules || rules->type != YAML_SEQUENCE_NODE ||
+	           rules->data.sequence.style != YAML_BLOCK_SEQUENCE_STYLE ||
+	           prof->data.mapping.style != YAML_BLOCK_MAPPING_STYLE ||
+	           rules->data.sequence.items.top - rules->data.sequence.items.start != pp->nrule) {
+		*why = fmt("the rules of profile '%s' are not a block sequence (flow style is not edited)", name);
+	} else {
+		r = mergerules(&d, text, len, rules, pp, f, nf, nrule);
+	}
+	yaml_document_delete(&d);
+	return r;
+}
+
+int
+profile_facts(const char *path, const char *name, struct fact *f, int nf, int dry)
+{
+	size_t len = 0;
+	char *text = readfile(path, &len), *why;
+	int nrule;
+	if (!text && errno != ENOENT) {
+		error("cannot read '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	char *out = profile_merge(path, text ? text : "", text ? len : 0, name, f, nf, &nrule, &why);
+	free(text);
+	if (!out) {
+		struct gen g = {factsyaml, name, NULL, NULL, NULL, 0, f, nf, -1};
+		char *y = factsyaml(&g, "  ");
+		error("%s: cannot merge the facts into profile '%s': %s; the rules to merge:\n%s", path,
+		      name, why, y);
+		free(y), free(why);
+		return -1;
+	}
+	int r = 0;
+	if (dry)
+		printf("%s", out);
+	else if ((r = loads(path, out, name, nrule)) < 0)
+		error("%s: the edited policy does not load (see above); nothing was written", path);
+	else if ((r = writefile(path, out, strlen(out))) < 0)
+		error("cannot write '%s': %s", path, strerror(errno));
+	free(out);
+	return r;
 }

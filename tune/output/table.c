@@ -2,8 +2,10 @@
  * noise and the confirmation; and the builds' times. */
 #include "tune/output/output.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* what the table says of a trial that ran */
 static const char *
@@ -22,10 +24,48 @@ status(const struct tuner *tu, const struct trial *t, const struct trial *win)
 	return beats(tu, tu->base, t) ? "meets, slower" : "meets, within the noise";
 }
 
+/* the model's column: "multi: 1.594x, 1.410x"; "-" where t changes more
+ * than one kernel (or none), "?" where there is no prediction or the noise
+ * hides the measurement */
+static char *
+model(const struct tuner *tu, const struct trial *t)
+{
+	double pred, meas;
+	const struct kern *k = kernel_speedup(tu, t, &pred, &meas);
+	if (!k)
+		return xstrdup("-");
+	char p[32] = "?", m[32] = "?";
+	if (pred)
+		snprintf(p, sizeof p, "%.3fx", pred);
+	if (meas)
+		snprintf(m, sizeof m, "%.3fx", meas);
+	return fmt("%.*s: %s, %s", (int)strcspn(k->demangled, "("), k->demangled, p, m);
+}
+
+void
+table_model(const struct tuner *tu)
+{
+	int n = 0, m = 0;
+	for (int i = 0; i < tu->nt; i++) {
+		double pred, meas;
+		if (tu->t[i]->verdict >= 0 && kernel_speedup(tu, tu->t[i], &pred, &meas) && pred && meas) {
+			m++;
+			n += fabs(pred / meas - 1) <= 0.2;
+		}
+	}
+	fprintf(stderr, "mpcc-tune: model within 20%% of the measured kernel speed-up on %d of %d %s",
+	        n, m, plural(m, "trial", "trials"));
+	if (!m)
+		fprintf(stderr, " (a trial counts where it changes one kernel, its pass predicts, and the "
+		        "kernel takes enough of the run to measure beyond the noise)");
+	fputc('\n', stderr);
+}
+
 void
 table_print(const struct tuner *tu, const struct trial *win, const struct confirmation *cf)
 {
-	printf("\n| trial | setting | time | speedup | %s | verdict |\n|---|---|---:|---:|---:|---|\n",
+	printf("\n| trial | setting | time | speedup | %s | verdict | kernel: predicted, measured |\n"
+	       "|---|---|---:|---:|---:|---|---|\n",
 	       tu->metric == M_DIGITS ? "digits" : (const char *[]){"mean rel err", "max rel err",
 	                                                            "rel Frobenius"}[tu->metric]);
 	for (int i = 0; i < tu->nt; i++) {
@@ -33,10 +73,13 @@ table_print(const struct tuner *tu, const struct trial *win, const struct confir
 		if (t->verdict < 0)
 			continue;
 		printf("| t%d | %s | ", t->id, t->what);
-		if (t->verdict == V_OK)
-			printf("%.4g | %.3fx | %.3g | %s |\n", t->time, speedup(tu, t), t->err, status(tu, t, win));
-		else
-			printf("- | - | - | %s: %s |\n", verdictname[t->verdict], t->why ? t->why : "");
+		if (t->verdict == V_OK) {
+			char *m = model(tu, t);
+			printf("%.4g | %.3fx | %.3g | %s | %s |\n", t->time, speedup(tu, t), t->err,
+			       status(tu, t, win), m);
+			free(m);
+		} else
+			printf("- | - | - | %s: %s | - |\n", verdictname[t->verdict], t->why ? t->why : "");
 	}
 	printf("\n| kernel | transform | search | trials | best | stopped |\n|---|---|---|---:|---|---|\n");
 	for (int i = 0; i < tu->nc; i++) {

@@ -9,10 +9,15 @@
  * warp's end by %globaltimer, and the launch's threads, a block's and the
  * SMs say how many warps an SM holds at once (the largest launch counts:
  * fiset's model takes it where its pass has a PLAUNCH parameter); its
- * shadow setting gives "mpcc-shadow KERNEL INS LAUNCHES TOTAL". The last
- * line of a kernel holds its totals; the shadow build's stats list the ops
- * shadowed and how many the kernel has (roles ROPS, RNOPS): fewer listed,
- * a sample. The timing build's report lists every kernel the program has,
+ * shadow setting gives "mpcc-shadow KERNEL INS LAUNCHES TOTAL". The timing
+ * run also counts each loop's trips: "mpcc-trips KERNEL LAUNCHES LOOP HEADS
+ * ENTRIES", the loops numbered from 1 in the order their headers come in
+ * the kernel's PTX, and the timing build's stats say how many loops there
+ * are, whether they were counted, and the hash of the PTX (the facts go
+ * into the settings beside warps: setting_launch()). The last line of a
+ * kernel (or of a loop) holds its totals; the shadow build's stats list
+ * the ops shadowed and how many the kernel has (roles ROPS, RNOPS): fewer
+ * listed, a sample. The timing build's report lists every kernel the program has,
  * with its names.
  *
  * Kernels are ranked and chosen by their share of the time of every kernel,
@@ -21,6 +26,7 @@
 #include "tune/search/search.h"
 
 #include <fnmatch.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,7 +53,8 @@ fromreport(struct tuner *tu, const char *rep)
 		char *m = jget(l, "mangled"), *d = jget(l, "demangled");
 		if (m && !kern_byname(tu, m)) {
 			tu->k = xrealloc(tu->k, (tu->nk + 1) * sizeof *tu->k);
-			tu->k[tu->nk++] = (struct kern){xstrdup(m), xstrdup(d ? d : m), 0, 0, 0, 0, 0, 0};
+			tu->k[tu->nk++] = (struct kern){.mangled = xstrdup(m), .demangled = xstrdup(d ? d : m),
+			                                .src = jget(l, "src")};
 		}
 		free(m), free(d);
 	}
@@ -123,6 +130,93 @@ kerneltimes(struct tuner *tu, const char *out, double wall)
 	return total;
 }
 
+/* loops a kernel may have, as the trips lines number them: more is a
+ * garbled line */
+#define MAXLOOPS 100000
+
+/* the mpcc-trips lines of the timing run: each loop's totals (its last
+ * line), its mean trip count per entry (0: never entered) */
+static void
+looptrips(struct tuner *tu, const char *out)
+{
+	for (const char *l = out; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l)) {
+		char name[4096];
+		long launches, loop;
+		double heads, entries;
+		struct kern *k;
+		if (sscanf(l, "mpcc-trips %4095s %ld %ld %lf %lf", name, &launches, &loop, &heads,
+		           &entries) != 5 || !(k = kern_byname(tu, name)) || loop < 1 || loop > MAXLOOPS ||
+		    !(heads >= 0) || !(entries >= 0))
+			continue;
+		if (loop > k->ntrips) {
+			k->trips = xrealloc(k->trips, loop * sizeof *k->trips);
+			for (long i = k->ntrips; i < loop; i++)
+				k->trips[i] = NAN;   /* no line yet */
+			k->ntrips = loop;
+		}
+		k->trips[loop - 1] = entries > 0 ? heads / entries : 0;
+	}
+}
+
+static void
+notrips(struct kern *k, char *why)
+{
+	free(k->trips);
+	k->trips = NULL;
+	k->ntrips = 0;
+	free(k->nocount);
+	k->nocount = why;
+}
+
+/* what the timing build's report says of k's loops (stats "loops",
+ * "counted" and "why") and of its PTX ("ptx_hash"), checked against the
+ * trips lines: trip counts that are not every loop's are none */
+static void
+loopfacts(struct kern *k, const char *report)
+{
+	int applied;
+	char *st = report_stats(report, pass_probe(), k->mangled, &applied);
+	char *loops = st ? jget(st, "loops") : NULL, *counted = st ? jget(st, "counted") : NULL,
+	     *hash = st ? jget(st, "ptx_hash") : NULL;
+	long n = loops ? strtol(loops, NULL, 10) : -1;
+	if (hash && strcmp(hash, "null"))
+		k->ptx = xstrdup(hash);
+	if (counted && strcmp(counted, "true")) {
+		char *why = jget(st, "why");
+		if (!why || !strcmp(why, "null"))
+			free(why), why = xstrdup("not counted");
+		notrips(k, why);
+	} else if (k->launches > 0 && n == 0) {
+		notrips(k, NULL);
+		k->trips = xmalloc(sizeof *k->trips);   /* known: no loop */
+	} else if (n > 0 && !k->ntrips) {
+		notrips(k, NULL);   /* no line: not launched, or its stdout did not reach us */
+	} else if (n > 0 && k->ntrips != n)
+		notrips(k, fmt("%d loops in the trips lines, %ld in the kernel", k->ntrips, n));
+	for (int i = 0; i < k->ntrips; i++)
+		if (isnan(k->trips[i])) {
+			notrips(k, fmt("no trips line for loop %d", i + 1));
+			break;
+		}
+	free(st), free(loops), free(counted), free(hash);
+}
+
+/* the loops column: "64,1.5,0", "none" (no loop), "-" (not known); at
+ * most 6 of them, then the count */
+static char *
+looplist(const struct kern *k)
+{
+	if (k->trips && !k->ntrips)
+		return xstrdup("none");
+	if (k->ntrips <= 6)
+		return kern_trips(k, ",");
+	struct kern six = *k;
+	six.ntrips = 6;
+	char *t = kern_trips(&six, ","), *r = fmt("%s,... (%d)", t, k->ntrips);
+	free(t);
+	return r;
+}
+
 static void
 kernlist(const struct tuner *tu, double total, double wall)
 {
@@ -132,16 +226,19 @@ kernlist(const struct tuner *tu, double total, double wall)
 	        wall > 0 ? 100 * total * 1e-9 / wall : 0);
 	if (total <= 0)
 		fprintf(stderr, "mpcc-tune: warning: no 'mpcc-time' line in the run's stdout (does it "
-		        "reach mpcc-tune?): every kernel%s is tuned\n", tu->kernels ? " --kernels names" : "");
-	fprintf(stderr, "  %% of kernel time  %% of run        ms   launches  warps/SM  kernel\n");
+		        "reach mpcc-tune?): %s\n", tu->measure ? "nothing is measured" : tu->kernels ?
+		        "every kernel --kernels names is tuned" : "every kernel is tuned");
+	fprintf(stderr, "  %% of kernel time  %% of run        ms   launches  warps/SM  "
+	        "loops (trips)  kernel\n");
 	for (int i = 0; i < tu->nk; i++) {
 		const struct kern *k = &tu->k[i];
-		char w[16] = "-";
+		char w[16] = "-", *t = looplist(k);
 		if (k->warps)
 			snprintf(w, sizeof w, "%d", k->warps);
-		fprintf(stderr, "  %15.1f%%  %7.1f%%  %8.3f  %9ld  %8s  %s%s\n", 100 * k->share,
-		        100 * k->wallshare, k->ns * 1e-6, k->launches, w, k->demangled,
-		        k->hot ? "  (tuned)" : "");
+		fprintf(stderr, "  %15.1f%%  %7.1f%%  %8.3f  %9ld  %8s  %13s  %s%s\n", 100 * k->share,
+		        100 * k->wallshare, k->ns * 1e-6, k->launches, w, t, k->demangled,
+		        k->hot && !tu->measure ? "  (tuned)" : "");
+		free(t);
 	}
 }
 
@@ -160,7 +257,7 @@ timing_ahead(struct tuner *tu)
 	speculate(tu, timing(tu), 0);
 }
 
-void
+struct trial *
 find_kernels(struct tuner *tu)
 {
 	struct trial *t = timing(tu);
@@ -172,11 +269,15 @@ find_kernels(struct tuner *tu)
 	fromreport(tu, t->report);
 	char *out = runout(t);
 	double wall = t->ntimes ? t->walls[t->ntimes - 1] : 0, total = kerneltimes(tu, out, wall);
+	looptrips(tu, out);
+	for (int i = 0; i < tu->nk; i++)
+		loopfacts(&tu->k[i], t->report);
 	free(out);
 	qsort(tu->k, tu->nk, sizeof *tu->k, byshare);
 	for (int i = 0; i < tu->nk; i++)
 		tu->k[i].hot = tunable(tu, &tu->k[i]) && (total <= 0 || tu->k[i].share * 100 >= tu->minshare);
 	kernlist(tu, total, wall);
+	return t;
 }
 
 int

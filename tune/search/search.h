@@ -45,8 +45,9 @@ int units_first(struct tuner *tu, const struct setting *base, const struct kern 
 
 /* kernels.c */
 /* every kernel and its share of the kernel time, from a build with the
- * instrumentation pass's timers; marks the hot ones; prints the list */
-void find_kernels(struct tuner *tu);
+ * instrumentation pass's timers; marks the hot ones; prints the list. The
+ * timing build's trial */
+struct trial *find_kernels(struct tuner *tu);
 /* the timing build, a guess while the baseline builds and runs */
 void timing_ahead(struct tuner *tu);
 /* the shadow build: each f64 op's error total, by statement index, for kernel */

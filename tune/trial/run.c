@@ -90,11 +90,11 @@ trial_ran(struct tuner *tu, struct trial *t, int run, int st, double wall)
 
 /* runs of t: --runs, at least 5 of the baseline, whose spread is the
  * session's noise, and one of an instrumented build (the timing or shadow
- * build: what it prints counts, not its time) */
+ * build: what it prints counts, not its time); --measure runs each once */
 int
 trial_runs(const struct tuner *tu, const struct trial *t)
 {
-	if (instrumented(t))
+	if (instrumented(t) || tu->measure)
 		return 1;
 	return t == tu->base && tu->runs < 5 ? 5 : tu->runs;
 }

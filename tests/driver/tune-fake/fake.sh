@@ -23,6 +23,9 @@
 # FAKE_SLEEP=S: sleeps S seconds first (a run its kernels are a small part of).
 # FAKE_BANNER=1: prints a line before the figure of merit (a pattern's ^ must
 # match at a line that is not the first).
+# FAKE_TRIPS=1: a timed build's run also prints the trip counts of multi's
+# three loops (loops.cu), "mpcc-trips KERNEL LAUNCHES LOOP HEADS ENTRIES" at
+# launches 1 and 2: 64, 1.5 and 0 trips per entry.
 # Kernels flat (flat.cu) and flt (mixed.cu) are timed (20 ms) and change
 # nothing else: no setting of theirs makes the program faster.
 ptx=$1
@@ -49,6 +52,11 @@ if [ $timed = yes ]; then
 	grep -q '\.entry _Z3big' "$ptx" && echo "mpcc-time _Z3bigiPKdPd 1 20000000"
 	grep -q '\.entry _Z4flat' "$ptx" && echo "mpcc-time _Z4flatiPKdPd 1 20000000"
 	grep -q '\.entry _Z3flt' "$ptx" && echo "mpcc-time _Z3fltiPf 1 20000000"
+	if [ -n "$FAKE_TRIPS" ] && grep -q '\.entry _Z5multi' "$ptx"; then
+		for l in "1 1 64 1" "1 2 3 2" "1 3 0 0" "2 1 128 2" "2 2 6 4" "2 3 0 0"; do
+			echo "mpcc-trips _Z5multiiPKdS0_S0_Pd $l"
+		done
+	fi
 fi
 [ -n "$FAKE_BANNER" ] && echo 'fake program, one run'
 if grep -q '__mpcc_sh[0-9]*_ins\[' "$ptx"; then
