@@ -26,11 +26,15 @@ for per-kernel times from %globaltimer):
   facts   fiset: {} on every kernel, with each measured kernel's facts
   all     fiset: {sets: all} on every kernel
 
-Per-kernel speed-up: the kernel's total time (mpcc-time lines) in base+t
-over that in VARIANT+t, median over the timing rounds. The prediction is
+Per-kernel speed-up: the kernel's time a launch (mpcc-time lines) in base+t
+over that in VARIANT+t, median over the timing rounds (a launch: a program
+that times a kernel until a time is spent launches a faster one more often).
+"% kernel time" weighs each kernel by its time a launch times its launches. The prediction is
 fiset's (the report's "predicted" for ARCH) in the variant's build.
 Environment: MPCC (the driver), ARCH (sm_90), ROUNDS (7), TROUNDS (3),
-JOBS (builds at once, 8).
+JOBS (builds at once, 8), ONLY (a regex: the variants built or run),
+NOTRIPS (set: base+t is built again without the trip counters, as the
+other timing builds are; measure's build counts them).
 """
 import concurrent.futures as cf
 import json
@@ -78,7 +82,9 @@ def build(p, out, variant):
     if v == "all":
         rules.append('{kernels: ["*"], fiset: {sets: all}}')
     if timed:
-        rules.append('{kernels: ["*"], shadow: {measure: time}}')
+        # kernel times alone in the variants; the measure build counts trips
+        rules.append('{kernels: ["*"], shadow: {measure: time%s}}' %
+                     ("" if variant == "base+t" and not os.environ.get("NOTRIPS") else ", trips: false"))
     cc = "nvcc" if not rules else MPCC
     with open(os.path.join(d, ".mpcc.yaml"), "w") as f:
         f.write(policy(rules) if rules else "version: 1\nroot: true\n")
@@ -168,9 +174,14 @@ def measure(progs, out):
         print("%s: measure run rc %d, time %.4g" % (p["name"], rc, tm), flush=True)
 
 
+def only(v):
+    """the variants ONLY (a regex, default all) names"""
+    return re.fullmatch(os.environ.get("ONLY", ".*"), v)
+
+
 def buildall(progs, out):
     jobs = [(p, v + s) for p in progs for v in VARIANTS for s in ("", "+t")
-            if (v + s) != "base+t" or not os.path.isdir(os.path.join(out, p["name"], "base+t"))]
+            if only(v + s) and ((v + s) != "base+t" or os.environ.get("NOTRIPS"))]
     with cf.ThreadPoolExecutor(int(os.environ.get("JOBS", "8"))) as ex:
         for (p, _), (v, rc, s) in zip(jobs, ex.map(lambda j: build(j[0], out, j[1]), jobs)):
             print("%s: %s built rc %d in %.0f s" % (p["name"], v, rc, s), flush=True)
@@ -183,7 +194,7 @@ def runall(progs, out):
             for r in range(max(rounds, trounds)):
                 for v in VARIANTS:
                     for s in ("", "+t"):
-                        if (s and r >= trounds) or (not s and r >= rounds):
+                        if (s and r >= trounds) or (not s and r >= rounds) or not only(v + s):
                             continue
                         d = os.path.join(out, p["name"], v + s)
                         tm, text, rc = run1(p, d)
@@ -195,7 +206,10 @@ def runall(progs, out):
 
 
 def numbers(text, tre):
-    keep = [l for l in text.splitlines() if not l.startswith("mpcc-")
+    """the numbers a run printed, but its timers (lines that name a time or
+    a rate) and the instrumentation's lines"""
+    timer = re.compile(r"(?i)time|elapsed|\bms\b|\(ms\)|\bsec|\bs\)|/s\b|throughput|gflop|bandwidth")
+    keep = [l for l in text.splitlines() if not l.startswith("mpcc-") and not timer.search(l)
             and not (tre != "wall" and re.search(tre, l))]
     return [float(x) for x in re.findall(r"[-+]?\d+\.?\d*(?:[eE][-+]?\d+)?", "\n".join(keep))]
 
@@ -205,7 +219,7 @@ def table(progs, out):
     for line in open(os.path.join(out, "runs.tsv")):
         n, v, r, rc, tm = line.rstrip("\n").split("\t")
         runs.setdefault((n, v), {})[int(r)] = float(tm)
-    print("| program | variant | x vs nvcc, median [min-max] | worst rel. diff of outputs |")
+    print("| program | variant | x vs nvcc, median [min-max] | outputs: worst relF against nvcc's of the round |")
     print("|---|---|---|---|")
     for p in progs:
         n = p["name"]
@@ -218,8 +232,9 @@ def table(progs, out):
             for r in x:
                 a = numbers(open(os.path.join(out, n, "base", "run%d.out" % r)).read(), p["time"])
                 c = numbers(open(os.path.join(out, n, v, "run%d.out" % r)).read(), p["time"])
-                for u, w in zip(a, c):
-                    worst = max(worst, abs(u - w) / max(abs(u), 1e-300))
+                num = sum((u - w) ** 2 for u, w in zip(a, c))
+                den = sum(u * u for u in a)
+                worst = max(worst, (num / den) ** 0.5 if den > 0 else 0.0 if num == 0 else float("inf"))
                 if len(a) != len(c):
                     worst = float("inf")
             print("| %s | %s | %.3f [%.3f-%.3f] | %.2e |" % (n, v, statistics.median(ratios),
@@ -229,13 +244,14 @@ def table(progs, out):
     print("|---|---|---:|---:|---|---|---:|---:|---|")
     for p in progs:
         n = p["name"]
-        base = {}
+        base, launches = {}, {}
         for r in range(int(os.environ.get("TROUNDS", "3"))):
             f = os.path.join(out, n, "base+t", "run%d.out" % r)
             if os.path.exists(f):
-                for k, (_, ns, _) in timelines(open(f).read())[0].items():
-                    base.setdefault(k, []).append(ns)
-        total = sum(statistics.median(v) for v in base.values()) or 1
+                for k, (nl, ns, _) in timelines(open(f).read())[0].items():
+                    base.setdefault(k, []).append(ns / max(nl, 1))
+                    launches[k] = nl
+        total = sum(statistics.median(v) * launches[k] for k, v in base.items()) or 1
         facts = {}
         for rule in open(os.path.join(out, n, "facts.rules")):
             m = re.match(r'\{kernels: \["(\S+)"\], fiset: \{(.*)\}\}', rule)
@@ -247,14 +263,14 @@ def table(progs, out):
             for r in range(int(os.environ.get("TROUNDS", "3"))):
                 f = os.path.join(out, n, v + "+t", "run%d.out" % r)
                 if os.path.exists(f):
-                    for k, (_, ns, _) in timelines(open(f).read())[0].items():
-                        meas.setdefault(k, []).append(ns)
+                    for k, (nl, ns, _) in timelines(open(f).read())[0].items():
+                        meas.setdefault(k, []).append(ns / max(nl, 1))
             for k, (dem, st, _) in sorted(ks.items(), key=lambda kv: -statistics.median(base.get(kv[0], [0]))):
                 if not st or k not in base or k not in meas:
                     continue
                 pred = (st.get("predicted") or {}).get(ARCH, 1.0) if st.get("applied") else 1.0
                 x = statistics.median(base[k]) / statistics.median(meas[k])
-                share = 100 * statistics.median(base[k]) / total
+                share = 100 * statistics.median(base[k]) * launches[k] / total
                 fm = facts.get(k, "")
                 w = re.search(r"warps: (\d+)", fm)
                 t = re.search(r"trips: \[([^]]*)\]", fm)

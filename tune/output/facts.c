@@ -115,7 +115,8 @@ cost(const struct tuner *tu, const struct trial *timed)
 	if (timed->e.max > 0)
 		warn("the measure run's output differs from the plain run's (largest relative "
 		     "difference %.3g): the instrumentation must not change what the program computes, "
-		     "unless its output varies from run to run", timed->e.max);
+		     "unless its output varies from run to run%s", timed->e.max, tu->timepat ? "" :
+		     " (a time it prints counts too: --time PATTERN leaves the lines it matches out)");
 	return 0;
 }
 
