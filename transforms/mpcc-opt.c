@@ -15,7 +15,6 @@
 #include "ptx/ptx.h"
 #include "transforms/pass.h"
 #include <errno.h>
-#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -237,7 +236,7 @@ selected(const Module *m, const Fn *fn, const char *glob)
 	if (!(fn->flags & FENTRY) || (fn->flags & FDECL))
 		return 0;
 	char *name = symstr(m, fn->sym), *dm = demangle(name);
-	int ok = !glob || !fnmatch(glob, name, 0) || !fnmatch(glob, dm, 0);
+	int ok = !glob || kernel_named(glob, name, dm, NULL);
 	free(name);
 	free(dm);
 	return ok;

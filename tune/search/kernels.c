@@ -25,7 +25,6 @@
  * input still has the kernels its own timer measures (issue 27). */
 #include "tune/search/search.h"
 
-#include <fnmatch.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,9 +82,10 @@ tunable(const struct tuner *tu, const struct kern *k)
 {
 	if (!tu->kernels)
 		return 1;
+	/* its short name here keeps a template's return type, where a
+	 * policy's (kernel_shortname()) drops it */
 	char *s = xstrndup(k->demangled, strcspn(k->demangled, "("));
-	int ok = !fnmatch(tu->kernels, k->mangled, 0) || !fnmatch(tu->kernels, k->demangled, 0) ||
-	         !fnmatch(tu->kernels, s, 0);
+	int ok = kernel_named(tu->kernels, k->mangled, k->demangled, s);
 	free(s);
 	return ok;
 }
