@@ -80,6 +80,8 @@ struct crash {
 	const char *pass;   /* passes[t]->schema.name, or "the PTX hook" */
 	char *why;          /* "BUG at fiset-lower.c:69: fiset: immediate" */
 };
+/* the crash of c[0..n) that left kernel mangled as nvcc wrote it, or NULL */
+const struct crash *crash_of(const struct crash *c, int n, const char *mangled);
 /* the reason a crashed kernel's report and explain give */
 char *crash_reason(const struct crash *c);
 

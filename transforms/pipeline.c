@@ -106,13 +106,12 @@ progress(const struct hook *h, const char *what, const char *name)
 	}
 }
 
-/* the crash that left kernel mangled as nvcc wrote it, or NULL */
-static const struct crash *
-crashed(const struct hook *h, const char *mangled)
+const struct crash *
+crash_of(const struct crash *c, int n, const char *mangled)
 {
-	for (int i = 0; h && i < h->ncrash; i++)
-		if (!strcmp(h->crash[i].mangled, mangled))
-			return &h->crash[i];
+	for (int i = 0; i < n; i++)
+		if (!strcmp(c[i].mangled, mangled))
+			return &c[i];
 	return NULL;
 }
 
@@ -159,7 +158,7 @@ kernel(struct passctx *cx, Fn *fn, const struct hook *h, uint *applied, int quie
 	struct outcome o[MAXPASS] = {{0}};
 	int rc = 0;
 
-	const struct crash *cr = crashed(h, mangled);
+	const struct crash *cr = crash_of(h->crash, h->ncrash, mangled);
 	profile_match(h->prof, h->src, mangled, demangled, &c);
 	progress(h, "kernel", mangled);
 	*applied = cr ? 0 : chain(cx, fn, mangled, &c, o);
@@ -246,7 +245,7 @@ explain(struct passctx *cx, const struct hook *h)
 		if (!(fn->flags & FENTRY) || (fn->flags & FDECL))
 			continue;
 		char *mangled = symstr(m, fn->sym), *demangled = demangle(mangled);
-		struct explaining e = {cx, fn, mangled, crashed(h, mangled), 0};
+		struct explaining e = {cx, fn, mangled, crash_of(h->crash, h->ncrash, mangled), 0};
 		progress(h, "kernel", mangled);
 		explain_kernel(h->explain, h->prof, h->src, mangled, demangled, more, &e);
 		if (e.applied)
