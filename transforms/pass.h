@@ -366,6 +366,12 @@ const struct field *field_role(const struct field *obj, int role);
  * left as it was, and a transform a rule asked for was refused under
  * on_unsupported: error (said): the compile fails. */
 int pipeline(const char *path, const struct hook *h);
+/* MPCC_DEBUG_BREAK_KERNEL=NAME: called after the passes changed kernel fn;
+ * if NAME is its mangled or demangled name, make fn something the
+ * verifier rejects (a branch to a label never placed), to exercise what
+ * follows a pass's bad output: the driver's fallback to nvcc's code,
+ * mpcc-opt's refusal to write it */
+void breakkernel(Fn *fn);
 /* The fast-math cicc runs that h->fastptx will likely be asked for on src,
  * before cicc has named its kernels: the passes' fastmasks() of every rule
  * whose files globs match src and one of whose kernels globs may name a

@@ -51,19 +51,21 @@ outcome(const struct hook *h, const char *mangled, const char *demangled, int t,
 	return 0;
 }
 
-/* MPCC_DEBUG_BREAK_KERNEL=NAME: after the passes changed kernel NAME
- * (mangled or demangled), make it something the verifier rejects (a branch
- * to a label never placed), to exercise the fallback to nvcc's code */
-static void
-breakkernel(Fn *fn, const char *mangled, const char *demangled)
+void
+breakkernel(Fn *fn)
 {
 	const char *want = getenv("MPCC_DEBUG_BREAK_KERNEL");
-	Ins *i;
-	if (!want || (strcmp(want, mangled) && strcmp(want, demangled)))
+	if (!want)
 		return;
-	newlbl(fn, "$mpcc_broken_on_purpose");
-	if ((i = mkins(fn, "bra.uni $mpcc_broken_on_purpose;")))
-		ins_insert(fn, bodystart(fn), i);
+	char *mangled = symstr(fn->mod, fn->sym), *demangled = demangle(mangled);
+	Ins *i;
+	if (!strcmp(want, mangled) || !strcmp(want, demangled)) {
+		newlbl(fn, "$mpcc_broken_on_purpose");
+		if ((i = mkins(fn, "bra.uni $mpcc_broken_on_purpose;")))
+			ins_insert(fn, bodystart(fn), i);
+	}
+	free(mangled);
+	free(demangled);
 }
 
 /* MPCC_DEBUG_CRASH=PASS:KERNEL[:HOW]: pass PASS dies on kernel KERNEL
@@ -171,7 +173,7 @@ kernel(struct passctx *cx, Fn *fn, const struct hook *h, uint *applied, int quie
 		free(o[t].stats);
 	}
 	if (*applied && !quiet)
-		breakkernel(fn, mangled, demangled);
+		breakkernel(fn);
 	free(mangled);
 	free(demangled);
 	return rc;
@@ -249,7 +251,7 @@ explain(struct passctx *cx, const struct hook *h)
 		progress(h, "kernel", mangled);
 		explain_kernel(h->explain, h->prof, h->src, mangled, demangled, more, &e);
 		if (e.applied)
-			breakkernel(fn, mangled, demangled);
+			breakkernel(fn);
 		if (e.applied && !verifies(m, k, from))   /* each pass that applied */
 			fprintf(h->explain, "  verdict: left alone: %s\n", unverified);
 		free(mangled);
