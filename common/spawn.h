@@ -11,31 +11,13 @@
  * a Ctrl-C in between neither runs the parent's handler in the child nor
  * misses the child.
  *
- * Layers: common (the bottom: no includes from above).
+ * Every process mpcc, mpcc-opt and mpcc-tune start is started here: the
+ * driver's steps and its hook's child, the step cache's, mpcc-tune's
+ * builds and runs, half2's ptxas (tests/driver/t-structure.sh checks that
+ * no other file forks, execs, popen()s or system()s). A child that cannot
+ * set itself up (a file it cannot open) exits 127.
  *
- * What mpcc-tune's start()/status() and budget.c's live[] become (tune is
- * switched over in a commit of its own; the calls map one for one):
- *
- *   start(cmd, env, out, err, build)
- *     -> spawn_start(&(struct spawn){.line = cmd, .env = env, .out = out,
- *            .err = err, .nullin = 1, .group = 1, .nice = build ? 10 : 0})
- *   status(st) after waitpid(pid, &st, WNOHANG) == pid; forget(pid)
- *     -> spawn_poll(pid, &st) == 1      (st as sh gives it, forgotten)
- *   waitpid(pid, &st, 0); forget(pid); status(st)    -> spawn_wait(pid)
- *   waitpid(-1, &st, WNOHANG); ... forget(pid); status(st)
- *     -> pid = spawn_any(&st)           (0: none ended; forgotten)
- *   remember(pid), forget(pid), live[]  -> gone: the table is spawn's
- *   stopgroups(g, n)                    -> spawn_stop(g, n)
- *   killall()                           -> pid_t g[SPAWN_MAX];
- *                                          spawn_stop(g, spawn_groups(g, SPAWN_MAX))
- *
- * Three differences tune will see, each a fix: out == err (the build log)
- * is one file written as 2>&1 does, where two descriptors each truncating
- * it wrote over each other; .nice adds to tune's own nice value, where
- * setpriority(10) failed (exit 126) under a nice above 10; a handler the
- * child inherits is reset only where it catches the signal, so a signal
- * that nohup ignores stays ignored. A child that cannot set itself up
- * (a file it cannot open) exits 127, where tune's exited 126. */
+ * Layers: common (the bottom: no includes from above). */
 #ifndef MPCC_SPAWN_H
 #define MPCC_SPAWN_H
 

@@ -1,7 +1,9 @@
 /* util.c: allocation that never fails, messages, files, the arena, struct args */
 #include "common/util.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -210,6 +212,31 @@ writefile(const char *path, const char *buf, size_t len)
 	}
 	free(tmp);
 	return 0;
+}
+
+/* rm -rf in C: symbolic links are removed, never followed. The stack
+ * holds the paths, no malloc(): the driver calls it from its signal
+ * cleanup */
+int
+rmtree(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char path[PATH_MAX];
+	if (!d)
+		return errno == ENOENT ? 0 : unlink(dir);   /* none, or not a directory */
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+		struct stat st;
+		if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
+			rmtree(path);
+		else
+			unlink(path);
+	}
+	closedir(d);
+	return rmdir(dir);
 }
 
 /* libstdc++'s demangler (extern "C"); every executable links libstdc++ */

@@ -342,10 +342,7 @@ contained_pipeline(const char *path, const struct hook *h0, const char *dir)
 		char *kernel, *why = diagnosis(f[3], rc);
 		const char *pass;
 		where(f[1], &kernel, &pass);
-		int again = kernel != NULL;
-		for (int i = 0; i < ncr && again; i++)
-			again = strcmp(cr[i].mangled, kernel) != 0;
-		if (!again) {   /* outside a kernel's passes, or twice on one */
+		if (!kernel || crash_of(cr, ncr, kernel)) {   /* outside a kernel's passes, or twice on one */
 			warn("%s (%s): %s hit an internal error (%s, a bug in mpcc): nvcc's PTX is kept "
 			     "for this file", h.src, h.arch ? h.arch : "?", pass, why);
 			free(kernel);

@@ -168,7 +168,6 @@ int stepcache_run(const char *dir, const char *tmp, const char *templ, const cha
 
 /* run.c */
 int run_pipeline(struct cmd *c, const char *nvcc, struct profile **prof);
-void rmtree(const char *dir);
 
 /* contain.c */
 struct hook;

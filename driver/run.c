@@ -16,7 +16,6 @@
 #include "driver/mpcc.h"
 #include "transforms/pass.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
@@ -29,28 +28,6 @@ static char *tmpdir;          /* removed at exit and on SIGINT/SIGTERM/SIGHUP/SI
 static char *tmptempl;        /* its mkdtemp template */
 static char *usertmp;         /* TMPDIR as mpcc found it, or NULL */
 static const char *stepdir;   /* MPCC_STEP_CACHE, or NULL */
-
-void
-rmtree(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	char path[PATH_MAX];
-	if (!d)
-		return;
-	while ((e = readdir(d))) {
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
-		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-		struct stat st;
-		if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
-			rmtree(path);
-		else
-			unlink(path);
-	}
-	closedir(d);
-	rmdir(dir);
-}
 
 static pid_t tmpowner;        /* the process that made tmpdir, and removes it */
 

@@ -357,15 +357,19 @@ kernel_shortname(const char *d)
 	return xstrndup(d + start, n - start);
 }
 
+int
+kernel_named(const char *glob, const char *mangled, const char *demangled, const char *shrt)
+{
+	return (mangled && !fnmatch(glob, mangled, 0)) || (demangled && !fnmatch(glob, demangled, 0)) ||
+	       (shrt && !fnmatch(glob, shrt, 0));
+}
+
 static int
 kernelmatch(const struct rule *r, const char *mangled, const char *demangled, const char *shrt)
 {
-	for (int i = 0; i < r->nkernels; i++) {
-		const char *g = r->kernels[i];
-		if ((mangled && !fnmatch(g, mangled, 0)) || (demangled && !fnmatch(g, demangled, 0))
-		    || (shrt && !fnmatch(g, shrt, 0)))
+	for (int i = 0; i < r->nkernels; i++)
+		if (kernel_named(r->kernels[i], mangled, demangled, shrt))
 			return 1;
-	}
 	return 0;
 }
 

@@ -100,11 +100,16 @@ int profile_may_apply(const struct profile *p, const char *cu);
  * "void ns::f<int>(float*)"). p NULL: no rule. */
 void profile_match(const struct profile *p, const char *cu, const char *mangled,
                    const char *demangled, struct choice *c);
-/* does rule r select kernel (either name may be NULL) of file cu? */
 /* "void ns::f<int>(float*, int)" -> "ns::f<int>": no parameters, no
  * return type; a kernels glob matches it as well as the full names.
  * malloc'd */
 char *kernel_shortname(const char *demangled);
+/* Does glob (fnmatch(3), no flags) name the kernel: its mangled name, its
+ * demangled name, or shrt (a policy's glob takes kernel_shortname())? Any
+ * name may be NULL. The one test of a kernel by a name a user gave: a
+ * policy's kernels, mpcc-opt's kernels=, mpcc-tune's --kernels and knobs */
+int kernel_named(const char *glob, const char *mangled, const char *demangled, const char *shrt);
+/* does rule r select kernel (either name may be NULL) of file cu? */
 int rule_match(const struct rule *r, const char *cu, const char *mangled, const char *demangled);
 /* do r's files globs select cu (before any kernel name is known)? */
 int rule_file_match(const struct rule *r, const char *cu);

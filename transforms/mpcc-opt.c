@@ -15,7 +15,6 @@
 #include "ptx/ptx.h"
 #include "transforms/pass.h"
 #include <errno.h>
-#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -237,7 +236,7 @@ selected(const Module *m, const Fn *fn, const char *glob)
 	if (!(fn->flags & FENTRY) || (fn->flags & FDECL))
 		return 0;
 	char *name = symstr(m, fn->sym), *dm = demangle(name);
-	int ok = !glob || !fnmatch(glob, name, 0) || !fnmatch(glob, dm, 0);
+	int ok = !glob || kernel_named(glob, name, dm, NULL);
 	free(name);
 	free(dm);
 	return ok;
@@ -333,6 +332,8 @@ runpass(struct passctx *cx, const struct step *st, FILE *dump, struct ran *rn)
 		if (!selected(m, fn, st->kernels))
 			continue;
 		s.applied = apply1(cx, st, fn, rn, &s.o) == 0;
+		if (s.applied)
+			breakkernel(fn);
 		vgrow(rn->s, rn->ns, rn->caps);
 		rn->s[rn->ns++] = s;
 		if (dump && st->pass->dump)
@@ -536,7 +537,7 @@ steps(struct passctx *cx, const struct opts *o, struct step *st, int dumpk, stru
 		runstep(cx, &st[k], k == dumpk, rn);
 		if (o->vfy && verify(cx->m, stderr)) {
 			sayall(cx, rn, o->reportpath);
-			note("the output of '%s' does not verify", o->pv[k]);
+			error("the output of '%s' does not verify (a bug in mpcc): nothing written", o->pv[k]);
 			return -1;
 		}
 	}
@@ -583,7 +584,7 @@ main(int argc, char **argv)
 	passctx_release(&cx);
 	/* what is written verifies, whatever the passes did */
 	if (!o.dumpname && valid && verify(m, stderr)) {
-		error("the output of the passes does not verify: nothing written");
+		error("the output of the passes does not verify (a bug in mpcc): nothing written");
 		return 1;
 	}
 	if (!o.dumpname)

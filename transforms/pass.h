@@ -80,6 +80,8 @@ struct crash {
 	const char *pass;   /* passes[t]->schema.name, or "the PTX hook" */
 	char *why;          /* "BUG at fiset-lower.c:69: fiset: immediate" */
 };
+/* the crash of c[0..n) that left kernel mangled as nvcc wrote it, or NULL */
+const struct crash *crash_of(const struct crash *c, int n, const char *mangled);
 /* the reason a crashed kernel's report and explain give */
 char *crash_reason(const struct crash *c);
 
@@ -364,6 +366,12 @@ const struct field *field_role(const struct field *obj, int role);
  * left as it was, and a transform a rule asked for was refused under
  * on_unsupported: error (said): the compile fails. */
 int pipeline(const char *path, const struct hook *h);
+/* MPCC_DEBUG_BREAK_KERNEL=NAME: called after the passes changed kernel fn;
+ * if NAME is its mangled or demangled name, make fn something the
+ * verifier rejects (a branch to a label never placed), to exercise what
+ * follows a pass's bad output: the driver's fallback to nvcc's code,
+ * mpcc-opt's refusal to write it */
+void breakkernel(Fn *fn);
 /* The fast-math cicc runs that h->fastptx will likely be asked for on src,
  * before cicc has named its kernels: the passes' fastmasks() of every rule
  * whose files globs match src and one of whose kernels globs may name a

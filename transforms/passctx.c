@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/spawn.h"
 #include "transforms/pass.h"
 
 int
@@ -32,31 +33,36 @@ onekernel(FILE *f, const Module *m, const Fn *fn)
 	}
 }
 
+/* ptxas runs through common/spawn.h, as every process mpcc starts: in
+ * the hook's child (driver/contain.c) it gets the limits the driver had,
+ * not the child's */
 int
 ptxasregs(const Module *m, const Fn *fn, int sm)
 {
 	const char *dir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-	char *path = fmt("%s/mpcc-regs-XXXXXX.ptx", dir), line[512];
-	int fd = strchr(path, '\'') ? -1 : mkstemps(path, 4), regs = -1;
-	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-	if (!f) {
-		free(path);
-		return -1;
-	}
-	onekernel(f, m, fn);
-	fclose(f);
-	char *cmd = fmt("ptxas -arch=sm_%d -v '%s' -o /dev/null 2>&1", sm, path);
-	FILE *p = popen(cmd, "r");
-	while (p && fgets(line, sizeof line, p)) {
-		const char *u = strstr(line, "Used ");
-		if (u && strstr(line, " registers"))
-			regs = atoi(u + 5);
-	}
-	if (p && pclose(p) != 0)
-		regs = -1;
-	unlink(path);
+	char *path = fmt("%s/mpcc-regs-XXXXXX.ptx", dir), *log = fmt("%s/mpcc-regs-XXXXXX.log", dir);
+	int fd = strchr(path, '\'') ? -1 : mkstemps(path, 4), lfd = fd >= 0 ? mkstemps(log, 4) : -1;
+	int regs = -1;
+	FILE *f = lfd >= 0 ? fdopen(fd, "w") : NULL;
+	if (f) {
+		onekernel(f, m, fn);
+		fclose(f);
+		char *cmd = fmt("ptxas -arch=sm_%d -v '%s' -o /dev/null", sm, path), *save, *l;
+		char *text = spawn_run(&(struct spawn){.line = cmd, .out = log, .err = log}) == 0 ?
+		             readfile(log, NULL) : NULL;
+		for (l = text ? strtok_r(text, "\n", &save) : NULL; l; l = strtok_r(NULL, "\n", &save))
+			if (strstr(l, "Used ") && strstr(l, " registers"))
+				regs = atoi(strstr(l, "Used ") + 5);
+		free(text);
+		free(cmd);
+	} else if (fd >= 0)
+		close(fd);
+	if (lfd >= 0)
+		close(lfd), unlink(log);
+	if (fd >= 0)
+		unlink(path);
 	free(path);
-	free(cmd);
+	free(log);
 	return regs;
 }
 

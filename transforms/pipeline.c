@@ -51,19 +51,21 @@ outcome(const struct hook *h, const char *mangled, const char *demangled, int t,
 	return 0;
 }
 
-/* MPCC_DEBUG_BREAK_KERNEL=NAME: after the passes changed kernel NAME
- * (mangled or demangled), make it something the verifier rejects (a branch
- * to a label never placed), to exercise the fallback to nvcc's code */
-static void
-breakkernel(Fn *fn, const char *mangled, const char *demangled)
+void
+breakkernel(Fn *fn)
 {
 	const char *want = getenv("MPCC_DEBUG_BREAK_KERNEL");
-	Ins *i;
-	if (!want || (strcmp(want, mangled) && strcmp(want, demangled)))
+	if (!want)
 		return;
-	newlbl(fn, "$mpcc_broken_on_purpose");
-	if ((i = mkins(fn, "bra.uni $mpcc_broken_on_purpose;")))
-		ins_insert(fn, bodystart(fn), i);
+	char *mangled = symstr(fn->mod, fn->sym), *demangled = demangle(mangled);
+	Ins *i;
+	if (!strcmp(want, mangled) || !strcmp(want, demangled)) {
+		newlbl(fn, "$mpcc_broken_on_purpose");
+		if ((i = mkins(fn, "bra.uni $mpcc_broken_on_purpose;")))
+			ins_insert(fn, bodystart(fn), i);
+	}
+	free(mangled);
+	free(demangled);
 }
 
 /* MPCC_DEBUG_CRASH=PASS:KERNEL[:HOW]: pass PASS dies on kernel KERNEL
@@ -106,13 +108,12 @@ progress(const struct hook *h, const char *what, const char *name)
 	}
 }
 
-/* the crash that left kernel mangled as nvcc wrote it, or NULL */
-static const struct crash *
-crashed(const struct hook *h, const char *mangled)
+const struct crash *
+crash_of(const struct crash *c, int n, const char *mangled)
 {
-	for (int i = 0; h && i < h->ncrash; i++)
-		if (!strcmp(h->crash[i].mangled, mangled))
-			return &h->crash[i];
+	for (int i = 0; i < n; i++)
+		if (!strcmp(c[i].mangled, mangled))
+			return &c[i];
 	return NULL;
 }
 
@@ -159,7 +160,7 @@ kernel(struct passctx *cx, Fn *fn, const struct hook *h, uint *applied, int quie
 	struct outcome o[MAXPASS] = {{0}};
 	int rc = 0;
 
-	const struct crash *cr = crashed(h, mangled);
+	const struct crash *cr = crash_of(h->crash, h->ncrash, mangled);
 	profile_match(h->prof, h->src, mangled, demangled, &c);
 	progress(h, "kernel", mangled);
 	*applied = cr ? 0 : chain(cx, fn, mangled, &c, o);
@@ -172,7 +173,7 @@ kernel(struct passctx *cx, Fn *fn, const struct hook *h, uint *applied, int quie
 		free(o[t].stats);
 	}
 	if (*applied && !quiet)
-		breakkernel(fn, mangled, demangled);
+		breakkernel(fn);
 	free(mangled);
 	free(demangled);
 	return rc;
@@ -246,11 +247,11 @@ explain(struct passctx *cx, const struct hook *h)
 		if (!(fn->flags & FENTRY) || (fn->flags & FDECL))
 			continue;
 		char *mangled = symstr(m, fn->sym), *demangled = demangle(mangled);
-		struct explaining e = {cx, fn, mangled, crashed(h, mangled), 0};
+		struct explaining e = {cx, fn, mangled, crash_of(h->crash, h->ncrash, mangled), 0};
 		progress(h, "kernel", mangled);
 		explain_kernel(h->explain, h->prof, h->src, mangled, demangled, more, &e);
 		if (e.applied)
-			breakkernel(fn, mangled, demangled);
+			breakkernel(fn);
 		if (e.applied && !verifies(m, k, from))   /* each pass that applied */
 			fprintf(h->explain, "  verdict: left alone: %s\n", unverified);
 		free(mangled);

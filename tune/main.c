@@ -8,6 +8,7 @@
  * from that profile to check it builds the winning binary. man mpcc-tune. */
 #include "tune/output/output.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
@@ -444,12 +445,10 @@ static int
 cleanup(const struct tuner *tu, int rc)
 {
 	if (!tu->keep && !rc) {
-		char *rm = fmt("rm -rf '%s'", tu->workdir);
-		if (system(rm))
-			warn("cannot remove '%s'", tu->workdir);
+		if (rmtree(tu->workdir) < 0)
+			warn("cannot remove '%s': %s", tu->workdir, strerror(errno));
 		else
 			kept = NULL;
-		free(rm);
 	}
 	return rc;
 }

@@ -141,7 +141,7 @@ const struct kern *
 kernel_speedup(const struct tuner *tu, const struct trial *t, double *pred, double *meas)
 {
 	const struct knob *kn = t != tu->base && t->verdict == V_OK && !instrumented(t) ? oneknob(t) : NULL;
-	const struct kern *k = kn ? kern_byname(tu, kn->kernel) : NULL;
+	const struct kern *k = kn ? kern_byname(tu->k, tu->nk, kn->kernel) : NULL;
 	*pred = *meas = 0;
 	if (!k)
 		return NULL;

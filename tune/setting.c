@@ -51,15 +51,6 @@ setting_env(const struct setting *s)
 	return buf_take(&b);
 }
 
-static const char *
-shortname(const char *mangled, const struct kern *k, int nk)
-{
-	for (int i = 0; i < nk; i++)
-		if (!strcmp(k[i].mangled, mangled))
-			return k[i].demangled;
-	return mangled;
-}
-
 char *
 setting_words(const struct setting *s, const struct kern *k, int nk)
 {
@@ -67,7 +58,8 @@ setting_words(const struct setting *s, const struct kern *k, int nk)
 	if (!s->n)
 		buf_puts(&b, "baseline (no transform)");
 	for (int i = 0; i < s->n; i++) {
-		const char *name = shortname(s->k[i].kernel, k, nk);
+		const struct kern *kn = kern_byname(k, nk, s->k[i].kernel);
+		const char *name = kn ? kn->demangled : s->k[i].kernel;
 		size_t n = strcspn(name, "(");
 		buf_printf(&b, "%s%.*s %s %s", i ? "; " : "", (int)n, name,
 		           passes[s->k[i].pass]->schema.name, s->k[i].params);
@@ -76,11 +68,11 @@ setting_words(const struct setting *s, const struct kern *k, int nk)
 }
 
 struct kern *
-kern_byname(const struct tuner *tu, const char *mangled)
+kern_byname(const struct kern *k, int nk, const char *mangled)
 {
-	for (int i = 0; i < tu->nk; i++)
-		if (!strcmp(tu->k[i].mangled, mangled))
-			return &tu->k[i];
+	for (int i = 0; i < nk; i++)
+		if (!strcmp(k[i].mangled, mangled))
+			return (struct kern *)&k[i];   /* as strchr() does */
 	return NULL;
 }
 
@@ -164,7 +156,7 @@ void
 setting_launch(const struct tuner *tu, struct setting *s, int pass, const char *kernel,
                const char *params)
 {
-	const struct kern *k = kern_byname(tu, kernel);
+	const struct kern *k = kern_byname(tu->k, tu->nk, kernel);
 	char *f = k ? kern_facts(k, pass, W_TEXT) : xstrdup("");
 	char *p = fmt("%s%s%s", params, *params && *f ? "," : "", f);
 	setting_add(s, pass, kernel, p);

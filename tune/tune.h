@@ -257,8 +257,9 @@ struct setting setting_copy(const struct setting *s);   /* without the refused k
 void setting_release(struct setting *s);
 char *setting_env(const struct setting *s);       /* "off;sfu:lambda=32,kernels=k" */
 char *setting_words(const struct setting *s, const struct kern *k, int nk);
-/* the kernel of that mangled name, NULL if the timing build named none */
-struct kern *kern_byname(const struct tuner *tu, const char *mangled);
+/* the kernel of k[0..nk) of that mangled name, NULL if none: the one
+ * lookup of a kernel by name in tune/ (the timing build's list, or a copy) */
+struct kern *kern_byname(const struct kern *k, int nk, const char *mangled);
 enum { F_WARPS = 1, F_TRIPS, F_PTX };   /* fact_param() */
 /* the fact the timing build measures that parameter i of pass takes: a
  * PLAUNCH parameter the warps, in a pass that has one a PNUMS "trips" each

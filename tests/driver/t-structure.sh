@@ -75,6 +75,21 @@ for dir in $DIRS; do
 done
 check circles "$T/cycle"
 
+printf 'testing only common/spawn.c starts processes ... '
+# one place starts, waits for and signals children (common/spawn.h): the
+# objects of every other file of the code folders call none of these
+: >"$T/spawn"
+for dir in $DIRS; do
+	for o in $(find "$MPCC_BUILD/$dir" "$MPCC_BUILD/CMakeFiles" -name '*.c.o' 2>/dev/null); do
+		f=$(echo "$o" | sed 's|.*\.dir/||; s|\.o$||')
+		case $f in "$dir"/*) ;; *) f=$dir/$f ;; esac
+		[ -f "$f" ] && [ "$f" != common/spawn.c ] || continue
+		nm -u "$o" | awk -v f="$f" '$2 ~ /^(fork|vfork|clone|system|popen|posix_spawnp?|exec(l|le|lp|v|ve|vp|vpe)|fexecve)$/ {
+			print f ": calls " $2 "(), not common/spawn.h" }'
+	done
+done | sort -u >"$T/spawn"
+check spawn "$T/spawn"
+
 printf 'testing liveness is computed in ptx/ only ... '
 grep -n '^[a-z_]*live[a-z_]*(' transforms/*.c model/*.c tune/*.c tune/*/*.c driver/*.c policies/*.c >"$T/live"
 check liveness "$T/live"

@@ -21,8 +21,11 @@
 # u-fuzz-policy.c.
 # -runs=N is the check CI runs (ctest's fuzz/all): N inputs from the corpus
 # and its mutations, from a fixed seed, keeping no new input; crashes go to
-# $FUZZ_DIR. Without clang and libFuzzer it exits 77 (skipped), or 1 when
-# MPCC_REQUIRE_FUZZ is set (CI, which installs them).
+# $FUZZ_DIR. A check leaves $FUZZ_DIR as it found it: one it made (the
+# suite names one in its TMPDIR) is removed when every target passed, and
+# kept, crash and build, when one failed. Without clang and libFuzzer it
+# exits 77 (skipped), or 1 when MPCC_REQUIRE_FUZZ is set (CI, which
+# installs them).
 set -e
 top=$(cd "$(dirname "$0")/../.." && pwd)
 dir=${FUZZ_DIR:-/tmp/mpcc-fuzz}
@@ -96,6 +99,21 @@ targets() {
 	MPCC_FUZZ_PASS=list "$dir/build/tests/fuzz/fuzz-pass" | sed 's/^/pass:/'
 }
 
+# what this run leaves of a $dir it made: nothing after a skip or a check
+# that passed; all of it, said, after a check that failed
+leave() {
+	st=$?
+	[ "$made" ] || return 0
+	if [ "$st" = 77 ] || { [ "$check" ] && [ "$st" = 0 ]; }; then
+		rm -rf "$dir"
+	elif [ "$check" ]; then
+		echo "run.sh: kept $dir for the failed check: its logs, build and any crash" >&2
+	fi
+}
+made= check=
+case $1 in -runs=*) check=1 ;; esac
+[ -d "$dir" ] || made=1
+trap leave EXIT
 mkdir -p "$dir"
 build
 if [ "$1" = -minimize ]; then
@@ -103,9 +121,8 @@ if [ "$1" = -minimize ]; then
 	what "$target"
 	MPCC_FUZZ_PASS=$pass exec "$bin" -minimize_crash=1 -runs=100000 "$2"
 fi
-check=
 case $1 in
--runs=*) check=1; set -- "$1" -seed=1 ;;
+-runs=*) set -- "$1" -seed=1 ;;
 *) set -- -max_total_time="${1:-600}" ;;
 esac
 list=$target

@@ -315,6 +315,20 @@ TEST(kernel_globs_see_mangled_demangled_and_short_names)
 	CHECK(c.rule[T_SFU] && iv(c.rule[T_SFU], T_SFU, "lambda") == 16);
 }
 
+/* the one name test of a kernel: a policy's kernels, mpcc-opt's
+ * kernels=, mpcc-tune's --kernels and its knobs all ask kernel_named() */
+TEST(a_glob_names_a_kernel_by_any_name_it_is_given)
+{
+	const char *m = "_ZN2ns4tmplIiEEvPf", *d = "void ns::tmpl<int>(float*)";
+	CHECK(kernel_named("_ZN2ns*", m, d, NULL));
+	CHECK(kernel_named("void ns::tmpl<*>(*)", m, d, NULL));
+	CHECK(!kernel_named("ns::tmpl<*>", m, d, NULL));
+	CHECK(kernel_named("ns::tmpl<*>", m, d, "ns::tmpl<int>"));
+	CHECK(kernel_named("ns::tmpl<*>", NULL, NULL, "ns::tmpl<int>"));
+	CHECK(!kernel_named("*", NULL, NULL, NULL));
+	CHECK(!kernel_named("other", m, d, "ns::tmpl<int>"));
+}
+
 TEST(files_globs_are_relative_to_the_policy_directory)
 {
 	put("files/.mpcc.yaml",
@@ -597,6 +611,7 @@ main(void)
 	RUN(a_broken_policy_fails_with_its_position);
 	RUN(later_rules_win_for_each_transform);
 	RUN(kernel_globs_see_mangled_demangled_and_short_names);
+	RUN(a_glob_names_a_kernel_by_any_name_it_is_given);
 	RUN(files_globs_are_relative_to_the_policy_directory);
 	RUN(a_profile_of_off_rules_only_passes_through);
 	RUN(rule_params_are_json);

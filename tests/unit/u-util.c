@@ -4,6 +4,7 @@
 
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 TEST(args_own_their_strings)
 {
@@ -73,10 +74,30 @@ TEST(writefile_never_replaces_a_device)
 	CHECK(stat("/dev/null", &st) == 0 && S_ISCHR(st.st_mode));
 }
 
+/* mpcc-tune's work directory and the driver's temporaries go this way:
+ * a link is removed, never followed; a quote in a name is no shell's */
+TEST(rmtree_removes_a_tree_and_not_what_its_links_name)
+{
+	char *top = test_tmp("u-util-rmtree-XXXXXX"), *keep = test_tmp("u-util-keep-XXXXXX");
+	CHECK(mkdtemp(top) && mkdtemp(keep));
+	char *mid = fmt("%s/it's", top), *sub = fmt("%s/deeper", mid), *f = fmt("%s/file", sub);
+	char *kept = fmt("%s/kept", keep), *link = fmt("%s/link", mid);
+	CHECK(mkdir(mid, 0700) == 0 && mkdir(sub, 0700) == 0);
+	CHECK(writefile(f, "x", 1) == 0 && writefile(kept, "y", 1) == 0);
+	CHECK(symlink(keep, link) == 0);
+	CHECK(rmtree(top) == 0);
+	struct stat st;
+	CHECK(stat(top, &st) < 0 && stat(kept, &st) == 0);
+	CHECK(rmtree(top) == 0);   /* gone already: nothing to do */
+	CHECK(rmtree(keep) == 0 && stat(keep, &st) < 0);
+	free(top), free(keep), free(mid), free(sub), free(f), free(kept), free(link);
+}
+
 int
 main(void)
 {
 	RUN(writefile_never_replaces_a_device);
+	RUN(rmtree_removes_a_tree_and_not_what_its_links_name);
 	RUN(demangle_reads_cxx_names_and_keeps_c_names);
 	RUN(args_own_their_strings);
 	RUN(args_insert_and_remove_keep_order);

@@ -18,15 +18,6 @@
 #include <unistd.h>
 #include <yaml.h>
 
-static const char *
-kname(const char *mangled, const struct kern *k, int nk)
-{
-	for (int i = 0; i < nk; i++)
-		if (!strcmp(k[i].mangled, mangled))
-			return k[i].demangled;
-	return mangled;
-}
-
 char *
 profile_yaml(const struct setting *s, const struct kern *k, int nk, const char *name,
              const char *indent, const char *note)
@@ -50,7 +41,8 @@ profile_yaml(const struct setting *s, const struct kern *k, int nk, const char *
 		if (params_parse(sc, kn->params, 0, a, &p, &err) < 0)
 			BUG("setting '%s' does not parse: %s", kn->params, err);
 		char *y = params_str(&p, W_YAML);
-		buf_printf(&b, "%s# %s\n", i2, kname(kn->kernel, k, nk));
+		const struct kern *named = kern_byname(k, nk, kn->kernel);
+		buf_printf(&b, "%s# %s\n", i2, named ? named->demangled : kn->kernel);
 		buf_printf(&b, "%s- kernels: [\"%s\"]\n", i2, kn->kernel);
 		buf_printf(&b, "%s  %s: %s\n", i2, sc->name, y);
 		free(y);

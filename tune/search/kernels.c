@@ -25,7 +25,6 @@
  * input still has the kernels its own timer measures (issue 27). */
 #include "tune/search/search.h"
 
-#include <fnmatch.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,7 +50,7 @@ fromreport(struct tuner *tu, const char *rep)
 {
 	for (const char *l = rep ? rep : ""; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : "") {
 		char *m = jget(l, "mangled"), *d = jget(l, "demangled");
-		if (m && !kern_byname(tu, m)) {
+		if (m && !kern_byname(tu->k, tu->nk, m)) {
 			tu->k = xrealloc(tu->k, (tu->nk + 1) * sizeof *tu->k);
 			tu->k[tu->nk++] = (struct kern){.mangled = xstrdup(m), .demangled = xstrdup(d ? d : m),
 			                                .src = jget(l, "src")};
@@ -83,9 +82,10 @@ tunable(const struct tuner *tu, const struct kern *k)
 {
 	if (!tu->kernels)
 		return 1;
+	/* its short name here keeps a template's return type, where a
+	 * policy's (kernel_shortname()) drops it */
 	char *s = xstrndup(k->demangled, strcspn(k->demangled, "("));
-	int ok = !fnmatch(tu->kernels, k->mangled, 0) || !fnmatch(tu->kernels, k->demangled, 0) ||
-	         !fnmatch(tu->kernels, s, 0);
+	int ok = kernel_named(tu->kernels, k->mangled, k->demangled, s);
 	free(s);
 	return ok;
 }
@@ -116,7 +116,7 @@ kerneltimes(struct tuner *tu, const char *out, double wall)
 		double ns;
 		struct kern *k;
 		if (sscanf(l, "mpcc-time %4095s %ld %lf %ld %ld %ld", name, &launches, &ns, &threads, &block,
-		           &nsm) < 3 || !(k = kern_byname(tu, name)))
+		           &nsm) < 3 || !(k = kern_byname(tu->k, tu->nk, name)))
 			continue;
 		if (threads > 0 && block > 0 && nsm > 0 && launchwarps(threads, block, nsm) > k->warps)
 			k->warps = launchwarps(threads, block, nsm);
@@ -145,7 +145,7 @@ looptrips(struct tuner *tu, const char *out)
 		double heads, entries;
 		struct kern *k;
 		if (sscanf(l, "mpcc-trips %4095s %ld %ld %lf %lf", name, &launches, &loop, &heads,
-		           &entries) != 5 || !(k = kern_byname(tu, name)) || loop < 1 || loop > MAXLOOPS ||
+		           &entries) != 5 || !(k = kern_byname(tu->k, tu->nk, name)) || loop < 1 || loop > MAXLOOPS ||
 		    !(heads >= 0) || !(entries >= 0))
 			continue;
 		if (loop > k->ntrips) {

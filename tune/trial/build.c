@@ -8,7 +8,6 @@
  * said and left out; the others run. */
 #include "tune/trial/trial.h"
 
-#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -49,7 +48,7 @@ knobdone(const char *rep, const struct knob *k, char **why)
 	*why = NULL;
 	for (const char *l = rep; *l && !bad; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : "") {
 		char *m = jget(l, "mangled"), *tr = jget(l, "transform");
-		if (m && tr && !fnmatch(k->kernel, m, 0) && !strcmp(tr, pass)) {
+		if (m && tr && kernel_named(k->kernel, m, NULL, NULL) && !strcmp(tr, pass)) {
 			char *ap = jget(l, "applied"), *par = jget(l, "params");
 			lines++;
 			if (!par || strcmp(par, want)) {
