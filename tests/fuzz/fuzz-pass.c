@@ -128,8 +128,16 @@ value(struct buf *t, const struct param *p, uint8_t b, const char *text, size_t 
 			buf_printf(t, "%s=%ld,", p->name, (long)p->lo + b / (nw + 1) % (long)(p->hi - p->lo + 1));
 		break;
 	case PSTR:
-		if (b % 3 && (f = file(b % 3, text, n)))
+		if (!(p->flags & PTOOL))   /* a hash (fiset's ptx): rarely the kernel's */
+			buf_printf(t, "%s=%08x,", p->name, b * 0x01010101u);
+		else if (b % 3 && (f = file(b % 3, text, n)))
 			buf_printf(t, "%s=%s,", p->name, f);
+		break;
+	case PNUMS:   /* 0 to 4 items (fiset's trips: a kernel's loops, or not) */
+		buf_printf(t, "%s=[", p->name);
+		for (int i = 0; i < b % 5; i++)
+			buf_printf(t, "%s%g", i ? "," : "", (double[]){0, 0.5, 1, 3, 64, 1e6}[(b / 5 + i) % 6]);
+		buf_printf(t, "],");
 		break;
 	}
 }
