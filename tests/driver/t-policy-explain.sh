@@ -52,9 +52,11 @@ rng/gen.cu: kernel 'BoxMuller(float*, int)' (_Z9BoxMullerPfi)
   fiset:   rule at $top/.mpcc.yaml:8:9: sets=auto min_ratio=2 max_sets=64 warps=0
            lowers to f32 the sets of f64 operations that the cost model predicts to pay on each target
            1 f64 operation in 1 set; cost model for sm_90
+           measured facts: none
+           loop 1: depth 1, 6 trips per entry (counted)
            set 0: 1 op, 1 cast (r_ac 1.00), 1 conversion folded, loop depth 0
-           predicted 1.000x on sm_90; left in f64: predicted 1.000x on sm_90: does not pay
-           verdict: left alone: no set chosen: set 0 (the best) predicted 1.000x on sm_90: does not pay
+           predicted 1.001x on sm_90; left in f64: predicted 1.001x on sm_90: does not pay
+           verdict: left alone: no set chosen: set 0 (the best) predicted 1.001x on sm_90: does not pay
 rng/gen.cu: kernel 'exact'
   policy:  $top/rng/.mpcc.yaml (inherits $top/.mpcc.yaml)
   profile: fast (--mpcc-profile)
