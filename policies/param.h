@@ -34,6 +34,8 @@ enum {          /* param.flags */
 	PTOOL = 1 << 0,  /* mpcc-opt only: not in policies, reports or explain */
 	PLAUNCH = 1 << 1, /* PINT: the warps an SM holds at once in the kernel's launches;
 	                  * mpcc-tune sets it from its timing build */
+	PTRIPS = 1 << 2,  /* PNUMS: each loop's measured trips (looporder()); likewise */
+	PHASH = 1 << 3,   /* PSTR: the hash of the PTX those facts were measured on */
 };
 
 /* what a PSETS value holds besides a word (value.i >= 0 is the word's index) */

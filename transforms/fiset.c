@@ -736,11 +736,11 @@ static const struct param params[] = {
 	           "the warps an SM holds at once in the kernel's launches, for the cost model "
 	           "(0: as many as its registers allow: the launch fills the GPU); mpcc-tune "
 	           "measures it"},
-	[TRIPS] = {"trips", PNUMS, 0, 0, 1e12, NULL, NULL, "[]",
+	[TRIPS] = {"trips", PNUMS, PTRIPS, 0, 1e12, NULL, NULL, "[]",
 	           "each loop's mean trips per entry, as a run measured them, in the order the "
 	           "loops' headers come in the kernel's PTX (--mpcc-explain lists them; "
 	           "mpcc-tune --measure writes them); []: trip counts are counted or guessed"},
-	[PTX] = {"ptx", PSTR, 0, 0, 0, NULL, NULL, "",
+	[PTX] = {"ptx", PSTR, PHASH, 0, 0, NULL, NULL, "",
 	         "the hash of the kernel's PTX that warps and trips were measured on: where the "
 	         "kernel's PTX is not that, they are dropped with a note (mpcc-tune --measure "
 	         "writes it)"},

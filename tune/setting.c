@@ -106,24 +106,12 @@ kern_trips(const struct kern *k, const char *sep)
 	return buf_take(&b);
 }
 
-/* the warps are a flag's (PLAUNCH); the trips and the hash go beside them
- * under the names the pass that takes them gives them (fiset's), the kinds
- * checked: the policy layer has no flag for them */
+/* which fact parameter i of pass is, by its flag (PLAUNCH, PTRIPS, PHASH) */
 int
 fact_param(int pass, int i)
 {
-	const struct schema *sc = &passes[pass]->schema;
-	const struct param *q = &sc->param[i];
-	int launch = 0;
-	for (int j = 0; j < sc->nparam; j++)
-		launch |= sc->param[j].flags & PLAUNCH;
-	if (q->flags & PLAUNCH)
-		return F_WARPS;
-	if (launch && q->kind == PNUMS && !strcmp(q->name, "trips"))
-		return F_TRIPS;
-	if (launch && q->kind == PSTR && !(q->flags & PTOOL) && !strcmp(q->name, "ptx"))
-		return F_PTX;
-	return 0;
+	int f = passes[pass]->schema.param[i].flags;
+	return f & PLAUNCH ? F_WARPS : f & PTRIPS ? F_TRIPS : f & PHASH ? F_PTX : 0;
 }
 
 char *
