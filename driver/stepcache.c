@@ -485,12 +485,30 @@ env(const char *name)
 	return getenv(name);
 }
 
-/* the host compiler of the line is gcc, whose objects embed.c knows */
+/* the host compiler of the line is gcc, whose objects embed.c knows:
+ * gcc, g++, gcc-12, x86_64-linux-gnu-g++-12 (clang++ is not) */
 static int
 gnu(const struct args *w)
 {
 	const char *p = progname_of(w);
-	return strstr(p, "gcc") || strstr(p, "g++");
+	static const char *const names[] = {"gcc", "g++"};
+	for (size_t k = 0; k < countof(names); k++) {
+		const char *at = strstr(p, names[k]), *end = at ? at + 3 : NULL;
+		if (at && (at == p || at[-1] == '-') && (!*end || *end == '-'))
+			return 1;
+	}
+	return 0;
+}
+
+/* gcc options under which the object holds the fatbinary elsewhere too:
+ * LTO's IR keeps the top-level asm that puts it in its section */
+static int
+lto(const struct args *w)
+{
+	for (int i = 1; i < w->n; i++)
+		if (startswith(w->v[i], "-flto") || !strcmp(w->v[i], "-ffat-lto-objects"))
+			return 1;
+	return 0;
 }
 
 /* A host compile that reads nvcc's .fatbin.c: can a cached object of the
@@ -509,6 +527,8 @@ embeddable(struct job *j)
 		return;
 	if (!gnu(&j->words))
 		j->noembed = "the host compiler is not gcc";
+	else if (lto(&j->words))
+		j->noembed = "the line asks for LTO, whose IR holds the fatbinary too";
 	else if (debuginfo(&j->words))
 		j->noembed = "the line asks for debug information, which records the fatbinary's size";
 }

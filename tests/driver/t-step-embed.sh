@@ -9,7 +9,7 @@
 # compiles, ahead on PATH, shows it did not run. One -gencode, -rdc=true
 # (whose section is __nv_relfatbin) and two -gencode are re-embedded; a
 # host compile with -g, whose debug information records the fatbinary's
-# size, falls back to the host compiler, said once.
+# size, and one by clang++ fall back to the host compiler, said once.
 . "$(dirname "$0")/lib.sh"
 command -v objcopy >/dev/null 2>&1 || { echo "no objcopy: skipped"; exit 77; }
 GCC=$(command -v gcc) || { echo "no gcc: skipped"; exit 77; }
@@ -126,23 +126,40 @@ else
 	passed
 fi
 
+# fallsback NAME OPTIONS WHY: a compile with OPTIONS falls back to the
+# host compiler, with a note matching WHY once, and its object holds a
+# clean build's fatbinary. (Objects with -g name the compile's temporary
+# directory: the fatbinary section is compared.)
+fallsback() {
+	C=$T/cache-$1
+	build "$T/$1-a" "$2" "$A" "$C" && build "$T/$1-b" "$2" "$B" "$C" &&
+		build "$T/$1-clean" "$2" "$B" "$T/empty-$1" || { fail "build"; return; }
+	notes=$(cat "$T/$1-a/err" "$T/$1-b/err" | grep -c "mpcc: note: .*$3")
+	section "$T/$1-b/k.o" .nv_fatbin >"$T/.x"
+	section "$T/$1-clean/k.o" .nv_fatbin >"$T/.y"
+	if [ ! -s "$T/$1-b/gcc" ] && [ "$1" = g ]; then
+		fail "the host compiler did not run"
+	elif [ "$notes" != 1 ]; then
+		fail "the note came $notes times: $(cat "$T/$1-a/err" "$T/$1-b/err")"
+	elif grep -q '^embed ' "$C/log"; then
+		fail "the cache's log says embed"
+	elif ! grep -- '-o "k.o"' "$C/log" | tail -1 | grep -q '^miss '; then
+		fail "the last host compile in the cache's log is no miss"
+	elif [ ! -s "$T/.x" ] || ! cmp -s "$T/.x" "$T/.y"; then
+		fail "its fatbinary differs from a clean build's"
+	else
+		passed
+	fi
+}
+
 testing "-g falls back to the host compiler, and says so once"
-C=$T/cache-g
-build "$T/g-a" "-arch=sm_90 -g" "$A" "$C" && build "$T/g-b" "-arch=sm_90 -g" "$B" "$C" &&
-	build "$T/g-clean" "-arch=sm_90 -g" "$B" "$T/empty-g" || fail "build"
-notes=$(cat "$T/g-a/err" "$T/g-b/err" | grep -c 'mpcc: note: .*debug information')
-if [ ! -s "$T/g-b/gcc" ]; then
-	fail "the host compiler did not run"
-elif [ "$notes" != 1 ]; then
-	fail "the note came $notes times: $(cat "$T/g-a/err" "$T/g-b/err")"
-elif grep -q '^embed ' "$C/log"; then
-	fail "the cache's log says embed"
-elif section "$T/g-b/k.o" .nv_fatbin >"$T/.x" && section "$T/g-clean/k.o" .nv_fatbin >"$T/.y" &&
-     ! cmp -s "$T/.x" "$T/.y"; then
-	# (-g objects name the compile's temporary directory: compare sections)
-	fail "its fatbinary differs from a clean build's"
+fallsback g "-arch=sm_90 -g" "debug information"
+
+testing "another host compiler (clang++) falls back, and says so once"
+if ! command -v clang++ >/dev/null 2>&1; then
+	echo "skipped (no clang++)"
 else
-	passed
+	fallsback clang "-arch=sm_90 -ccbin clang++" "the host compiler is not gcc"
 fi
 
 finish
