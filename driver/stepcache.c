@@ -308,9 +308,10 @@ key(struct job *j)
 		char *s = readfile(j->in.v[i], &n);
 		if (s)
 			replace(s, n, j->tmp, j->templ);
+		field(&h[0], s ? s : "", n);
 		if (i != j->fatbin || j->noembed)
-			both(h, s ? s : "", n);
-		else if (field(&h[0], s ? s : "", n), fatbinc_parse(&j->fb, s ? s : "", n) == 0)
+			field(&h[1], s ? s : "", n);
+		else if (fatbinc_parse(&j->fb, s ? s : "", n) == 0)
 			field(&h[1], j->fb.shape, j->fb.nshape);
 		else
 			j->noembed = "nvcc's .fatbin.c is in a form mpcc does not know";
