@@ -12,9 +12,8 @@
  * debug information, which records it: the step cache does not re-embed
  * under -g). So the object of the same host code with a new fatbinary is
  * the old object with the section's bytes replaced and every section after
- * it moved by the change in size, which is what the assembler lays out
- * when that change keeps each of them on its alignment (fatbinaries are
- * whole .quads). stepcache.c keys a host compile a second time with the
+ * it laid out again as the assembler lays them (each at the next offset of
+ * its alignment, zeros between), which this file checks they were. stepcache.c keys a host compile a second time with the
  * .fatbin.c's text without its bytes (its shape), and asks this file for
  * the rest; what this file does not know it refuses, with a reason, and
  * the host compiler runs. */
@@ -183,31 +182,93 @@ elf_holds(const char *obj, size_t n, const char *name, const char *data, size_t 
 	return why;
 }
 
-/* the section headers after the fatbinary (offset at its end or beyond)
- * moved by delta, which must keep each on its alignment; NULL or why not */
-static const char *
-move(Elf64_Ehdr *eh, Elf64_Shdr *sh, int at, long delta)
+/* what lies after the fatbinary in the file: a section, or the section
+ * headers (sec -1) */
+struct item {
+	uint64_t off, size, align;
+	int sec;
+};
+
+static int
+byplace(const void *a, const void *b)
 {
-	uint64_t start = sh[at].sh_offset, end = start + sh[at].sh_size;
+	const struct item *x = a, *y = b;
+	if (x->off != y->off)
+		return x->off < y->off ? -1 : 1;
+	if (!x->size != !y->size)   /* at one offset an empty one comes first */
+		return x->size ? 1 : -1;
+	return x->sec - y->sec;
+}
+
+static uint64_t
+alignup(uint64_t x, uint64_t a)
+{
+	return a > 1 ? (x + a - 1) / a * a : x;
+}
+
+/* The sections and headers after the fatbinary, in file order, into it[]
+ * (*k of them): they must lie as the assembler lays them (BFD: each at the
+ * next offset of its alignment after the one before, with zeros between;
+ * the headers on 8), so that laying them out again after a fatbinary of
+ * another size is what it would have made. NULL, or why not */
+static const char *
+after(const char *obj, size_t n, const Elf64_Ehdr *eh, const Elf64_Shdr *sh, int at,
+      struct item *it, int *k)
+{
+	uint64_t start = sh[at].sh_offset, pos = start + sh[at].sh_size;
+	*k = 0;
 	for (int i = 0; i < eh->e_shnum; i++) {
-		Elf64_Shdr *s = &sh[i];
-		if (i == at || s->sh_offset < start || (s->sh_offset == start && !s->sh_size))
+		const Elf64_Shdr *s = &sh[i];
+		uint64_t size = s->sh_type == SHT_NOBITS ? 0 : s->sh_size;
+		if (i == at || s->sh_offset < start || (s->sh_offset == start && !size))
 			continue;
-		if (s->sh_offset < end)
+		if (s->sh_offset < pos)
 			return "a section overlaps the fatbinary's";
-		if (s->sh_addralign > 1 && delta % (long)s->sh_addralign)
-			return "the new size would move a section off its alignment";
-		s->sh_offset += delta;
+		it[(*k)++] = (struct item){s->sh_offset, size, s->sh_addralign, i};
 	}
-	if (eh->e_shoff > start && eh->e_shoff < end)
+	if (eh->e_shoff > start && eh->e_shoff < pos)
 		return "the section headers overlap the fatbinary";
-	if (eh->e_shoff >= end) {
-		if (delta % 8)
-			return "the new size would move the section headers off their alignment";
-		eh->e_shoff += delta;
+	if (eh->e_shoff >= pos)
+		it[(*k)++] = (struct item){eh->e_shoff, eh->e_shnum * sizeof *sh, 8, -1};
+	qsort(it, *k, sizeof *it, byplace);
+	for (int i = 0; i < *k; i++) {
+		if (it[i].off != alignup(pos, it[i].align))
+			return "the sections after it are not laid out as the assembler lays them";
+		for (; pos < it[i].off; pos++)
+			if (obj[pos])
+				return "the sections after it are not laid out as the assembler lays them";
+		pos = it[i].off + it[i].size;
 	}
-	sh[at].sh_size += delta;
-	return NULL;
+	return pos == n ? NULL : "the file runs past its last section";
+}
+
+/* the object with data[0..dn) for section at's bytes and what comes after
+ * laid out again by the same rule, into out */
+static void
+relayout(struct buf *out, const char *obj, Elf64_Ehdr *eh, Elf64_Shdr *sh, int at,
+         struct item *it, int k, const char *data, size_t dn)
+{
+	uint64_t start = sh[at].sh_offset, pos = start + dn;
+	static const char zeros[64];
+	buf_put(out, obj, start);
+	buf_put(out, data, dn);
+	sh[at].sh_size = dn;
+	for (int i = 0; i < k; i++) {
+		uint64_t off = alignup(pos, it[i].align);
+		while (pos < off) {
+			size_t z = off - pos < sizeof zeros ? off - pos : sizeof zeros;
+			buf_put(out, zeros, z);
+			pos += z;
+		}
+		buf_put(out, obj + it[i].off, it[i].size);
+		if (it[i].sec < 0)
+			eh->e_shoff = off;
+		else
+			sh[it[i].sec].sh_offset = off;
+		pos = off + it[i].size;
+	}
+	memcpy(out->s, eh, sizeof *eh);
+	memcpy(out->s + eh->e_shoff, sh, eh->e_shnum * sizeof *sh);
 }
 
 const char *
@@ -216,20 +277,16 @@ elf_embed(struct buf *out, const char *obj, size_t n, const char *name, const ch
 {
 	Elf64_Ehdr eh;
 	Elf64_Shdr *sh;
-	int at;
+	int at, k;
 	const char *why = elfsections(obj, n, name, &eh, &sh, &at);
+	struct item *it = why ? NULL : xmalloc((eh.e_shnum + 1) * sizeof *it);
 	if (!why)
 		why = depends(obj, &eh, sh, at);
-	uint64_t start = why ? 0 : sh[at].sh_offset, end = why ? 0 : start + sh[at].sh_size;
 	if (!why)
-		why = move(&eh, sh, at, (long)dn - (long)sh[at].sh_size);
-	if (!why) {
-		buf_put(out, obj, start);
-		buf_put(out, data, dn);
-		buf_put(out, obj + end, n - end);
-		memcpy(out->s, &eh, sizeof eh);
-		memcpy(out->s + eh.e_shoff, sh, eh.e_shnum * sizeof *sh);
-	}
+		why = after(obj, n, &eh, sh, at, it, &k);
+	if (!why)
+		relayout(out, obj, &eh, sh, at, it, k, data, dn);
+	free(it);
 	free(sh);
 	return why;
 }

@@ -7,7 +7,8 @@
 # fatbinary section and .text are those of a clean build of the setting),
 # and so must the program linked from it; a host compiler that logs its
 # compiles, ahead on PATH, shows it did not run. One -gencode, -rdc=true
-# (whose section is __nv_relfatbin) and two -gencode are re-embedded; a
+# (whose section is __nv_relfatbin), two -gencode and heavy host code at
+# -O2 (sections aligned on 32 after the fatbinary's) are re-embedded; a
 # host compile with -g, whose debug information records the fatbinary's
 # size, and one by clang++ fall back to the host compiler, said once.
 . "$(dirname "$0")/lib.sh"
@@ -85,13 +86,15 @@ sameas() {
 	done
 }
 
-# embeds NAME OPTIONS SECTION: build setting A then B with one cache, and
-# B with an empty one; B from A's cache must run no host compile
+# embeds NAME OPTIONS SECTION [SETTING]: build setting A then B (or
+# SETTING) with one cache, and B with an empty one; B from A's cache must
+# run no host compile
 embeds() {
 	testing "$1: a new setting's object is the cached one with its new fatbinary, with no host compile"
 	C=$T/cache-$1
-	build "$T/$1-a" "$2" "$A" "$C" && build "$T/$1-b" "$2" "$B" "$C" &&
-		build "$T/$1-clean" "$2" "$B" "$T/empty-$1" || { fail "build"; return; }
+	b=${4:-$B}
+	build "$T/$1-a" "$2" "$A" "$C" && build "$T/$1-b" "$2" "$b" "$C" &&
+		build "$T/$1-clean" "$2" "$b" "$T/empty-$1" || { fail "build"; return; }
 	section "$T/$1-a/k.o" "$3" >"$T/.a"
 	section "$T/$1-b/k.o" "$3" >"$T/.b"
 	if [ ! -s "$T/$1-a/gcc" ]; then
@@ -112,6 +115,23 @@ embeds() {
 embeds one "-arch=sm_90" .nv_fatbin
 embeds rdc "-arch=sm_90 -rdc=true" __nv_relfatbin
 embeds gencodes "-gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=[sm_90,compute_90]" .nv_fatbin
+# heavy host code at -O2: sections aligned on 32 follow the fatbinary's,
+# and sfu's fatbinary is 3,472 bytes longer than nvcc's, not a multiple of
+# 32: they are laid out again
+cp "$W/k.cu" "$T/k.cu"
+sed 's/\<step\>/kstep/g' "$MPCC_SRC/bench/trial/regex.cu" >"$W/k.cu"
+embeds heavy "-arch=sm_90 -O2" .nv_fatbin 'off;sfu:lambda=32,kernels=k*'
+sizes=$(for s in a b; do readelf -SW "$T/heavy-$s/k.o" | sed -n 's/.* \.nv_fatbin *PROGBITS *[0-9a-f]* [0-9a-f]* \([0-9a-f]*\) .*/\1/p'; done)
+testing "heavy: the fatbinaries' sizes differ by no multiple of 32, and sections aligned on 32 follow"
+set -- $sizes
+if [ $# != 2 ] || [ $(((0x$2 - 0x$1) % 32)) = 0 ]; then
+	fail "sizes: $sizes"
+elif ! readelf -SW "$T/heavy-a/k.o" | awk '$2 ~ /^\.rodata\._ZTS/ && $NF == 32 { n++ } END { exit !n }'; then
+	fail "no .rodata._ZTS* section aligned on 32"
+else
+	passed
+fi
+cp "$T/k.cu" "$W/k.cu"
 
 testing "back to a setting built before: every step a hit, the same object"
 C=$T/cache-one

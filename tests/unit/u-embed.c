@@ -118,12 +118,39 @@ TEST(a_longer_fatbinary_moves_the_sections_after_it)
 	free(o);
 }
 
-TEST(a_size_off_the_alignment_or_a_relocated_section_is_refused)
+TEST(a_size_off_an_alignment_lays_the_sections_after_it_out_again)
+{
+	size_t n;
+	char *o = object(&n, 0);
+	struct buf b = BUF_INIT, c = BUF_INIT;
+	CHECK(elf_embed(&b, o, n, ".nv_fatbin", "twenty-bytes-of-data", 20) == NULL);
+	Elf64_Ehdr eh;
+	Elf64_Shdr after, str;
+	memcpy(&eh, b.s, sizeof eh);
+	memcpy(&after, b.s + eh.e_shoff + 2 * sizeof after, sizeof after);
+	memcpy(&str, b.s + eh.e_shoff + 3 * sizeof str, sizeof str);
+	CHECK(after.sh_offset == sizeof eh + 20 && !memcmp(b.s + after.sh_offset, "tail", 4));
+	CHECK(str.sh_offset == after.sh_offset + 4 && eh.e_shoff % 8 == 0);
+	CHECK(eh.e_shoff == ((str.sh_offset + str.sh_size + 7) & ~7ul));
+	CHECK(elf_embed(&c, b.s, b.n, ".nv_fatbin", "fatbin-0fatbin-1", 16) == NULL);
+	CHECK(c.n == n && !memcmp(c.s, o, n));
+	buf_release(&b);
+	buf_release(&c);
+	free(o);
+}
+
+TEST(a_layout_the_assembler_does_not_make_or_a_relocated_section_is_refused)
 {
 	size_t n;
 	char *o = object(&n, 0);
 	struct buf b = BUF_INIT;
-	CHECK(elf_embed(&b, o, n, ".nv_fatbin", "twenty-bytes-of-data", 20) != NULL);
+	Elf64_Ehdr eh;
+	memcpy(&eh, o, sizeof eh);
+	Elf64_Shdr str;
+	memcpy(&str, o + eh.e_shoff + 3 * sizeof str, sizeof str);
+	str.sh_offset += 1;                     /* .shstrtab one byte later than it would be */
+	memcpy(o + eh.e_shoff + 3 * sizeof str, &str, sizeof str);
+	CHECK(elf_embed(&b, o, n, ".nv_fatbin", "new-fat-binary-of-24byte", 24) != NULL);
 	CHECK(b.n == 0);
 	CHECK(elf_embed(&b, o, n, ".no_such", "x", 1) != NULL);
 	free(o);
@@ -140,6 +167,7 @@ main(void)
 	RUN(two_fatbinaries_of_one_host_code_have_one_shape);
 	RUN(a_form_it_does_not_know_is_refused);
 	RUN(a_longer_fatbinary_moves_the_sections_after_it);
-	RUN(a_size_off_the_alignment_or_a_relocated_section_is_refused);
+	RUN(a_size_off_an_alignment_lays_the_sections_after_it_out_again);
+	RUN(a_layout_the_assembler_does_not_make_or_a_relocated_section_is_refused);
 	return DONE();
 }
