@@ -13,10 +13,12 @@
  * under -g). So the object of the same host code with a new fatbinary is
  * the old object with the section's bytes replaced and every section after
  * it laid out again as the assembler lays them (each at the next offset of
- * its alignment, zeros between), which this file checks they were. stepcache.c keys a host compile a second time with the
- * .fatbin.c's text without its bytes (its shape), and asks this file for
- * the rest; what this file does not know it refuses, with a reason, and
- * the host compiler runs. */
+ * its alignment, zeros between), which this file checks they were: byte
+ * for byte what the host compiler makes. (objcopy --update-section gives
+ * the same sections, but writes .shstrtab in another order.) stepcache.c
+ * keys a host compile a second time with the .fatbin.c's text without its
+ * bytes (its shape), and asks this file for the rest; what this file does
+ * not know it refuses, with a reason, and the host compiler runs. */
 #define _GNU_SOURCE   /* memmem */
 #include "driver/mpcc.h"
 
