@@ -3,7 +3,9 @@
  * steps (dryrun.c) -> run them, calling the PTX hook after each cicc (run.c),
  * with a second cicc run for the fast-math variant on demand (fast.c),
  * nvcc's dependency filter redone from the preprocessed file (deps.c), and
- * under mpcc-tune each step through a cache of their outputs (stepcache.c). */
+ * under mpcc-tune each step through a cache of their outputs (stepcache.c),
+ * which makes a host object with new device code from a cached one
+ * (embed.c). */
 #ifndef MPCC_DRIVER_H
 #define MPCC_DRIVER_H
 
@@ -165,6 +167,26 @@ void stepcache_fixnames(char *text);  /* tmpxft_<8 hex>_<8 hex> -> tmpxft_000000
  * compile's temporary directory, templ its mkdtemp template (as long) */
 int stepcache_run(const char *dir, const char *tmp, const char *templ, const char *line,
                   const char *err);
+
+/* embed.c */
+struct fatbinc {       /* nvcc's .fatbin.c: the fatbinary as the assembler's .quad lines */
+	char *section;     /* the section it goes in: ".nv_fatbin", "__nv_relfatbin" (-rdc) */
+	char *data;        /* its bytes, as the assembler puts them there */
+	size_t n;
+	char *shape;       /* the text without the bytes and their count */
+	size_t nshape;
+};
+/* 0, or -1 when text[0..n) is not in the form nvcc 13 writes */
+int fatbinc_parse(struct fatbinc *f, const char *text, size_t n);
+void fatbinc_release(struct fatbinc *f);
+/* does the ELF object obj[0..n) hold data[0..dn) as section name, in a
+ * form elf_embed() can replace? NULL, or why not */
+const char *elf_holds(const char *obj, size_t n, const char *name, const char *data, size_t dn);
+/* obj with section name's bytes replaced by data[0..dn) into out: what the
+ * assembler would have made of the same code with that section; NULL, or
+ * why it cannot (out untouched) */
+const char *elf_embed(struct buf *out, const char *obj, size_t n, const char *name,
+                      const char *data, size_t dn);
 
 /* run.c */
 int run_pipeline(struct cmd *c, const char *nvcc, struct profile **prof);

@@ -22,7 +22,18 @@
  * DIR/KEY with its stdout and stderr; a later step of the same key gets them
  * back without running. An entry is written under a temporary name and
  * renamed, so builds running at once can share DIR. DIR/log gets a line for
- * each step looked up: "hit" or "miss", the key and the line.
+ * each step looked up: "hit", "embed" or "miss", the key and the line.
+ *
+ * A trial changes the fatbinary that a host compile reads (through
+ * nvcc's .fatbin.c), not its host code: so a host compile is keyed a
+ * second time with the .fatbin.c's shape for its bytes (the host key), and
+ * when the host compiler ran and its object holds the fatbinary as embed.c
+ * knows it, DIR/HKEY.host names the entry. A miss whose host key names one
+ * takes its object with the new fatbinary in place (embed.c), which is
+ * byte for byte what the host compiler makes, keeps it as its own entry
+ * and logs "embed". What embed.c cannot do (another host compiler, -g, a
+ * form it does not know) runs the host compiler, said once for DIR
+ * (DIR/note-*).
  *
  * Each compile's temporary directory is its own (run.c), and its name is in
  * the lines and in some outputs (cicc's stub names itself). The key and the
@@ -52,6 +63,10 @@ struct job {
 	struct stat *st;          /* of each of in, before it runs */
 	struct args out;          /* the files it may write */
 	char key[33];
+	int fatbin;               /* a host compile: the index in in of nvcc's .fatbin.c, or -1 */
+	const char *noembed;      /* why its object cannot take a new fatbinary, or NULL */
+	struct fatbinc fb;        /* the .fatbin.c read, when its object can (fb.data set) */
+	char hkey[33];            /* then the key with the .fatbin.c's shape for its bytes */
 };
 
 const char *
@@ -253,20 +268,39 @@ debuginfo(const struct args *w)
  * records that, and the bytes it reads, the temporary directory's name
  * masked */
 static void
+both(u128 h[2], const char *s, size_t n)
+{
+	field(&h[0], s, n);
+	field(&h[1], s, n);
+}
+
+static void
+hex(char out[33], u128 h)
+{
+	for (int i = 0; i < 16; i++, h >>= 8)
+		snprintf(out + 2 * i, 3, "%02x", (uint)(h & 0xff));
+}
+
+/* The key, and for a host compile that reads nvcc's .fatbin.c, the host
+ * key: the same with the .fatbin.c's shape (embed.c) for its text, which
+ * is the same for any fatbinary of the same host code */
+static void
 key(struct job *j)
 {
-	u128 h = ((u128)0x6c62272e07bb0142 << 64) | 0x62b821756295c58d;
+	u128 h[2] = {((u128)0x6c62272e07bb0142 << 64) | 0x62b821756295c58d};
 	char cwd[4096] = "";
 	const char *path = getenv("PATH");
 	if (debuginfo(&j->words) && !getcwd(cwd, sizeof cwd))
 		*cwd = 0;
-	field(&h, VERSION, strlen(VERSION));
-	field(&h, cwd, strlen(cwd));
-	field(&h, path ? path : "", path ? strlen(path) : 0);
+	h[1] = h[0];
+	field(&h[0], VERSION, strlen(VERSION));
+	field(&h[1], VERSION " host", strlen(VERSION " host"));
+	both(h, cwd, strlen(cwd));
+	both(h, path ? path : "", path ? strlen(path) : 0);
 	for (int i = 0; i < j->words.n; i++) {
 		char *w = xstrdup(j->words.v[i]);
 		replace(w, strlen(w), j->tmp, j->templ);
-		field(&h, w, strlen(w));
+		both(h, w, strlen(w));
 		free(w);
 	}
 	for (int i = 0; i < j->in.n; i++) {
@@ -274,11 +308,17 @@ key(struct job *j)
 		char *s = readfile(j->in.v[i], &n);
 		if (s)
 			replace(s, n, j->tmp, j->templ);
-		field(&h, s ? s : "", n);
+		field(&h[0], s ? s : "", n);
+		if (i != j->fatbin || j->noembed)
+			field(&h[1], s ? s : "", n);
+		else if (fatbinc_parse(&j->fb, s ? s : "", n) == 0)
+			field(&h[1], j->fb.shape, j->fb.nshape);
+		else
+			j->noembed = "nvcc's .fatbin.c is in a form mpcc does not know";
 		free(s);
 	}
-	for (int i = 0; i < 16; i++, h >>= 8)
-		snprintf(j->key + 2 * i, 3, "%02x", (uint)(h & 0xff));
+	hex(j->key, h[0]);
+	hex(j->hkey, h[1]);
 }
 
 static int
@@ -349,23 +389,38 @@ store(const struct job *j, const char *dir, const char *out, const char *err)
 	buf_release(&b);
 }
 
+/* the next record of an entry at *p (its kind, its path or NULL,
+ * malloc'd, and its bytes), *p moved past it: 1, 0 at the end, -1 if it
+ * cannot be read */
+static int
+nextrecord(char **p, const char *end, char what[16], char **path, char **s, size_t *size)
+{
+	char *nl = *p < end ? memchr(*p, '\n', end - *p) : NULL;
+	int at = 0;
+	*path = NULL;
+	if (*p >= end)
+		return 0;
+	if (!nl || sscanf(*p, "%15s %zu%n", what, size, &at) != 2 || *size > (size_t)(end - nl - 1))
+		return -1;
+	*path = (*p)[at] == ' ' ? xstrndup(*p + at + 1, nl - *p - at - 1) : NULL;
+	*s = nl + 1;
+	*p = *s + *size;
+	return 1;
+}
+
 /* a hit: the outputs of the entry text[0..n) written back, its stdout and
  * stderr said (stderr to err when given); -1 if it cannot be read */
 static int
 restore(const struct job *j, char *text, size_t n, const char *err)
 {
-	char *p = text, *end = text + n;
+	char *p = text, *end = text + n, what[16], *path, *s;
+	size_t size;
+	int r;
 	replace(text, n, j->templ, j->tmp);
 	if (!startswith(p, VERSION "\n"))
 		return -1;
 	p += strlen(VERSION "\n");
-	while (p < end) {
-		char what[16], *nl = memchr(p, '\n', end - p);
-		size_t size;
-		int at = 0;
-		if (!nl || sscanf(p, "%15s %zu%n", what, &size, &at) != 2 || size > (size_t)(end - nl - 1))
-			return -1;
-		char *path = p[at] == ' ' ? xstrndup(p + at + 1, nl - p - at - 1) : NULL, *s = nl + 1;
+	while ((r = nextrecord(&p, end, what, &path, &s, &size)) > 0) {
 		int bad = 0;
 		if (!strcmp(what, "file"))
 			bad = !path || writefile(path, s, size) != 0;
@@ -376,9 +431,8 @@ restore(const struct job *j, char *text, size_t n, const char *err)
 		free(path);
 		if (bad)
 			return -1;
-		p = s + size;
 	}
-	return 0;
+	return r;
 }
 
 /* sh -c line in this process group, its stdout and stderr to files when
@@ -423,6 +477,7 @@ job_release(struct job *j)
 	args_release(&j->in);
 	args_release(&j->out);
 	free(j->st);
+	fatbinc_release(&j->fb);
 }
 
 static const char *
@@ -431,25 +486,192 @@ env(const char *name)
 	return getenv(name);
 }
 
+/* the host compiler of the line is gcc, whose objects embed.c knows:
+ * gcc, g++, gcc-12, x86_64-linux-gnu-g++-12 (clang++ is not) */
+static int
+gnu(const struct args *w)
+{
+	const char *p = progname_of(w);
+	static const char *const names[] = {"gcc", "g++"};
+	for (size_t k = 0; k < countof(names); k++) {
+		const char *at = strstr(p, names[k]), *end = at ? at + 3 : NULL;
+		if (at && (at == p || at[-1] == '-') && (!*end || *end == '-'))
+			return 1;
+	}
+	return 0;
+}
+
+/* gcc options under which the object holds the fatbinary elsewhere too:
+ * LTO's IR keeps the top-level asm that puts it in its section */
+static int
+lto(const struct args *w)
+{
+	for (int i = 1; i < w->n; i++)
+		if (startswith(w->v[i], "-flto") || !strcmp(w->v[i], "-ffat-lto-objects"))
+			return 1;
+	return 0;
+}
+
+/* A host compile that reads nvcc's .fatbin.c: can a cached object of the
+ * same host code take another fatbinary (embed.c)? j->fatbin, and
+ * j->noembed when it cannot; key() says whether the .fatbin.c is one
+ * embed.c can read */
+static void
+embeddable(struct job *j)
+{
+	if (!hostcompile(j))
+		return;
+	for (int i = 0; i < j->in.n; i++)
+		if (endswith(j->in.v[i], ".fatbin.c") && startswith(j->in.v[i], j->tmp))
+			j->fatbin = i;
+	if (j->fatbin < 0)
+		return;
+	if (!gnu(&j->words))
+		j->noembed = "the host compiler is not gcc";
+	else if (lto(&j->words))
+		j->noembed = "the line asks for LTO, whose IR holds the fatbinary too";
+	else if (debuginfo(&j->words))
+		j->noembed = "the line asks for debug information, which records the fatbinary's size";
+}
+
+/* why host compiles run again, said once for the cache (a build compiles
+ * many files; a tune, many builds) */
+static void
+noteonce(const char *dir, const char *why)
+{
+	u128 h = 0;
+	feed(&h, why, strlen(why));
+	char *path = fmt("%s/note-%08x", dir, (uint)h);
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0666);
+	if (fd >= 0) {
+		close(fd);
+		note("the step cache runs the host compiler again for new device code: %s", why);
+	}
+	free(path);
+}
+
+static const char *
+outobj(const struct job *j)
+{
+	for (int i = 1; i + 1 < j->words.n; i++)
+		if (!strcmp(j->words.v[i], "-o"))
+			return j->words.v[i + 1];
+	return NULL;
+}
+
+/* the host compiler ran: if its object holds the fatbinary as embed.c
+ * knows it, DIR/HKEY.host names its entry for a compile of the same host
+ * code with another fatbinary */
+static void
+remember(const struct job *j, const char *dir)
+{
+	size_t n = 0;
+	const char *o = outobj(j);
+	char *obj = o ? readfile(o, &n) : NULL, *entry = fmt("%s/%s", dir, j->key);
+	const char *why = !obj ? "it cannot be read"
+	                       : elf_holds(obj, n, j->fb.section, j->fb.data, j->fb.n);
+	if (why) {
+		char *m = fmt("the host object does not keep the fatbinary as mpcc knows it (%s)", why);
+		noteonce(dir, m);
+		free(m);
+	} else if (access(entry, F_OK) == 0) {
+		char *path = fmt("%s/%s.host", dir, j->hkey);
+		writefile(path, j->key, strlen(j->key));
+		free(path);
+	}
+	free(entry);
+	free(obj);
+}
+
+/* the entry text[0..n) of the same host code, its object with this
+ * compile's fatbinary, into out; NULL, or why not */
+static const char *
+reentry(const struct job *j, char *text, size_t n, struct buf *out)
+{
+	char *p = text, *end = text + n, what[16], *path, *s, *o = outobj(j) ? xstrdup(outobj(j)) : NULL;
+	const char *why = NULL;
+	size_t size;
+	int r, objs = 0;
+	if (!o || !startswith(p, VERSION "\n"))
+		why = "its entry cannot be read";
+	else
+		replace(o, strlen(o), j->tmp, j->templ);   /* as the entry has it */
+	p += strlen(VERSION "\n");
+	buf_puts(out, VERSION "\n");
+	while (!why && (r = nextrecord(&p, end, what, &path, &s, &size)) > 0) {
+		struct buf obj = BUF_INIT;
+		if (strcmp(what, "file"))
+			record(out, what, NULL, s, size);
+		else if (!path || strcmp(path, o) || objs++)
+			why = "its entry holds files other than the object";
+		else if (!(why = elf_embed(&obj, s, size, j->fb.section, j->fb.data, j->fb.n)))
+			record(out, what, path, obj.s, obj.n);
+		buf_release(&obj);
+		free(path);
+	}
+	if (!why && (r < 0 || objs != 1))
+		why = "its entry cannot be read";
+	free(o);
+	return why;
+}
+
+/* A miss of a host compile: the object of the same host code with another
+ * fatbinary (DIR/HKEY.host), with this compile's fatbinary in place, kept
+ * as this compile's entry and written back as a hit is; -1 if there is
+ * none or it cannot take it (then the host compiler runs) */
+static int
+reembed(const struct job *j, const char *dir, const char *err)
+{
+	size_t n = 0;
+	char *alias = fmt("%s/%s.host", dir, j->hkey), *k = readfile(alias, NULL), *path = NULL;
+	char *text = k && strlen(k) == 32 && strspn(k, "0123456789abcdef") == 32
+	                 ? readfile(path = fmt("%s/%s", dir, k), &n) : NULL;
+	struct buf b = BUF_INIT;
+	const char *why = text ? reentry(j, text, n, &b) : "";
+	int st = -1;
+	if (!why) {
+		char *entry = fmt("%s/%s", dir, j->key);
+		replace(b.s, b.n, j->tmp, j->templ);
+		if (writefile(entry, b.s, b.n) != 0)
+			warn("cannot write to the step cache '%s': %s", entry, strerror(errno));
+		st = restore(j, b.s, b.n, err);
+		free(entry);
+	} else if (*why) {
+		char *m = fmt("a cached host object cannot take the new fatbinary (%s)", why);
+		noteonce(dir, m);
+		free(m);
+	}
+	buf_release(&b);
+	free(text);
+	free(path);
+	free(k);
+	free(alias);
+	return st;
+}
+
 int
 stepcache_run(const char *dir, const char *tmp, const char *templ, const char *line,
               const char *err)
 {
-	struct job j = {.line = line, .tmp = tmp, .templ = templ};
+	struct job j = {.line = line, .tmp = tmp, .templ = templ, .fatbin = -1};
 	if (!dir || shsplit(&j.words, line, env) < 0 || !kept(&j)) {
 		job_release(&j);
 		return runsh(line, NULL, err);
 	}
 	mkdir(dir, 0777);
 	named(&j);
+	embeddable(&j);
 	key(&j);
 	size_t n;
 	char *path = fmt("%s/%s", dir, j.key), *text = readfile(path, &n);
 	int st = 0;
 	int hit = text && restore(&j, text, n, err) == 0;
-	logline(&j, dir, hit ? "hit" : "miss");
-	if (!hit)
-		st = miss(&j, dir, err);
+	int embedded = !hit && j.fb.data && reembed(&j, dir, err) == 0;
+	logline(&j, dir, hit ? "hit" : embedded ? "embed" : "miss");
+	if (j.fatbin >= 0 && j.noembed && !hit)
+		noteonce(dir, j.noembed);
+	if (!hit && !embedded && (st = miss(&j, dir, err)) == 0 && j.fb.data)
+		remember(&j, dir);
 	free(text);
 	free(path);
 	job_release(&j);

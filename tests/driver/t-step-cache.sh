@@ -6,8 +6,9 @@
 # build must be byte for byte what an empty cache builds for its setting,
 # which is what mpcc builds without a cache but for nvcc's temporary names
 # (fixed under the cache). A setting that changes one file's PTX reruns
-# that file's ptxas and host compile alone (and the report's ptxas -v); a
-# setting built before reruns nothing; PTX that ptxas rejects still falls
+# that file's ptxas alone (and the report's ptxas -v), and makes its object
+# from the cached one with the new fatbinary (t-step-embed.sh); a setting
+# built before reruns nothing; PTX that ptxas rejects still falls
 # back to nvcc's; compiles running at once share the cache, and so do the
 # builds of an mpcc-tune session.
 . "$(dirname "$0")/lib.sh"
@@ -66,9 +67,11 @@ like() {
 
 # misses BUILD: the steps the build ran, "PROGRAM FILE" sorted (FILE: the
 # .cu file of nvcc's temporary names, "-" for none; ptxas-v: the report's
-# ptxas -v runs, on nvcc's PTX and on mpcc's)
+# ptxas -v runs, on nvcc's PTX and on mpcc's), and the host compiles whose
+# objects it made from cached ones, "embed:PROGRAM FILE"
 misses() {
-	sed -n 's/^miss [0-9a-f]* //p' "$1.log" | sed -E -e 's/^ptxas (.* -v -e .*)/ptxas-v \1/' \
+	sed -n -e 's/^miss [0-9a-f]* //p' -e 's/^embed [0-9a-f]* /embed:/p' "$1.log" |
+		sed -E -e 's/^ptxas (.* -v -e .*)/ptxas-v \1/' \
 		-e 's#^"?([^ "]*/)?([^ /"]*)"? .*tmpxft_0{8}_0{8}-[0-9]+_([a-z_]+)\..*#\2 \3#' -e 's/^([^ ]*) .* .*/\1 -/' |
 		LC_ALL=C sort | tr '\n' ' '
 }
@@ -115,14 +118,14 @@ rebuilds() {
 	fi
 }
 
-testing "a setting of a.cu's kernel reruns a.cu's ptxas and host compile alone"
-rebuilds "$T/b2" "$FISET" "gcc a ptxas a ptxas-v - ptxas-v a " "$T/clean-fiset"
+testing "a setting of a.cu's kernel reruns a.cu's ptxas alone, and re-embeds its host object"
+rebuilds "$T/b2" "$FISET" "embed:gcc a ptxas a ptxas-v - ptxas-v a " "$T/clean-fiset"
 
 testing "a setting of b.cu's kernel reruns b.cu's, and its first sfu the fast-math cicc"
-rebuilds "$T/b3" "$SFU" "cicc b gcc b ptxas b ptxas-v - ptxas-v b " "$T/clean-sfu32"
+rebuilds "$T/b3" "$SFU" "cicc b embed:gcc b ptxas b ptxas-v - ptxas-v b " "$T/clean-sfu32"
 
-testing "another lambda reruns b.cu's ptxas and host compile alone"
-rebuilds "$T/b4" "$SFU16" "gcc b ptxas b ptxas-v b " "$T/clean-sfu16"
+testing "another lambda reruns b.cu's ptxas alone, and re-embeds its host object"
+rebuilds "$T/b4" "$SFU16" "embed:gcc b ptxas b ptxas-v b " "$T/clean-sfu16"
 
 testing "a setting built before reruns no step, and builds the same program"
 why=
