@@ -392,6 +392,15 @@ params_has(const struct params *p, int k)
 	return (p->given >> k) & 1;
 }
 
+int
+params_hashed(const struct params *p)
+{
+	for (int k = 0; k < p->s->nparam; k++)
+		if ((p->s->param[k].flags & PHASH) && p->v[k].s)
+			return 1;
+	return 0;
+}
+
 /* the next "key=value" of text at depth 0 of [ ]: its end */
 static const char *
 itemend(const char *s)

@@ -118,6 +118,9 @@ int params_parse(const struct schema *s, const char *text, int tool, Arena *a,
                  struct params *p, char **err);
 /* one parameter's value as a number or word list (for passes' own use) */
 int params_has(const struct params *p, int k);   /* written, not defaulted */
+/* does p give the hash of the PTX its facts were measured on (a PHASH
+ * parameter written)? */
+int params_hashed(const struct params *p);
 
 /* writers: every parameter but the PTOOL ones and empty PNUMS and PSTR, in
  * schema order */

@@ -533,6 +533,8 @@ input(Module *m, const struct opts *o)
 static int
 steps(struct passctx *cx, const struct opts *o, struct step *st, int dumpk, struct ran *rn)
 {
+	for (int k = 0; k < o->np; k++)
+		cx->keephash |= st[k].pass && params_hashed(&st[k].par);
 	for (int k = 0; k < o->np; k++) {
 		runstep(cx, &st[k], k == dumpk, rn);
 		if (o->vfy && verify(cx->m, stderr)) {

@@ -104,6 +104,7 @@ struct passctx {
 	const char *counted;    /* the first of those whose report counts the kernel's
 	                         * instructions and cannot recount them (struct pass,
 	                         * recount); NULL: none (passes_ran() sets both) */
+	int keephash;           /* a rule gives a PTX hash (params_hashed()): keep */
 	const Fn *hashed;       /* the kernel being worked on, and */
 	uint hash;              /* fnhash() of it as nvcc wrote it (facts measured on
 	                         * it hold while it is the same: fiset's ptx) */
@@ -274,7 +275,8 @@ const struct pass *findpass(const char *name, size_t n);   /* NULL if none */
 int findwarning(const char *name, size_t n);
 /* tell cx which passes changed its kernel fn so far (bit t: passes[t]):
  * cx->changed and cx->counted, before the next pass runs on it; and, the
- * first time, its hash */
+ * first time and with cx->keephash, its hash (printing a kernel to hash it
+ * costs as much as parsing it: only where a rule will compare it) */
 void passes_ran(struct passctx *cx, Fn *fn, uint changed);
 /* why passes[t] leaves a kernel alone that a pass after it in the table's
  * order changed already (changed, bit u: passes[u]): they compose in that

@@ -57,7 +57,7 @@ findwarning(const char *name, size_t n)
 void
 passes_ran(struct passctx *cx, Fn *fn, uint changed)
 {
-	if (!changed && cx->hashed != fn) {
+	if (!changed && cx->keephash && cx->hashed != fn) {
 		cx->hashed = fn;
 		cx->hash = fnhash(fn);
 	}

@@ -132,6 +132,9 @@ chain(struct passctx *cx, Fn *fn, const char *mangled, const struct choice *c,
       struct outcome *o)
 {
 	uint applied = 0;
+	cx->keephash = 0;
+	for (int t = 0; t < npass; t++)
+		cx->keephash |= c->rule[t] && params_hashed(c->rule[t]->param[t]);
 	for (int t = 0; t < npass; t++) {
 		o[t] = (struct outcome){0};
 		if (!c->rule[t])
@@ -448,9 +451,9 @@ pipeline(const char *path, const struct hook *h)
 	for (uint k = 0; h->kernels && k < m->nfn; k++)
 		if ((m->fn[k]->flags & FENTRY) && !(m->fn[k]->flags & FDECL))
 			args_push(h->kernels, symstr(m, m->fn[k]->sym));
-	if (h->explain) {
+	if (h->explain) {   /* the rules come pass by pass: every kernel's hash kept */
 		struct passctx cx = {.m = m, .src = h->src, .arch = h->arch, .sm = h->sm,
-		                     .nsm = h->nsm, .jit = h->jit, .h = h};
+		                     .nsm = h->nsm, .jit = h->jit, .h = h, .keephash = 1};
 		explain(&cx, h);
 		passctx_release(&cx);
 		mod_free(m);
