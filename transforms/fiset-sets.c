@@ -589,6 +589,7 @@ takefacts(struct fs *a, struct passctx *cx, Fn *fn, const struct facts *f)
 	a->trips = have && !why ? f->trips : NULL;
 	a->facts = !have ? "none" : why ? arena_fmt(a->a, "dropped: %s", why) : "measured";
 	a->from = arena_alloc(a->a, fn->nblk + 1);
+	a->order = looporder(fn);
 	a->freq = blockfreq(fn, a->trips, a->trips ? f->ntrips : 0, LOOPGUESS, a->from);
 }
 

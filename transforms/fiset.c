@@ -369,7 +369,7 @@ static void
 loopfacts(const struct fs *a, uint i, uint *line, uint *depth, double *trips, const char **from)
 {
 	const Fn *fn = a->fn;
-	const Loop *l = &fn->loop[looporder(fn)[i]];
+	const Loop *l = &fn->loop[a->order[i]];
 	const Blk *h = &fn->blk[l->head];
 	uint outer = l->parent ? fn->loop[l->parent - 1].head : ~0u;
 	*line = 0;

@@ -54,6 +54,7 @@ struct fs {
 	int warps;           /* measured warps an SM holds, 0: as registers allow */
 	const double *trips; /* measured trips per loop (looporder()), NULL: none */
 	double *freq;        /* per block: how often it runs (blockfreq()) */
+	uint *order;         /* the loops in the order trips lists them (looporder()) */
 	uchar *from;         /* per block: where that comes from (FQ_) */
 };
 
