@@ -659,6 +659,10 @@ apply(struct passctx *cx, Fn *fn, const struct params *p, struct outcome *o)
 		return o->why = fmt("the instrumentation needs PTX ISA 6.2 and sm_60; this PTX is "
 		                    ".version %.*s for sm_%d", (int)cx->m->version.n,
 		                    cx->m->version.s ? cx->m->version.s : "", sm), -1;
+	/* the exit .func's addresses and its vprintf call are 64-bit */
+	if (cx->m->addrsize == 32)
+		return o->why = xstrdup("the instrumentation addresses memory in 64 bits; this PTX "
+		                        "has .address_size 32"), -1;
 	/* the hash of the kernel as it came, before the loops are read (their
 	 * counts are facts about that code) and anything is added */
 	uint hash = fnhash(fn);
