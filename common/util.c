@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -237,6 +238,67 @@ rmtree(const char *dir)
 	}
 	closedir(d);
 	return rmdir(dir);
+}
+
+/* one regular file's bytes and mode, from to to (made anew) */
+static int
+copyfile(const char *from, const char *to, mode_t mode)
+{
+	char buf[1 << 16];
+	int in = open(from, O_RDONLY | O_CLOEXEC), out = -1, ok = in >= 0;
+	if (ok)
+		out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode & 07777), ok = out >= 0;
+	for (ssize_t n; ok && (n = read(in, buf, sizeof buf)) != 0;) {
+		ok = n > 0 || errno == EINTR;
+		for (ssize_t w, done = 0; ok && n > 0 && done < n; done += w)
+			ok = (w = write(out, buf + done, n - done)) > 0;
+	}
+	int e = errno;
+	if (in >= 0)
+		close(in);
+	if (out >= 0 && close(out) != 0)
+		ok = 0;
+	errno = e;
+	return ok ? 0 : -1;
+}
+
+/* cp -a in C, for what a build leaves in a directory: directories,
+ * regular files with their modes, symbolic links as links (never
+ * followed); anything else is left out */
+int
+copytree(const char *from, const char *to)
+{
+	struct stat st;
+	if (lstat(from, &st) < 0)
+		return -1;
+	if (S_ISLNK(st.st_mode)) {
+		char target[PATH_MAX];
+		ssize_t n = readlink(from, target, sizeof target - 1);
+		if (n < 0)
+			return -1;
+		target[n] = 0;
+		return symlink(target, to);
+	}
+	if (S_ISREG(st.st_mode))
+		return copyfile(from, to, st.st_mode);
+	if (!S_ISDIR(st.st_mode))
+		return 0;
+	DIR *d = opendir(from);
+	if (!d || mkdir(to, (st.st_mode & 07777) | 0700) < 0) {
+		if (d)
+			closedir(d);
+		return -1;
+	}
+	int r = 0;
+	for (struct dirent *e; r == 0 && (e = readdir(d));) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		char *f = fmt("%s/%s", from, e->d_name), *t = fmt("%s/%s", to, e->d_name);
+		r = copytree(f, t);
+		free(f), free(t);
+	}
+	closedir(d);
+	return r;
 }
 
 /* libstdc++'s demangler (extern "C"); every executable links libstdc++ */

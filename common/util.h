@@ -39,6 +39,8 @@ int endswith(const char *s, const char *suffix);
 char *readfile(const char *path, size_t *len);    /* NULL and errno on failure */
 void catfile(const char *path, FILE *to);          /* path's bytes to to; nothing if unreadable */
 int rmtree(const char *dir);     /* rm -rf dir: 0 when it is gone, -1 and errno if not */
+/* cp -a from to (to made anew; links copied as links): 0, or -1 and errno */
+int copytree(const char *from, const char *to);
 char *demangle(const char *mangled);  /* malloc'd; a copy of mangled if not C++ */
 int writefile(const char *path, const char *buf, size_t len);  /* via rename */
 /* did-you-mean: the one of names[0..n) that s is a typo of (an edit for

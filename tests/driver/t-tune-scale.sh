@@ -4,7 +4,7 @@
 # line by line, a trial that sets a transform on several kernels applied
 # to those that take it, the stopping rule, --budget with the confirmation
 # inside it, Ctrl-C, and --jobs 4 on four fake GPUs keeping what --jobs 1
-# keeps, confirming two rounds at once; the timing build beside the
+# keeps, confirming four rounds at once; the timing build beside the
 # baseline.
 . "$(dirname "$0")/lib.sh"
 : "${MPCC_TUNE:?set MPCC_TUNE to the mpcc-tune executable}"
@@ -154,7 +154,7 @@ jobs() {
 }
 testing "--jobs 4 on four GPUs keeps what --jobs 1 keeps"
 jobs j1 --jobs 1
-jobs j4 --jobs 4
+jobs j4 --jobs 4 --keep
 if [ "$(cat "$T/j1/rc")$(cat "$T/j4/rc")" = 00 ] && [ -n "$(rules j1)" ] && [ "$(rules j1)" = "$(rules j4)" ] &&
    grep -q 'CUDA_VISIBLE_DEVICES=1' "$T/j4.log"; then
 	passed
@@ -162,15 +162,17 @@ else
 	fail "jobs 1: $(rules j1); jobs 4: $(rules j4)"
 fi
 
-# the confirmation's 14 runs, the last of the log: rounds 1-6 two at a
-# time (on GPUs 0 and 1), round 7 alone
-testing "--jobs 4: the confirmation runs two rounds at once, one on each of two GPUs"
-if grep -q 'interleaved rounds (each in its own directory; two rounds at once, on GPUs 0 and 1)' "$T/j4/err" &&
-   [ "$(tail -14 "$T/j4.log" | grep -c 'CUDA_VISIBLE_DEVICES=1 ')" = 6 ] &&
-   [ "$(tail -14 "$T/j4.log" | grep -c 'CUDA_VISIBLE_DEVICES=0 ')" = 8 ]; then
+# the confirmation's 14 runs, the last of the log: rounds 1-4 at once
+# (two runs on each of GPUs 0-3), rounds 5-7 at once (two on each of GPUs
+# 0-2); GPUs 2 and 3 run copies of the two programs
+testing "--jobs 4: the confirmation runs four rounds at once, one on each GPU"
+runs=$(tail -14 "$T/j4.log" | cut -d' ' -f1 | sort | uniq -c | tr -s ' \n' ' ')
+if grep -q 'interleaved rounds (each in its own directory; 4 rounds at once, on GPUs 0 to 3, copies of both programs on GPUs 2 and up)' "$T/j4/err" &&
+   [ "$runs" = " 4 CUDA_VISIBLE_DEVICES=0 4 CUDA_VISIBLE_DEVICES=1 4 CUDA_VISIBLE_DEVICES=2 2 CUDA_VISIBLE_DEVICES=3 " ] &&
+   [ -d "$T/j4/work/confirm/p1-t0" ]; then
 	passed
 else
-	fail "$(grep 'interleaved rounds' "$T/j4/err"); the last 14 runs: $(tail -14 "$T/j4.log" | cut -d' ' -f1 | sort | uniq -c | tr -s ' \n' ' ')"
+	fail "$(grep 'interleaved rounds' "$T/j4/err"); the last 14 runs: $runs"
 fi
 
 # each trial builds into its own directory: the timing build goes on

@@ -16,13 +16,16 @@
  * otherwise the program is rebuilt whenever the other one is to run. The
  * rounds alternate which runs first (baseline, candidate; candidate,
  * baseline; ...), which cancels a steady drift within a round and halves
- * those rebuilds. With --jobs and each trial in its own directory, two
- * rounds run at once: round r on GPU 0 and round r + 1 on GPU 1, in step,
- * so that the baseline runs on one GPU while the candidate runs on the
- * other (never one program twice at once: its runs share its directory);
- * each round's ratio is of two runs on one GPU. */
+ * those rebuilds. With --jobs N and each trial in its own directory, N
+ * rounds run at once, round r + i on GPU i, in step: on GPUs 2j and
+ * 2j + 1 the baseline runs on one while the candidate runs on the other,
+ * then the other way round, so that no program runs twice at once (its
+ * runs share its directory). GPUs 0 and 1 run the trials' own programs;
+ * each further pair runs copies of the two directories, made once
+ * (confirm/pJ-tID). Each round's ratio is of two runs on one GPU. */
 #include "tune/search/search.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,25 +64,78 @@ ready(struct tuner *tu, const struct trial *t, const char *dir, int how, const s
 	return st ? -1 : 0;
 }
 
-/* the runs of t[i] in rounds r[i] side by side, the i-th on GPU i (each
- * in its own directory): their times, NAN after a message */
-static void
-runsides(struct tuner *tu, struct trial *const *t, const int *r, int n, double *v)
+/* the directory of t's program for GPUs 2 pair and 2 pair + 1: its own
+ * for pair 0, else a copy (copies()) */
+static char *
+progdir(struct tuner *tu, const struct trial *t, int pair)
 {
-	char *dir[2], *out[2], *err[2], *why[2];
-	for (int i = 0; i < n; i++) {
-		char *d = fmt("%s/confirm/r%d-t%d", tu->workdir, r[i], t[i]->id);
-		mkdir(d, 0777);
-		dir[i] = t[i]->dir, out[i] = fmt("%s/run.out", d), err[i] = fmt("%s/run.err", d);
+	return pair ? fmt("%s/confirm/p%d-t%d", tu->workdir, pair, t->id) : xstrdup(t->dir);
+}
+
+/* copy the programs of the baseline and t for GPUs 2 .. gpus - 1: the
+ * GPUs that have a program to run (after a message, fewer) */
+static int
+copies(struct tuner *tu, const struct trial *t, int gpus)
+{
+	for (int pair = 1; 2 * pair < gpus; pair++)
+		for (int w = 0; w < 2; w++) {
+			const struct trial *u = w ? t : tu->base;
+			char *d = progdir(tu, u, pair);
+			struct stat st;
+			if (stat(d, &st) < 0 && copytree(u->dir, d) < 0) {
+				fprintf(stderr, "mpcc-tune: confirm: cannot copy %s to %s (%s): %d rounds at once\n",
+				        u->dir, d, strerror(errno), 2 * pair);
+				free(d);
+				return 2 * pair;
+			}
+			free(d);
+		}
+	return gpus;
+}
+
+/* rounds r .. r + n - 1 at once, round r + i on GPU i, each the runs of
+ * the baseline and of t in turn (i even: the baseline first); their
+ * times in b[] and x[], NAN after a message */
+static void
+runsides(struct tuner *tu, struct trial *t, int r, int n, double *b, double *x)
+{
+	char **dir[2], **out = xcalloc(n, sizeof *out), **err = xcalloc(n, sizeof *err);
+	char **why = xcalloc(n, sizeof *why);
+	double *v = xcalloc(n, sizeof *v);
+	struct trial *who[2] = {tu->base, t};
+	for (int w = 0; w < 2; w++) {
+		dir[w] = xcalloc(n, sizeof *dir[w]);
+		for (int i = 0; i < n; i++)
+			dir[w][i] = progdir(tu, who[w], i / 2);
+	}
+	for (int step = 0; step < 2; step++) {
+		char **d = xcalloc(n, sizeof *d);
+		for (int i = 0; i < n; i++) {
+			int w = (i + step) % 2;   /* 0: the baseline */
+			char *rd = fmt("%s/confirm/r%d-t%d", tu->workdir, r + i, who[w]->id);
+			mkdir(rd, 0777);
+			d[i] = dir[w][i], out[i] = fmt("%s/run.out", rd), err[i] = fmt("%s/run.err", rd);
+			free(rd);
+		}
+		run_side(tu, n, d, out, err, v, why);
+		for (int i = 0; i < n; i++) {
+			int w = (i + step) % 2;
+			if (why[i])
+				fprintf(stderr, "mpcc-tune: confirm: round %d, %s: %s\n", r + i + 1, who[w]->what,
+				        why[i]),
+				        v[i] = NAN;
+			(w ? x : b)[i] = v[i];
+			free(out[i]), free(err[i]), free(why[i]);
+			why[i] = NULL;
+		}
 		free(d);
 	}
-	run_side(tu, n, dir, out, err, v, why);
-	for (int i = 0; i < n; i++) {
-		if (why[i])
-			fprintf(stderr, "mpcc-tune: confirm: round %d, %s: %s\n", r[i] + 1, t[i]->what, why[i]),
-			        v[i] = NAN;
-		free(out[i]), free(err[i]), free(why[i]);
+	for (int w = 0; w < 2; w++) {
+		for (int i = 0; i < n; i++)
+			free(dir[w][i]);
+		free(dir[w]);
 	}
+	free(out), free(err), free(why), free(v);
 }
 
 /* one run of t in round r: its time, or NAN after a message */
@@ -104,30 +160,32 @@ confirm(struct tuner *tu, struct trial *t, struct confirmation *c)
 	static const char *const hows[] = {"each in its own directory", "their --binary put back in turn",
 	                                   "each rebuilt when the other ran last"};
 	int n = tu->confirm, how = howrun(tu), m = 0;
-	int side = sidebyside(tu);   /* two rounds at once */
+	int side = sidebyside(tu) ? pool_gpus(tu) : 1;   /* rounds at once */
+	if (side > n)
+		side = n;
 	const struct trial *cur = NULL;   /* not known: the last build may be either */
 	double *ratio = xmalloc(n * sizeof *ratio), *base = xmalloc(n * sizeof *base);
-	char *d = fmt("%s/confirm", tu->workdir);
+	double *b = xmalloc(side * sizeof *b), *x = xmalloc(side * sizeof *x);
+	char *d = fmt("%s/confirm", tu->workdir), *at = NULL;
 	mkdir(d, 0777);
 	free(d);
+	if (side > 2)
+		side = copies(tu, t, side);
+	if (side > 1)
+		at = fmt("; %d rounds at once, on GPUs 0 to %d%s", side, side - 1,
+		         side > 2 ? ", copies of both programs on GPUs 2 and up" : "");
 	fprintf(stderr, "mpcc-tune: confirm: %s (%.3fx in its search) against the baseline, %d "
-	        "interleaved rounds (%s%s)\n", t->what, speedup(tu, t), n, hows[how],
-	        side ? "; two rounds at once, on GPUs 0 and 1" : "");
-	for (int r = 0; r < n; r++) {
-		double b[2], x[2];
-		int two = side && r + 1 < n;
-		if (two) {   /* round r on GPU 0, r + 1 (the other order) on GPU 1 */
-			double v[2];
-			runsides(tu, (struct trial *[]){tu->base, t}, (int[]){r, r + 1}, 2, v);
-			b[0] = v[0], x[1] = v[1];
-			runsides(tu, (struct trial *[]){t, tu->base}, (int[]){r, r + 1}, 2, v);
-			x[0] = v[0], b[1] = v[1];
-		} else if (r % 2) {
+	        "interleaved rounds (%s%s)\n", t->what, speedup(tu, t), n, hows[how], at ? at : "");
+	free(at);
+	for (int r = 0; r < n;) {
+		int k = side < n - r ? side : n - r;
+		if (k > 1)
+			runsides(tu, t, r, k, b, x);
+		else if (r % 2)
 			x[0] = runit(tu, t, r, how, &cur), b[0] = runit(tu, tu->base, r, how, &cur);
-		} else {
+		else
 			b[0] = runit(tu, tu->base, r, how, &cur), x[0] = runit(tu, t, r, how, &cur);
-		}
-		for (int i = 0; i <= two; i++) {
+		for (int i = 0; i < k; i++) {
 			if (isnan(b[i]) || isnan(x[i]))
 				continue;
 			base[m] = b[i];
@@ -135,7 +193,7 @@ confirm(struct tuner *tu, struct trial *t, struct confirmation *c)
 			fprintf(stderr, "mpcc-tune: confirm: round %d: baseline %.4g, candidate %.4g: %.3fx\n",
 			        r + i + 1, b[i], x[i], ratio[m - 1]);
 		}
-		r += two;
+		r += k;
 	}
 	*c = (struct confirmation){m, m ? median(ratio, m) : 0, INFINITY, -INFINITY,
 	                           spread(base, m), 0};
@@ -147,5 +205,5 @@ confirm(struct tuner *tu, struct trial *t, struct confirmation *c)
 	        "the baseline's runs spread over %.1f%%), %s the noise (%.1f%%)\n", t->what, c->median,
 	        m, m ? c->lo : 0, m ? c->hi : 0, 100 * c->basespread,
 	        c->ok ? "beyond" : m < n ? "some rounds failed: not beyond" : "not beyond", 100 * noise);
-	free(ratio), free(base);
+	free(ratio), free(base), free(b), free(x);
 }
