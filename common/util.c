@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 const char *progname = "mpcc";
@@ -238,6 +239,14 @@ rmtree(const char *dir)
 	}
 	closedir(d);
 	return rmdir(dir);
+}
+
+double
+now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 /* one regular file's bytes and mode, from to to (made anew) */

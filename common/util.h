@@ -33,6 +33,7 @@ void error(const char *f, ...) __attribute__((format(printf, 1, 2)));
 void warn(const char *f, ...) __attribute__((format(printf, 1, 2)));
 void note(const char *f, ...) __attribute__((format(printf, 1, 2)));
 int startswith(const char *s, const char *prefix);
+double now(void);                 /* seconds of the monotonic clock */
 /* what a count of n says: one when n is 1, else many ("1 set", "2 sets") */
 const char *plural(long n, const char *one, const char *many);
 int endswith(const char *s, const char *suffix);

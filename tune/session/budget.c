@@ -19,15 +19,6 @@
 
 #include <math.h>
 #include <stdlib.h>
-#include <time.h>
-
-double
-now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 double
 duration(const char *s)

@@ -16,7 +16,6 @@
 void progress(const struct tuner *tu, const struct trial *t);
 
 /* budget.c */
-double now(void);
 /* "90s", "15m", "2h", "1h30m", or seconds: seconds; -1 if not a duration */
 double duration(const char *s);
 /* the seconds a trial takes, build and runs, from those that ran */
