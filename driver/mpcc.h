@@ -167,6 +167,11 @@ void stepcache_fixnames(char *text);  /* tmpxft_<8 hex>_<8 hex> -> tmpxft_000000
  * compile's temporary directory, templ its mkdtemp template (as long) */
 int stepcache_run(const char *dir, const char *tmp, const char *templ, const char *line,
                   const char *err);
+/* with MPCC_STEP_LOG=FILE (mpcc-tune's, one a build), "KIND SECONDS HOW"
+ * appended to FILE: KIND front (cudafe++, cicc, -E), ptxas, fatbinary,
+ * host (-c), link (nvlink, a line with -o), transform (the hook), other;
+ * HOW hit, embed, miss, or run (a step the cache does not keep) */
+void stepcache_time(const char *kind, double secs, const char *how);
 
 /* embed.c */
 struct fatbinc {       /* nvcc's .fatbin.c: the fatbinary as the assembler's .quad lines */

@@ -164,6 +164,7 @@ struct fast {                 /* hook.drv: the fast-math runs of one cicc step *
 	char *path[AX_ALL + 1];   /* the PTX of each mask whose run succeeded */
 	pid_t pid[AX_ALL + 1];    /* started, not waited for yet */
 	uchar tried[AX_ALL + 1];
+	double waited;            /* seconds the hook waited for them */
 };
 
 static int count(const struct args *a, const char *s);
@@ -206,7 +207,10 @@ fastptx(void *drv, uint mask)
 	if (!f->tried[mask])
 		faststart(f, mask);
 	if (f->pid[mask] > 0) {
-		if (spawn_wait(f->pid[mask]) != 0) {
+		double t0 = now();
+		int st = spawn_wait(f->pid[mask]);
+		f->waited += now() - t0;
+		if (st != 0) {
 			free(f->path[mask]);
 			f->path[mask] = NULL;
 		}
@@ -698,8 +702,12 @@ command(struct run *r, const struct step *s)
 			measureall(r, &a);
 	}
 	free(line);
-	if (st == 0 && r->fast)
+	if (st == 0 && r->fast) {
+		double t0 = now();
 		st = hook(r, &a);
+		if (stepdir)   /* the fast-math cicc it waited for is a step of its own */
+			stepcache_time("transform", now() - t0 - r->fast->waited, "run");
+	}
 	fastend(r->fast);
 	r->fast = NULL;
 	if (count(&a, "-E") == 0) {

@@ -41,7 +41,10 @@
  * as long, so that a binary output stays valid; a hit puts back the
  * compile's own name. nvcc's temporary names (tmpxft_<8 hex>_<8 hex>, from
  * nvcc's pid) are made fixed when the cache is on (stepcache_fixnames()), so
- * what a hit writes is byte for byte what the step would have written. */
+ * what a hit writes is byte for byte what the step would have written.
+ *
+ * Each step's seconds go to MPCC_STEP_LOG when mpcc-tune names one, by
+ * kind (stepcache_time()): where a trial's build spends its time. */
 #define _GNU_SOURCE   /* memmem */
 #include "common/spawn.h"
 #include "driver/mpcc.h"
@@ -649,14 +652,49 @@ reembed(const struct job *j, const char *dir, const char *err)
 	return st;
 }
 
+void
+stepcache_time(const char *kind, double secs, const char *how)
+{
+	const char *path = getenv("MPCC_STEP_LOG");
+	if (!path || !*path)
+		return;
+	char *line = fmt("%s %.6f %s\n", kind, secs, how);
+	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
+	if (fd >= 0) {
+		writeall(fd, line, strlen(line));   /* one short write: lines do not mix */
+		close(fd);
+	}
+	free(line);
+}
+
+/* what kind of step a line is, for stepcache_time() */
+static const char *
+stepkind(const struct job *j)
+{
+	static const char *const cuda[] = {"cudafe++", "cicc", "ptxas", "fatbinary", "nvlink"};
+	static const char *const kinds[] = {"front", "front", "ptxas", "fatbinary", "link"};
+	const struct args *w = &j->words;
+	if (has(w, "-E"))
+		return "front";
+	for (size_t k = 0; k < countof(cuda); k++)
+		if (!strcmp(progname_of(w), cuda[k]))
+			return kinds[k];
+	if (has(w, "-c"))
+		return "host";
+	return w->n && optval(w, "-o") ? "link" : "other";
+}
+
 int
 stepcache_run(const char *dir, const char *tmp, const char *templ, const char *line,
               const char *err)
 {
 	struct job j = {.line = line, .tmp = tmp, .templ = templ, .fatbin = -1};
+	double t0 = now();
 	if (!dir || shsplit(&j.words, line, env) < 0 || !kept(&j)) {
+		int st = runsh(line, NULL, err);
+		stepcache_time(j.words.n ? stepkind(&j) : "other", now() - t0, "run");
 		job_release(&j);
-		return runsh(line, NULL, err);
+		return st;
 	}
 	mkdir(dir, 0777);
 	named(&j);
@@ -672,6 +710,7 @@ stepcache_run(const char *dir, const char *tmp, const char *templ, const char *l
 		noteonce(dir, j.noembed);
 	if (!hit && !embedded && (st = miss(&j, dir, err)) == 0 && j.fb.data)
 		remember(&j, dir);
+	stepcache_time(stepkind(&j), now() - t0, hit ? "hit" : embedded ? "embed" : "miss");
 	free(text);
 	free(path);
 	job_release(&j);
