@@ -88,6 +88,10 @@ struct errors {
 	long n;
 };
 
+/* where a trial's build goes: the kinds of mpcc's steps (stepnames[]) */
+enum { ST_TRANSFORM, ST_PTXAS, ST_HOST, ST_LINK, ST_OTHER, NSTEPS };
+extern const char *const stepnames[];
+
 struct trial {
 	int id;                 /* t<id>/ in the work directory; 0 is the baseline */
 	struct setting set;
@@ -113,6 +117,9 @@ struct trial {
 	                         * ran with the others */
 	int asked;              /* a search asked for it (else a guess that was not needed) */
 	double build, cost;     /* seconds of wall time: its build; its build and runs */
+	double steps[NSTEPS];   /* seconds of its build's steps of each kind (mpcc's
+	                         * MPCC_STEP_LOG, summed over the compiles) */
+	double judged;          /* seconds its output's comparison took */
 };
 
 /* one kernel of the program and what the timing build saw of it */

@@ -24,6 +24,15 @@ status(const struct tuner *tu, const struct trial *t, const struct trial *win)
 	return beats(tu, tu->base, t) ? "meets, slower" : "meets, within the noise";
 }
 
+/* where t's time went: "0.61 (0.02, 0.21, 0.01, 0.12); 6.3" */
+static char *
+timespent(const struct trial *t)
+{
+	const double *s = t->steps;
+	return fmt("%.3g (%.2g, %.2g, %.2g, %.2g); %.3g", t->build, s[ST_TRANSFORM], s[ST_PTXAS],
+	           s[ST_HOST], s[ST_LINK], t->cost - t->build);
+}
+
 /* the model's column: "multi: 1.594x, 1.410x"; "-" where t changes more
  * than one kernel (or none), "?" where there is no prediction or the noise
  * hides the measurement */
@@ -64,8 +73,9 @@ table_model(const struct tuner *tu)
 void
 table_print(const struct tuner *tu, const struct trial *win, const struct confirmation *cf)
 {
-	printf("\n| trial | setting | time | speedup | %s | verdict | kernel: predicted, measured |\n"
-	       "|---|---|---:|---:|---:|---|---|\n",
+	printf("\n| trial | setting | time | speedup | %s | verdict | kernel: predicted, measured | "
+	       "build s (transform, ptxas, host, link); runs s |\n"
+	       "|---|---|---:|---:|---:|---|---|---|\n",
 	       tu->metric == M_DIGITS ? "digits" : (const char *[]){"mean rel err", "max rel err",
 	                                                            "rel Frobenius"}[tu->metric]);
 	for (int i = 0; i < tu->nt; i++) {
@@ -73,13 +83,16 @@ table_print(const struct tuner *tu, const struct trial *win, const struct confir
 		if (t->verdict < 0)
 			continue;
 		printf("| t%d | %s | ", t->id, t->what);
+		char *sp = timespent(t);
 		if (t->verdict == V_OK) {
 			char *m = model(tu, t);
-			printf("%.4g | %.3fx | %.3g | %s | %s |\n", t->time, speedup(tu, t), t->err,
-			       status(tu, t, win), m);
+			printf("%.4g | %.3fx | %.3g | %s | %s | %s |\n", t->time, speedup(tu, t), t->err,
+			       status(tu, t, win), m, sp);
 			free(m);
 		} else
-			printf("- | - | - | %s: %s | - |\n", verdictname[t->verdict], t->why ? t->why : "");
+			printf("- | - | - | %s: %s | - | %s |\n", verdictname[t->verdict], t->why ? t->why : "",
+			       sp);
+		free(sp);
 	}
 	printf("\n| kernel | transform | search | trials | best | stopped |\n|---|---|---|---:|---|---|\n");
 	for (int i = 0; i < tu->nc; i++) {
@@ -95,17 +108,43 @@ table_print(const struct tuner *tu, const struct trial *win, const struct confir
 		       cf->ok ? "confirmed" : "not beyond the noise");
 }
 
-/* the builds' times: the baseline's (every step run) and the trials' */
+/* the median over the trials that built (the baseline and the
+ * instrumented builds aside: those build beside the baseline, with every
+ * step to run) of what at(t) gives */
+static double
+trialmedian(const struct tuner *tu, double (*at)(const struct trial *t, int k), int k)
+{
+	double *v = xmalloc((tu->nt + 1) * sizeof *v), m = 0;
+	int n = 0;
+	for (int i = 0; i < tu->nt; i++)
+		if (tu->t[i] != tu->base && !instrumented(tu->t[i]) && tu->t[i]->build > 0)
+			v[n++] = at(tu->t[i], k);
+	if (n)
+		m = median(v, n);
+	free(v);
+	return n ? m : -1;
+}
+
+static double buildof(const struct trial *t, int k) { return (void)k, t->build; }
+static double stepof(const struct trial *t, int k) { return t->steps[k]; }
+static double runsof(const struct trial *t, int k) { return (void)k, t->cost - t->build; }
+static double judgedof(const struct trial *t, int k) { return (void)k, t->judged; }
+
+/* where the trials' time went: their builds against the full build (the
+ * baseline's: an empty step cache, every step run), the steps of a
+ * build, the runs, the comparison */
 void
 table_builds(const struct tuner *tu)
 {
-	double *b = xmalloc((tu->nt + 1) * sizeof *b);
-	int n = 0;
-	for (int i = 0; i < tu->nt; i++)
-		if (tu->t[i] != tu->base && tu->t[i]->build > 0)
-			b[n++] = tu->t[i]->build;
-	if (n)
-		fprintf(stderr, "mpcc-tune: builds: the baseline's %.3g s; the trials' median %.3g s (%.2fx)\n",
-		        tu->base->build, median(b, n), median(b, n) / tu->base->build);
-	free(b);
+	double b = trialmedian(tu, buildof, 0), full = tu->base->build;
+	if (b < 0 || !(full > 0))
+		return;
+	fprintf(stderr, "mpcc-tune: trial builds: median %.3g s, %.2fx the full build (%.3g s, the "
+	        "baseline's)\nmpcc-tune: of a trial (medians; a build's steps summed over its "
+	        "compiles):", b, b / full, full);
+	for (int k = 0; k < NSTEPS; k++)
+		fprintf(stderr, " %s %.3g s,", k == ST_OTHER ? "other steps" : stepnames[k],
+		        trialmedian(tu, stepof, k));
+	fprintf(stderr, " runs %.3g s, compare %.2g s\n", trialmedian(tu, runsof, 0),
+	        trialmedian(tu, judgedof, 0));
 }

@@ -141,14 +141,15 @@ pid_t
 build_start(struct tuner *tu, const struct trial *t, const char *rep, const char *log, int niced)
 {
 	char *e_set = fmt("MPCC_SET=%s", t->env), *e_rep = fmt("MPCC_REPORT=%s", rep),
-	     *e_dir = fmt("MPCC_TUNE_DIR=%s", t->dir);
-	const char *env[] = {e_set, e_rep, e_dir, NULL};
-	unlink(rep);
+	     *e_dir = fmt("MPCC_TUNE_DIR=%s", t->dir), *steps = trial_path(t, "steps.log");
+	char *e_steps = fmt("MPCC_STEP_LOG=%s", steps);
+	const char *env[] = {e_set, e_rep, e_dir, e_steps, NULL};
+	unlink(rep), unlink(steps);
 	/* a trial's build is niced, so that the runs beside it (--jobs) keep
 	 * the CPU they time; its log is stdout and stderr, as 2>&1 */
 	pid_t pid = spawn_start(&(struct spawn){.line = tu->build, .env = env, .out = log, .err = log,
 	                                       .nullin = 1, .group = 1, .nice = niced ? 10 : 0});
-	free(e_set), free(e_rep), free(e_dir);
+	free(e_set), free(e_rep), free(e_dir), free(e_steps), free(steps);
 	return pid;
 }
 
@@ -192,6 +193,29 @@ anew(struct tuner *tu, struct trial *t)
 	return r;
 }
 
+const char *const stepnames[] = {"transform", "ptxas", "host", "link", "other"};
+
+/* the seconds of t's build's steps by kind, from mpcc's lines
+ * "KIND SECONDS HOW" (MPCC_STEP_LOG); what mpcc did not run (make, the
+ * other commands of --build) is not there */
+static void
+steptimes(struct trial *t)
+{
+	char *path = trial_path(t, "steps.log"), *text = readfile(path, NULL);
+	memset(t->steps, 0, sizeof t->steps);
+	for (char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l)) {
+		char kind[16];
+		double s;
+		int k = 0;
+		if (sscanf(l, "%15s %lf", kind, &s) != 2 || !(s >= 0))
+			continue;
+		while (k < ST_OTHER && strcmp(kind, stepnames[k]))
+			k++;
+		t->steps[k] += s;
+	}
+	free(text), free(path);
+}
+
 /* the build of t ended with status st: did it apply the setting? */
 int
 trial_built(struct tuner *tu, struct trial *t, int st)
@@ -200,6 +224,7 @@ trial_built(struct tuner *tu, struct trial *t, int st)
 	size_t n;
 	free(t->report);
 	t->report = readfile(rep, &n);
+	steptimes(t);
 	int r = 0;
 	if (st)
 		r = trial_fail(t, V_BUILD, fmt("--build exited with %d (see %s)", st, log));

@@ -67,7 +67,9 @@ trial_judge(struct tuner *tu, struct trial *t)
 		checkbase(tu, t);
 		return;
 	}
+	double t0 = now();
 	int c = compare(tu->base->num, tu->base->nnum, t->num, t->nnum, &t->e);
+	t->judged = now() - t0;
 	if (c == V_COUNT) {
 		trial_fail(t, c, fmt("%ld %s in the output, the baseline has %ld", t->nnum,
 		               plural(t->nnum, "number", "numbers"), tu->base->nnum));
