@@ -110,15 +110,16 @@ table_print(const struct tuner *tu, const struct trial *win, const struct confir
 
 /* the median over the trials that built (the baseline and the
  * instrumented builds aside: those build beside the baseline, with every
- * step to run) of what at(t) gives */
+ * step to run) of what at(t) gives (NAN: t does not count) */
 static double
 trialmedian(const struct tuner *tu, double (*at)(const struct trial *t, int k), int k)
 {
 	double *v = xmalloc((tu->nt + 1) * sizeof *v), m = 0;
 	int n = 0;
 	for (int i = 0; i < tu->nt; i++)
-		if (tu->t[i] != tu->base && !instrumented(tu->t[i]) && tu->t[i]->build > 0)
-			v[n++] = at(tu->t[i], k);
+		if (tu->t[i] != tu->base && !instrumented(tu->t[i]) && tu->t[i]->build > 0 &&
+		    !isnan(v[n] = at(tu->t[i], k)))
+			n++;
 	if (n)
 		m = median(v, n);
 	free(v);
@@ -127,8 +128,8 @@ trialmedian(const struct tuner *tu, double (*at)(const struct trial *t, int k), 
 
 static double buildof(const struct trial *t, int k) { return (void)k, t->build; }
 static double stepof(const struct trial *t, int k) { return t->steps[k]; }
-static double runsof(const struct trial *t, int k) { return (void)k, t->cost - t->build; }
-static double judgedof(const struct trial *t, int k) { return (void)k, t->judged; }
+static double runsof(const struct trial *t, int k) { return (void)k, t->ntimes ? t->cost - t->build : NAN; }
+static double judgedof(const struct trial *t, int k) { return (void)k, t->ntimes ? t->judged : NAN; }
 
 /* where the trials' time went: their builds against the full build (the
  * baseline's: an empty step cache, every step run), the steps of a
@@ -145,6 +146,6 @@ table_builds(const struct tuner *tu)
 	for (int k = 0; k < NSTEPS; k++)
 		fprintf(stderr, " %s %.3g s,", k == ST_OTHER ? "other steps" : stepnames[k],
 		        trialmedian(tu, stepof, k));
-	fprintf(stderr, " runs %.3g s, compare %.2g s\n", trialmedian(tu, runsof, 0),
+	fprintf(stderr, " runs %.3g s, compare %.2g s (of the trials that ran)\n", trialmedian(tu, runsof, 0),
 	        trialmedian(tu, judgedof, 0));
 }
