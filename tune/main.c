@@ -498,7 +498,7 @@ main(int argc, char **argv)
 	fprintf(stderr, "mpcc-tune: %d %s built and run (the baseline's included)", tu.ntrials,
 	        plural(tu.ntrials, "trial", "trials"));
 	if (tu.nguess)
-		fprintf(stderr, ", and %d guesses for free GPUs that no search asked for", tu.nguess);
+		fprintf(stderr, ", and %d guesses run that no search asked for", tu.nguess);
 	fprintf(stderr, "; %.0f s\n", now() - tu.t0);
 	table_builds(&tu);
 	table_model(&tu);

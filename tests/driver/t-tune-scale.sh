@@ -153,13 +153,32 @@ jobs() {
 		--run "sh fake.sh \$MPCC_TUNE_DIR/k.ptx" "$@"
 }
 testing "--jobs 4 on four GPUs keeps what --jobs 1 keeps"
-jobs j1 --jobs 1
+jobs j1 --jobs 1 --keep
 jobs j4 --jobs 4 --keep
 if [ "$(cat "$T/j1/rc")$(cat "$T/j4/rc")" = 00 ] && [ -n "$(rules j1)" ] && [ "$(rules j1)" = "$(rules j4)" ] &&
    grep -q 'CUDA_VISIBLE_DEVICES=1' "$T/j4.log"; then
 	passed
 else
 	fail "jobs 1: $(rules j1); jobs 4: $(rules j4)"
+fi
+
+# with one GPU the next list of units is guessed and built while the
+# list before it runs (0.5 s): some list of multi's sets, each asked for
+# alone, was built before the one asked before it had run; no guess ran
+# (with four GPUs guesses run)
+testing "--jobs 1: the next trial builds while one runs, and runs only once asked for"
+early=0 prev=
+for n in $(sed -n 's/^mpcc-tune: \[t\([0-9]*\)\] .*multi fiset sets=\[.*/\1/p' "$T/j1/err"); do
+	d=$T/j1/work/t$n
+	[ -n "$prev" ] && [ -e "$prev/run.out" ] && [ -e "$d/run.out" ] &&
+		[ -z "$(find "$d/report.jsonl" -newer "$prev/run.out")" ] && early=$((early + 1))
+	prev=$d
+done
+if [ "$early" -gt 0 ] && grep -q 'trials built and run (the baseline.s included); ' "$T/j1/err" &&
+   grep -q 'trials built and run (the baseline.s included), and [1-9][0-9]* guesses run' "$T/j4/err"; then
+	passed
+else
+	fail "$early lists built before the one before them had run; $(grep 'trials built and run' "$T/j1/err")"
 fi
 
 # the confirmation's 14 runs, the last of the log: rounds 1-4 at once

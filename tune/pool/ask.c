@@ -16,7 +16,7 @@ pool_gpus(const struct tuner *tu)
 int
 guessing(const struct tuner *tu)
 {
-	return tu->jobs > 1 && apart(tu) && buildsapart(tu);
+	return apart(tu) && buildsapart(tu);
 }
 
 int
@@ -87,8 +87,8 @@ among(struct trial *const *t, int n, const struct trial *x)
 
 /* the trials asked for, then the guesses (which the evaluator runs as its
  * slots allow, and may finish after it returns); a trial counts once it
- * has a verdict: asked (tu->ntrials), or a guess not asked for yet
- * (tu->nguess) */
+ * has a verdict: asked (tu->ntrials), or a guess not asked for yet that
+ * ran (tu->nguess; one whose build failed or applied nothing used no GPU) */
 void
 tuner_eval(struct tuner *tu, struct trial **t, int n)
 {
@@ -119,6 +119,7 @@ tuner_eval(struct tuner *tu, struct trial **t, int n)
 			t[i]->asked = 1, tu->ntrials++;
 	tu->nguess = 0;
 	for (int i = 0; i < tu->nt; i++)
-		tu->nguess += !tu->t[i]->asked && tu->t[i]->verdict >= 0;
+		tu->nguess += !tu->t[i]->asked && tu->t[i]->verdict >= 0 && tu->t[i]->verdict != V_BUILD &&
+		              tu->t[i]->verdict != V_NOAPPLY;
 	free(todo);
 }

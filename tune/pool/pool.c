@@ -22,7 +22,9 @@
  * wanted are done. The guesses given with them go on in the pool across
  * calls, behind the wanted: a guess starts a build only while fewer than
  * GUESSES per GPU are under way and guesses hold under half the build
- * slots, and runs while a GPU is left free for the wanted.
+ * slots, and runs while a GPU is left free for the wanted; with one GPU a
+ * guess builds while the wanted run, and runs only once it is wanted (a
+ * wrong guess costs the GPU nothing).
  * A guess no call names any more is dropped before it starts; what still
  * runs when the searches end is stopped (trials_drop()). */
 #define GUESSES 2
@@ -134,7 +136,9 @@ canbuild(const struct tuner *tu, const struct job *j)
 {
 	if (P.builds >= P.bmax)
 		return 0;
-	if (!j->want && (underway(1) >= GUESSES * P.rmax || 2 * (guessbuilds() + 1) > P.bmax))
+	/* with one GPU a built guess waits to be asked for, holding no slot */
+	int guesses = P.rmax > 1 ? underway(1) : guessbuilds();
+	if (!j->want && (guesses >= GUESSES * P.rmax || 2 * (guessbuilds() + 1) > P.bmax))
 		return 0;
 	if (apart(tu))
 		return 1;
@@ -195,7 +199,7 @@ startjobs(struct tuner *tu)
 			j->state = J_BUILD;
 			P.builds++;
 		}
-		if (j->state == J_BUILT && P.runs < P.rmax - (!j->want && P.rmax > 1)) {
+		if (j->state == J_BUILT && (j->want || P.rmax > 1) && P.runs < P.rmax - !j->want) {
 			j->gpu = 0;
 			while (P.busy[j->gpu])
 				j->gpu++;

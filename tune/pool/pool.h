@@ -14,7 +14,8 @@
 /* ask.c */
 /* the GPUs --jobs gives: trials that run at once, guesses a search may make */
 int pool_gpus(const struct tuner *tu);
-/* may guesses run (--jobs, trials side by side, builds side by side)? */
+/* may guesses build (trials and builds side by side), and with --jobs 2
+ * or more run on a free GPU? */
 int guessing(const struct tuner *tu);
 /* may two programs run at once, on GPUs 0 and 1 (the confirmation's rounds)? */
 int sidebyside(const struct tuner *tu);

@@ -163,15 +163,18 @@ withunits(struct tuner *tu, const struct setting *base, const struct kern *k, in
 	return t;
 }
 
-/* --jobs: the lists of the units after u[i] as if each met the QoS */
+/* the lists of the units after u[i] as if each met the QoS: one for
+ * each other GPU, or with one GPU the next, which builds while u[i]'s
+ * list runs */
 static void
 guesses(struct tuner *tu, const struct setting *base, const struct kern *k, int pass, long *ids,
         int m, const struct unit *u, int i, int n, struct trial *all)
 {
+	int ahead = pool_gpus(tu) > 1 ? pool_gpus(tu) : 2;
 	speculate_clear(tu, 0, RANKS);
-	for (int d = 0; d < pool_gpus(tu) && i + d < n; d++)
+	for (int d = 0; d < ahead && i + d < n; d++)
 		ids[m + d] = u[i + d].id;
-	for (int d = 1; d < pool_gpus(tu) && i + d < n; d++)
+	for (int d = 1; d < ahead && i + d < n; d++)
 		speculate(tu, withunits(tu, base, k, pass, ids, m + d, u, i + d, n, all), d);
 }
 
