@@ -56,7 +56,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define VERSION "mpcc-step 1"
+#define VERSION "mpcc-step 2"
 
 struct job {
 	const char *line;
@@ -160,6 +160,16 @@ hostcompile(const struct job *j)
 		if (endswith(j->words.v[i], ".cudafe1.cpp") && startswith(j->words.v[i], j->tmp))
 			return 1;
 	return 0;
+}
+
+/* the line's -o: a host compile's object */
+static const char *
+outobj(const struct job *j)
+{
+	for (int i = 1; i + 1 < j->words.n; i++)
+		if (!strcmp(j->words.v[i], "-o"))
+			return j->words.v[i + 1];
+	return NULL;
 }
 
 /* is the line a step the cache keeps? */
@@ -284,6 +294,16 @@ hex(char out[33], u128 h)
 		snprintf(out + 2 * i, 3, "%02x", (uint)(h & 0xff));
 }
 
+/* is word i of the line a host compile's -o, which its key leaves out?
+ * The object does not record its own name (without -g, whose debug
+ * information records the working directory, which the key then holds),
+ * so that builds into other directories (mpcc-tune's trials) share it */
+static int
+isobject(const struct job *j, int i)
+{
+	return i > 0 && !strcmp(j->words.v[i - 1], "-o") && hostcompile(j);
+}
+
 /* The key, and for a host compile that reads nvcc's .fatbin.c, the host
  * key: the same with the .fatbin.c's shape (embed.c) for its text, which
  * is the same for any fatbinary of the same host code */
@@ -301,7 +321,7 @@ key(struct job *j)
 	both(h, cwd, strlen(cwd));
 	both(h, path ? path : "", path ? strlen(path) : 0);
 	for (int i = 0; i < j->words.n; i++) {
-		char *w = xstrdup(j->words.v[i]);
+		char *w = xstrdup(isobject(j, i) ? "<object>" : j->words.v[i]);
 		replace(w, strlen(w), j->tmp, j->templ);
 		both(h, w, strlen(w));
 		free(w);
@@ -353,8 +373,10 @@ logline(const struct job *j, const char *dir, const char *what)
 	free(line);
 }
 
-/* an entry: "mpcc-step 1\n", then for each output "file SIZE PATH\n"
- * and its bytes, and "stdout SIZE\n", "stderr SIZE\n" and theirs */
+/* an entry: "mpcc-step 2\n", then for each output "file SIZE PATH\n"
+ * and its bytes (a host compile's -o: "object SIZE\n", written back to
+ * the -o of the line that hits, which its key leaves out), and
+ * "stdout SIZE\n", "stderr SIZE\n" and theirs */
 static void
 record(struct buf *b, const char *what, const char *path, const char *s, size_t n)
 {
@@ -373,8 +395,9 @@ store(const struct job *j, const char *dir, const char *out, const char *err)
 		size_t n;
 		struct stat st;
 		char *s = regular(j->out.v[i], &st) ? readfile(j->out.v[i], &n) : NULL;
+		int obj = hostcompile(j) && outobj(j) && !strcmp(j->out.v[i], outobj(j));
 		if (s)
-			record(&b, "file", j->out.v[i], s, n);
+			record(&b, obj ? "object" : "file", obj ? NULL : j->out.v[i], s, n);
 		free(s);
 	}
 	const char *std[] = {out, err};
@@ -427,6 +450,8 @@ restore(const struct job *j, char *text, size_t n, const char *err)
 		int bad = 0;
 		if (!strcmp(what, "file"))
 			bad = !path || writefile(path, s, size) != 0;
+		else if (!strcmp(what, "object"))
+			bad = !outobj(j) || writefile(outobj(j), s, size) != 0;
 		else if (!strcmp(what, "stdout"))
 			bad = writeall(1, s, size) != 0;
 		else if (!strcmp(what, "stderr"))
@@ -553,15 +578,6 @@ noteonce(const char *dir, const char *why)
 	free(path);
 }
 
-static const char *
-outobj(const struct job *j)
-{
-	for (int i = 1; i + 1 < j->words.n; i++)
-		if (!strcmp(j->words.v[i], "-o"))
-			return j->words.v[i + 1];
-	return NULL;
-}
-
 /* the host compiler ran: if its object holds the fatbinary as embed.c
  * knows it, DIR/HKEY.host names its entry for a compile of the same host
  * code with another fatbinary */
@@ -591,30 +607,29 @@ remember(const struct job *j, const char *dir)
 static const char *
 reentry(const struct job *j, char *text, size_t n, struct buf *out)
 {
-	char *p = text, *end = text + n, what[16], *path, *s, *o = outobj(j) ? xstrdup(outobj(j)) : NULL;
+	char *p = text, *end = text + n, what[16], *path, *s;
 	const char *why = NULL;
 	size_t size;
 	int r, objs = 0;
-	if (!o || !startswith(p, VERSION "\n"))
-		why = "its entry cannot be read";
-	else
-		replace(o, strlen(o), j->tmp, j->templ);   /* as the entry has it */
+	if (!startswith(p, VERSION "\n"))
+		return "its entry cannot be read";
 	p += strlen(VERSION "\n");
 	buf_puts(out, VERSION "\n");
 	while (!why && (r = nextrecord(&p, end, what, &path, &s, &size)) > 0) {
 		struct buf obj = BUF_INIT;
-		if (strcmp(what, "file"))
-			record(out, what, NULL, s, size);
-		else if (!path || strcmp(path, o) || objs++)
+		if (!strcmp(what, "file"))
 			why = "its entry holds files other than the object";
+		else if (strcmp(what, "object"))
+			record(out, what, NULL, s, size);
+		else if (objs++)
+			why = "its entry holds two objects";
 		else if (!(why = elf_embed(&obj, s, size, j->fb.section, j->fb.data, j->fb.n)))
-			record(out, what, path, obj.s, obj.n);
+			record(out, what, NULL, obj.s, obj.n);
 		buf_release(&obj);
 		free(path);
 	}
 	if (!why && (r < 0 || objs != 1))
 		why = "its entry cannot be read";
-	free(o);
 	return why;
 }
 

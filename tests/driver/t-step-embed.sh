@@ -146,6 +146,29 @@ else
 	passed
 fi
 
+# a trial's build names its objects in its own directory ($MPCC_TUNE_DIR):
+# the host compile's -o is not in its key, so a compile into another
+# directory hits (the same setting) or re-embeds (a new one), and writes
+# the object where its own line says
+testing "objects into other directories: the same setting hits, a new one re-embeds"
+C=$T/cache-dirs
+mkdir -p "$T/d1" "$T/d2" "$T/d3"
+(cd "$W" && MPCC_SET=$A MPCC_STEP_CACHE=$C "$MPCC" -arch=sm_90 -c k.cu -o "$T/d1/k.o" &&
+	: >"$T/gcc.log" && MPCC_SET=$A MPCC_STEP_CACHE=$C "$MPCC" -arch=sm_90 -c k.cu -o "$T/d2/k.o" &&
+	MPCC_SET=$B MPCC_STEP_CACHE=$C "$MPCC" -arch=sm_90 -c k.cu -o "$T/d3/k.o") 2>"$T/dirs.err" ||
+	fail "build: $(tail -3 "$T/dirs.err")"
+host=$(awk '$3 == "gcc" && / -c / { printf "%s ", $1 }' "$C/log")
+if [ -s "$T/gcc.log" ]; then
+	fail "the host compiler ran: $(cut -c1-100 "$T/gcc.log")"
+elif [ "$host" != "miss hit embed " ]; then
+	fail "the host compiles: $host"
+elif ! cmp -s "$T/d1/k.o" "$T/d2/k.o" || ! cmp -s "$T/d1/k.o" "$T/one-a/k.o" || cmp -s "$T/d3/k.o" "$T/d1/k.o" ||
+     ! cmp -s "$T/d3/k.o" "$T/one-b/k.o"; then
+	fail "the objects are not those of the builds in one place"
+else
+	passed
+fi
+
 # fallsback NAME OPTIONS WHY: a compile with OPTIONS falls back to the
 # host compiler, with a note matching WHY once, and its object holds a
 # clean build's fatbinary. (Objects with -g name the compile's temporary
