@@ -332,6 +332,7 @@ static const struct {
 	{"MPCC_SET", "rules that win over the profile's ('sfu:lambda=32,kernels=K;...'; mpcc.yaml(5))"},
 	{"MPCC_NVCC", "the real nvcc (default: the first nvcc on PATH that is not mpcc)"},
 	{"MPCC_STEP_CACHE", "a directory that keeps nvcc's steps by their inputs (mpcc-tune sets it)"},
+	{"MPCC_STEP_LOG", "with MPCC_STEP_CACHE, a file that gets each step's kind and seconds (mpcc-tune sets it)"},
 	{"MPCC_DEBUG_BREAK_PTX", "corrupt the rewritten PTX, to see the fallback to nvcc's"},
 	{"MPCC_DEBUG_BREAK_KERNEL", "make this kernel's transformed code fail the verifier (testing)"},
 	{"MPCC_DEBUG_CRASH", "PASS:KERNEL[:bug|segv|oom|hang]: make a pass die on a kernel (testing)"},
