@@ -92,6 +92,34 @@ object(size_t *n, int rel)
 	return o;
 }
 
+/* the ELF header of obj, and its section header k */
+static Elf64_Ehdr
+ehdr(const char *obj)
+{
+	Elf64_Ehdr eh;
+	memcpy(&eh, obj, sizeof eh);
+	return eh;
+}
+
+static Elf64_Shdr
+shdr(const char *obj, int k)
+{
+	Elf64_Shdr sh;
+	memcpy(&sh, obj + ehdr(obj).e_shoff + k * sizeof sh, sizeof sh);
+	return sh;
+}
+
+/* does obj (n bytes) with the fatbinary of object() put back give orig? */
+static int
+backto(const char *obj, size_t n, const char *orig, size_t norig)
+{
+	struct buf c = BUF_INIT;
+	int same = elf_embed(&c, obj, n, ".nv_fatbin", "fatbin-0fatbin-1", 16) == NULL &&
+	           c.n == norig && !memcmp(c.s, orig, norig);
+	buf_release(&c);
+	return same;
+}
+
 TEST(a_longer_fatbinary_moves_the_sections_after_it)
 {
 	size_t n;
@@ -102,19 +130,10 @@ TEST(a_longer_fatbinary_moves_the_sections_after_it)
 	CHECK(elf_embed(&b, o, n, ".nv_fatbin", "new-fat-binary-of-24byte", 24) == NULL);
 	CHECK(b.n == n + 8);
 	CHECK(elf_holds(b.s, b.n, ".nv_fatbin", "new-fat-binary-of-24byte", 24) == NULL);
-	Elf64_Ehdr eh;
-	Elf64_Shdr after;
-	memcpy(&eh, b.s, sizeof eh);
-	memcpy(&after, b.s + eh.e_shoff + 2 * sizeof after, sizeof after);
-	CHECK(after.sh_offset == sizeof eh + 24 && !memcmp(b.s + after.sh_offset, "tail", 4));
+	Elf64_Shdr after = shdr(b.s, 2);
+	CHECK(after.sh_offset == sizeof(Elf64_Ehdr) + 24 && !memcmp(b.s + after.sh_offset, "tail", 4));
+	CHECK(backto(b.s, b.n, o, n));   /* and back: the object it came from */
 	buf_release(&b);
-	/* and back: the object it came from */
-	struct buf c = BUF_INIT;
-	CHECK(elf_embed(&b, o, n, ".nv_fatbin", "new-fat-binary-of-24byte", 24) == NULL);
-	CHECK(elf_embed(&c, b.s, b.n, ".nv_fatbin", "fatbin-0fatbin-1", 16) == NULL);
-	CHECK(c.n == n && !memcmp(c.s, o, n));
-	buf_release(&b);
-	buf_release(&c);
 	free(o);
 }
 
@@ -122,20 +141,15 @@ TEST(a_size_off_an_alignment_lays_the_sections_after_it_out_again)
 {
 	size_t n;
 	char *o = object(&n, 0);
-	struct buf b = BUF_INIT, c = BUF_INIT;
+	struct buf b = BUF_INIT;
 	CHECK(elf_embed(&b, o, n, ".nv_fatbin", "twenty-bytes-of-data", 20) == NULL);
-	Elf64_Ehdr eh;
-	Elf64_Shdr after, str;
-	memcpy(&eh, b.s, sizeof eh);
-	memcpy(&after, b.s + eh.e_shoff + 2 * sizeof after, sizeof after);
-	memcpy(&str, b.s + eh.e_shoff + 3 * sizeof str, sizeof str);
+	Elf64_Ehdr eh = ehdr(b.s);
+	Elf64_Shdr after = shdr(b.s, 2), str = shdr(b.s, 3);
 	CHECK(after.sh_offset == sizeof eh + 20 && !memcmp(b.s + after.sh_offset, "tail", 4));
 	CHECK(str.sh_offset == after.sh_offset + 4 && eh.e_shoff % 8 == 0);
 	CHECK(eh.e_shoff == ((str.sh_offset + str.sh_size + 7) & ~7ul));
-	CHECK(elf_embed(&c, b.s, b.n, ".nv_fatbin", "fatbin-0fatbin-1", 16) == NULL);
-	CHECK(c.n == n && !memcmp(c.s, o, n));
+	CHECK(backto(b.s, b.n, o, n));
 	buf_release(&b);
-	buf_release(&c);
 	free(o);
 }
 
@@ -144,12 +158,9 @@ TEST(a_layout_the_assembler_does_not_make_or_a_relocated_section_is_refused)
 	size_t n;
 	char *o = object(&n, 0);
 	struct buf b = BUF_INIT;
-	Elf64_Ehdr eh;
-	memcpy(&eh, o, sizeof eh);
-	Elf64_Shdr str;
-	memcpy(&str, o + eh.e_shoff + 3 * sizeof str, sizeof str);
+	Elf64_Shdr str = shdr(o, 3);
 	str.sh_offset += 1;                     /* .shstrtab one byte later than it would be */
-	memcpy(o + eh.e_shoff + 3 * sizeof str, &str, sizeof str);
+	memcpy(o + ehdr(o).e_shoff + 3 * sizeof str, &str, sizeof str);
 	CHECK(elf_embed(&b, o, n, ".nv_fatbin", "new-fat-binary-of-24byte", 24) != NULL);
 	CHECK(b.n == 0);
 	CHECK(elf_embed(&b, o, n, ".no_such", "x", 1) != NULL);
