@@ -3,7 +3,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -249,26 +248,17 @@ now(void)
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-/* one regular file's bytes and mode, from to to (made anew) */
-static int
-copyfile(const char *from, const char *to, mode_t mode)
+int
+copyfile(const char *from, const char *to)
 {
-	char buf[1 << 16];
-	int in = open(from, O_RDONLY | O_CLOEXEC), out = -1, ok = in >= 0;
-	if (ok)
-		out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode & 07777), ok = out >= 0;
-	for (ssize_t n; ok && (n = read(in, buf, sizeof buf)) != 0;) {
-		ok = n > 0 || errno == EINTR;
-		for (ssize_t w, done = 0; ok && n > 0 && done < n; done += w)
-			ok = (w = write(out, buf + done, n - done)) > 0;
-	}
-	int e = errno;
-	if (in >= 0)
-		close(in);
-	if (out >= 0 && close(out) != 0)
-		ok = 0;
-	errno = e;
-	return ok ? 0 : -1;
+	struct stat st, out;
+	size_t n;
+	char *s = stat(from, &st) == 0 ? readfile(from, &n) : NULL;
+	int r = s && writefile(to, s, n) == 0 ? 0 : -1;
+	if (r == 0 && stat(to, &out) == 0 && S_ISREG(out.st_mode))   /* not a device's */
+		r = chmod(to, st.st_mode & 07777);
+	free(s);
+	return r;
 }
 
 /* cp -a in C, for what a build leaves in a directory: directories,
@@ -289,7 +279,7 @@ copytree(const char *from, const char *to)
 		return symlink(target, to);
 	}
 	if (S_ISREG(st.st_mode))
-		return copyfile(from, to, st.st_mode);
+		return copyfile(from, to);
 	if (!S_ISDIR(st.st_mode))
 		return 0;
 	DIR *d = opendir(from);

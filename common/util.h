@@ -40,6 +40,9 @@ int endswith(const char *s, const char *suffix);
 char *readfile(const char *path, size_t *len);    /* NULL and errno on failure */
 void catfile(const char *path, FILE *to);          /* path's bytes to to; nothing if unreadable */
 int rmtree(const char *dir);     /* rm -rf dir: 0 when it is gone, -1 and errno if not */
+/* from's bytes into to (writefile()), a regular to with from's mode: 0,
+ * or -1 and errno */
+int copyfile(const char *from, const char *to);
 /* cp -a from to (to made anew; links copied as links): 0, or -1 and errno */
 int copytree(const char *from, const char *to);
 char *demangle(const char *mangled);  /* malloc'd; a copy of mangled if not C++ */

@@ -96,16 +96,6 @@ env(const char *name)
 }
 
 static int
-copyfile(const char *from, const char *to)
-{
-	size_t n;
-	char *s = readfile(from, &n);
-	int r = s ? writefile(to, s, n) : -1;
-	free(s);
-	return r;
-}
-
-static int
 samefile(const char *a, const char *b)
 {
 	size_t na, nb;

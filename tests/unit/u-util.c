@@ -3,6 +3,7 @@
 #include "tests/unit/test.h"
 
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -93,11 +94,38 @@ TEST(rmtree_removes_a_tree_and_not_what_its_links_name)
 	free(top), free(keep), free(mid), free(sub), free(f), free(kept), free(link);
 }
 
+/* the confirmation's copies of a trial's directory (mpcc-tune --jobs 4):
+ * files with their bytes and modes, directories, links as links */
+TEST(copytree_copies_files_modes_and_links)
+{
+	char *top = test_tmp("u-util-copy-XXXXXX");
+	CHECK(mkdtemp(top) != NULL);
+	char *from = fmt("%s/from", top), *to = fmt("%s/to", top), *sub = fmt("%s/b", from);
+	char *prog = fmt("%s/prog", sub), *link = fmt("%s/l", from);
+	char *cprog = fmt("%s/b/prog", to), *clink = fmt("%s/l", to);
+	CHECK(mkdir(from, 0755) == 0 && mkdir(sub, 0700) == 0);
+	CHECK(writefile(prog, "#!/bin/sh\n", 10) == 0 && chmod(prog, 0750) == 0);
+	CHECK(symlink("b/prog", link) == 0);
+	CHECK(copytree(from, to) == 0);
+	size_t n;
+	char *text = readfile(cprog, &n), buf[16] = "";
+	struct stat st;
+	CHECK(text && n == 10 && !memcmp(text, "#!/bin/sh\n", 10));
+	CHECK(stat(cprog, &st) == 0 && (st.st_mode & 0777) == 0750);
+	CHECK(readlink(clink, buf, sizeof buf - 1) == 6 && !strcmp(buf, "b/prog"));
+	CHECK(copytree(from, to) < 0);   /* made anew: not over a copy */
+	CHECK(copyfile(prog, cprog) == 0);   /* over a file: replaced */
+	CHECK(rmtree(top) == 0);
+	free(text);
+	free(top), free(from), free(to), free(sub), free(prog), free(link), free(cprog), free(clink);
+}
+
 int
 main(void)
 {
 	RUN(writefile_never_replaces_a_device);
 	RUN(rmtree_removes_a_tree_and_not_what_its_links_name);
+	RUN(copytree_copies_files_modes_and_links);
 	RUN(demangle_reads_cxx_names_and_keeps_c_names);
 	RUN(args_own_their_strings);
 	RUN(args_insert_and_remove_keep_order);

@@ -130,11 +130,7 @@ tunepath(const char *s, const char *dir)
 int
 copyprog(const char *from, const char *to)
 {
-	size_t n;
-	char *s = readfile(from, &n);
-	int r = s && writefile(to, s, n) == 0 && chmod(to, 0755) == 0 ? 0 : -1;
-	free(s);
-	return r;
+	return copyfile(from, to) == 0 && chmod(to, 0755) == 0 ? 0 : -1;
 }
 
 pid_t
