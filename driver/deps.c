@@ -12,13 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct names {
-	char **v;
-	int n, cap;
-};
-
 static int
-seen(const struct names *d, const char *s, size_t n)
+seen(const struct args *d, const char *s, size_t n)
 {
 	for (int i = d->n - 1; i >= 0; i--)
 		if (strlen(d->v[i]) == n && !memcmp(d->v[i], s, n))
@@ -48,18 +43,16 @@ marker(const char *p, const char **file, size_t *len, int *system)
 	return 1;
 }
 
-static void
-collect(struct names *d, const char *text, int nonsystem)
+void
+markerfiles(const char *text, int nonsystem, struct args *out)
 {
 	for (const char *p = text; *p;) {
 		const char *file;
 		size_t len;
 		int sys;
 		if (marker(p, &file, &len, &sys) && file[0] != '<' &&
-		    !(nonsystem && sys) && !seen(d, file, len)) {
-			vgrow(d->v, d->n, d->cap);
-			d->v[d->n++] = xstrndup(file, len);
-		}
+		    !(nonsystem && sys) && !seen(out, file, len))
+			args_pushf(out, "%.*s", (int)len, file);
 		p = until(p, '\n');
 		if (*p)
 			p++;
@@ -84,13 +77,11 @@ filterdeps(FILE *out, const char *ii, const char *target, int nonsystem, int pho
 	char *text = readfile(ii, NULL);
 	if (!text)
 		return -1;
-	struct names d = {0};
-	collect(&d, text, nonsystem);
+	struct args d = ARGS_INIT;
+	markerfiles(text, nonsystem, &d);
 	for (int i = 0; extra && i < extra->n; i++)
-		if (!seen(&d, extra->v[i], strlen(extra->v[i]))) {
-			vgrow(d.v, d.n, d.cap);
-			d.v[d.n++] = xstrdup(extra->v[i]);
-		}
+		if (!seen(&d, extra->v[i], strlen(extra->v[i])))
+			args_push(&d, extra->v[i]);
 	char *deftarget = d.n ? objname(d.v[0]) : xstrdup("-");
 	fprintf(out, "%s :", target ? target : deftarget);
 	free(deftarget);
@@ -99,9 +90,7 @@ filterdeps(FILE *out, const char *ii, const char *target, int nonsystem, int pho
 	fputc('\n', out);
 	for (int i = 1; phony && i < d.n; i++)
 		fprintf(out, "\n%s:\n", d.v[i]);
-	for (int i = 0; i < d.n; i++)
-		free(d.v[i]);
-	free(d.v);
+	args_release(&d);
 	free(text);
 	return 0;
 }

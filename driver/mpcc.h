@@ -158,6 +158,9 @@ void figures_report(struct reports *reps, const char *src, struct figures *figs,
  * extra (may be NULL): files to list after the headers, the policy files */
 int filterdeps(FILE *out, const char *ii, const char *target, int nonsystem, int phony,
                const struct args *extra);
+/* the files that the line markers of preprocessed text name, each once, in
+ * order of first appearance (nonsystem: not the system headers), onto out */
+void markerfiles(const char *text, int nonsystem, struct args *out);
 
 /* stepcache.c */
 const char *stepcache_dir(void);  /* MPCC_STEP_CACHE, NULL when unset or empty */
