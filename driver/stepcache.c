@@ -6,11 +6,11 @@
  * same output in every trial. mpcc-tune sets MPCC_STEP_CACHE to a directory
  * of its work directory for every build; there every compile of a .cu file
  * takes the pipeline (run.c), and each step it runs goes through
- * stepcache_run(). The steps kept are cudafe++, cicc, ptxas and the host
- * compile of cudafe++'s output; the others run as they are: the
- * preprocessing (-E) steps read headers nobody lists, and fatbinary takes a
- * few hundredths of a second to write a C array four times the size of its
- * input, which would fill the cache at every trial.
+ * stepcache_run(). The steps kept are gcc's preprocessing (-E), cudafe++,
+ * cicc, ptxas and the host compile of cudafe++'s output; the others run as
+ * they are: fatbinary takes a few hundredths of a second to write a C array
+ * four times the size of its input, which would fill the cache at every
+ * trial.
  *
  * A step's key is a hash of its command line, PATH, the working directory
  * if the line asks for debug information (which records it, as ccache's
@@ -18,7 +18,13 @@
  * names that exist before it runs (its -o aside), and for a host compile the
  * temporary files that its input #includes (cicc's stub, which includes the
  * fatbinary). Its outputs are the files its line names that it made, and its
- * -o. When it exits 0 having changed none of its inputs, they are kept in
+ * -o. The preprocessing reads headers nobody lists before it runs: its
+ * entry lists the files its output's line markers name with the hash of
+ * their bytes, and is a hit only while each hashes the same (deprecords(),
+ * fresh(): ccache's direct mode). A header made later in a directory
+ * searched before the one its name was found in is not seen, as in ccache;
+ * a file that uses __DATE__ or __TIME__ is not kept.
+ * When a step exits 0 having changed none of its inputs, its outputs are kept in
  * DIR/KEY with its stdout and stderr; a later step of the same key gets them
  * back without running. An entry is written under a temporary name and
  * renamed, so builds running at once can share DIR. DIR/log gets a line for
@@ -172,18 +178,28 @@ outobj(const struct job *j)
 	return NULL;
 }
 
+static int gnu(const struct args *w);
+
+/* gcc's preprocessing into an -o file, whose line markers name every file
+ * it read (kept by what it read: fresh()) */
+static int
+preprocess(const struct job *j)
+{
+	return has(&j->words, "-E") && gnu(&j->words) && outobj(j) && !has(&j->words, "-P");
+}
+
 /* is the line a step the cache keeps? */
 static int
 kept(const struct job *j)
 {
 	static const char *const progs[] = {"cudafe++", "cicc", "ptxas"};
 	const struct args *w = &j->words;
-	if (has(w, "-E"))
-		return 0;
 	for (int i = 1; i < w->n; i++)
 		for (size_t k = 0; k < countof(toohard); k++)
 			if (startswith(w->v[i], toohard[k]))
 				return 0;
+	if (has(w, "-E"))
+		return preprocess(j);
 	for (size_t k = 0; k < countof(progs); k++)
 		if (!strcmp(progname_of(w), progs[k]))
 			return 1;
@@ -304,6 +320,9 @@ isobject(const struct job *j, int i)
 	return i > 0 && !strcmp(j->words.v[i - 1], "-o") && hostcompile(j);
 }
 
+/* what the preprocessing reads from the environment: gcc's include paths */
+static const char *const envkey[] = {"CPATH", "C_INCLUDE_PATH", "CPLUS_INCLUDE_PATH"};
+
 /* The key, and for a host compile that reads nvcc's .fatbin.c, the host
  * key: the same with the .fatbin.c's shape (embed.c) for its text, which
  * is the same for any fatbinary of the same host code */
@@ -320,6 +339,10 @@ key(struct job *j)
 	field(&h[1], VERSION " host", strlen(VERSION " host"));
 	both(h, cwd, strlen(cwd));
 	both(h, path ? path : "", path ? strlen(path) : 0);
+	for (size_t k = 0; k < countof(envkey); k++) {
+		const char *v = getenv(envkey[k]);
+		both(h, v ? v : "", v ? strlen(v) : 0);
+	}
 	for (int i = 0; i < j->words.n; i++) {
 		char *w = xstrdup(isobject(j, i) ? "<object>" : j->words.v[i]);
 		replace(w, strlen(w), j->tmp, j->templ);
@@ -384,6 +407,63 @@ record(struct buf *b, const char *what, const char *path, const char *s, size_t 
 	buf_put(b, s, n);
 }
 
+/* the hash of a file's bytes in hex; -1 if it cannot be read. *clock: it
+ * names a macro of the time it is compiled at */
+static int
+filehash(const char *path, char out[33], int *clock)
+{
+	static const char *const temporal[] = {"__DATE__", "__TIME__", "__TIMESTAMP__"};
+	size_t n;
+	char *s = readfile(path, &n);
+	if (!s)
+		return -1;
+	u128 h = 0;
+	field(&h, s, n);
+	hex(out, h);
+	*clock = 0;
+	for (size_t k = 0; k < countof(temporal); k++)
+		*clock |= memmem(s, n, temporal[k], strlen(temporal[k])) != NULL;
+	free(s);
+	return 0;
+}
+
+/* A preprocessing step's key holds none of the headers it reads, as nobody
+ * lists them before it runs: its entry does, after it ran, as a "dep 32
+ * PATH" record for each file its output's line markers name, with the hash
+ * of its bytes (ccache's direct mode and its manifest). Onto b; NULL, or
+ * why the step is not kept */
+static const char *
+deprecords(const struct job *j, struct buf *b)
+{
+	char *text = readfile(outobj(j), NULL);
+	struct args f = ARGS_INIT;
+	const char *why = text ? NULL : "its output cannot be read";
+	if (text)
+		markerfiles(text, 0, &f);
+	if (!why && !f.n)
+		why = "its output has no line markers";
+	for (int i = 0; !why && i < f.n; i++) {
+		struct stat st;
+		char hash[33];
+		int clock;
+		if (stat(f.v[i], &st) == 0 && S_ISDIR(st.st_mode))   /* -g's "# 0 "CWD//"" */
+			continue;
+		if (startswith(f.v[i], j->tmp) || strchr(f.v[i], '\n'))
+			why = "it reads a temporary file";
+		else if (filehash(f.v[i], hash, &clock) != 0)
+			why = "a file its output names cannot be read";
+		else if (clock)
+			why = "it reads a file that uses __DATE__ or __TIME__";
+		else
+			record(b, "dep", f.v[i], hash, 32);
+	}
+	args_release(&f);
+	free(text);
+	return why;
+}
+
+static void noteonce(const char *dir, const char *what, const char *why);
+
 /* the entry of the step that just ran (outputs, stdout in out, stderr in
  * err) into DIR/KEY */
 static void
@@ -391,6 +471,15 @@ store(const struct job *j, const char *dir, const char *out, const char *err)
 {
 	struct buf b = BUF_INIT;
 	buf_puts(&b, VERSION "\n");
+	const char *why = preprocess(j) ? deprecords(j, &b) : NULL;
+	if (why) {
+		char *m = fmt("the step cache does not keep the preprocessing of '%s'",
+		              j->in.n ? j->in.v[0] : j->line);
+		noteonce(dir, m, why);
+		free(m);
+		buf_release(&b);
+		return;
+	}
 	for (int i = 0; i < j->out.n; i++) {
 		size_t n;
 		struct stat st;
@@ -432,6 +521,25 @@ nextrecord(char **p, const char *end, char what[16], char **path, char **s, size
 	*s = nl + 1;
 	*p = *s + *size;
 	return 1;
+}
+
+/* does every dep record of an entry hash as its file does now? */
+static int
+fresh(char *text, size_t n)
+{
+	char *p = text, *end = text + n, what[16], *path, *s;
+	size_t size;
+	int r = 0, ok = startswith(p, VERSION "\n");
+	p += ok ? strlen(VERSION "\n") : 0;
+	while (ok && (r = nextrecord(&p, end, what, &path, &s, &size)) > 0) {
+		char hash[33];
+		int clock;
+		if (!strcmp(what, "dep"))
+			ok = path && size == 32 && filehash(path, hash, &clock) == 0 &&
+			     !memcmp(hash, s, 32);
+		free(path);
+	}
+	return ok && r == 0;
 }
 
 /* a hit: the outputs of the entry text[0..n) written back, its stdout and
@@ -562,21 +670,24 @@ embeddable(struct job *j)
 		j->noembed = "the line asks for debug information, which records the fatbinary's size";
 }
 
-/* why host compiles run again, said once for the cache (a build compiles
- * many files; a tune, many builds) */
+/* why a step runs again, said once for the cache (a build compiles many
+ * files; a tune, many builds) */
 static void
-noteonce(const char *dir, const char *why)
+noteonce(const char *dir, const char *what, const char *why)
 {
 	u128 h = 0;
-	feed(&h, why, strlen(why));
+	field(&h, what, strlen(what));
+	field(&h, why, strlen(why));
 	char *path = fmt("%s/note-%08x", dir, (uint)h);
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0666);
 	if (fd >= 0) {
 		close(fd);
-		note("the step cache runs the host compiler again for new device code: %s", why);
+		note("%s: %s", what, why);
 	}
 	free(path);
 }
+
+static const char hostagain[] = "the step cache runs the host compiler again for new device code";
 
 /* the host compiler ran: if its object holds the fatbinary as embed.c
  * knows it, DIR/HKEY.host names its entry for a compile of the same host
@@ -591,7 +702,7 @@ remember(const struct job *j, const char *dir)
 	                       : elf_holds(obj, n, j->fb.section, j->fb.data, j->fb.n);
 	if (why) {
 		char *m = fmt("the host object does not keep the fatbinary as mpcc knows it (%s)", why);
-		noteonce(dir, m);
+		noteonce(dir, hostagain, m);
 		free(m);
 	} else if (access(entry, F_OK) == 0) {
 		char *path = fmt("%s/%s.host", dir, j->hkey);
@@ -656,7 +767,7 @@ reembed(const struct job *j, const char *dir, const char *err)
 		free(entry);
 	} else if (*why) {
 		char *m = fmt("a cached host object cannot take the new fatbinary (%s)", why);
-		noteonce(dir, m);
+		noteonce(dir, hostagain, m);
 		free(m);
 	}
 	buf_release(&b);
@@ -718,11 +829,11 @@ stepcache_run(const char *dir, const char *tmp, const char *templ, const char *l
 	size_t n;
 	char *path = fmt("%s/%s", dir, j.key), *text = readfile(path, &n);
 	int st = 0;
-	int hit = text && restore(&j, text, n, err) == 0;
+	int hit = text && fresh(text, n) && restore(&j, text, n, err) == 0;
 	int embedded = !hit && j.fb.data && reembed(&j, dir, err) == 0;
 	logline(&j, dir, hit ? "hit" : embedded ? "embed" : "miss");
 	if (j.fatbin >= 0 && j.noembed && !hit)
-		noteonce(dir, j.noembed);
+		noteonce(dir, hostagain, j.noembed);
 	if (!hit && !embedded && (st = miss(&j, dir, err)) == 0 && j.fb.data)
 		remember(&j, dir);
 	stepcache_time(stepkind(&j), now() - t0, hit ? "hit" : embedded ? "embed" : "miss");
