@@ -37,7 +37,7 @@ onekernel(FILE *f, const Module *m, const Fn *fn)
  * the hook's child (driver/contain.c) it gets the limits the driver had,
  * not the child's */
 int
-ptxasregs(const Module *m, const Fn *fn, int sm, int *spill)
+ptxasregs(const Module *m, const Fn *fn, int sm)
 {
 	const char *dir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
 	char *path = fmt("%s/mpcc-regs-XXXXXX.ptx", dir), *log = fmt("%s/mpcc-regs-XXXXXX.log", dir);
@@ -50,17 +50,9 @@ ptxasregs(const Module *m, const Fn *fn, int sm, int *spill)
 		char *cmd = fmt("ptxas -arch=sm_%d -v '%s' -o /dev/null", sm, path), *save, *l;
 		char *text = spawn_run(&(struct spawn){.line = cmd, .out = log, .err = log}) == 0 ?
 		             readfile(log, NULL) : NULL;
-		char *name = symstr(m, fn->sym), *props = fmt("Function properties for %s", name);
-		int mine = 0;
 		for (l = text ? strtok_r(text, "\n", &save) : NULL; l; l = strtok_r(NULL, "\n", &save))
 			if (strstr(l, "Used ") && strstr(l, " registers"))
 				regs = atoi(strstr(l, "Used ") + 5);
-			else if (strstr(l, "Function properties for "))
-				mine = endswith(l, props);
-			else if (spill && mine && strstr(l, "stack frame, ") && strstr(l, " bytes spill stores"))
-				*spill = atoi(strstr(l, "stack frame, ") + 13);
-		free(props);
-		free(name);
 		free(text);
 		free(cmd);
 	} else if (fd >= 0)

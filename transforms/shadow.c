@@ -30,10 +30,7 @@
  * times any thread ran the loop's header, ENTRIES: the times a thread came
  * into it from outside, both over every launch so far). The report says
  * how many loops the kernel has, whether they are counted (all or none),
- * and the fnhash() of the kernel as the pass found it. The instrumented
- * kernel is held to the registers ptxas gives the kernel (.maxnreg; the
- * exit code would take more, and the launch run at fewer warps an SM)
- * unless held it spills (hold()): the report gives "regs" or "not_held".
+ * and the fnhash() of the kernel as the pass found it.
  *
  * The code added is about 20 instructions per operation and a fixed exit:
  * sums kept in registers and reduced op by op at the exit made a large
@@ -574,59 +571,8 @@ errors(Fn *fn, const char *p, uint max, uint n)
 	oneexit(fn, flush(&x, p, n));
 }
 
-/* does the kernel bound its registers itself? */
-static int
-ownbound(const Fn *fn)
-{
-	const char *perf = fn->perf.s ? arena_strndup(fn->mod->arena, fn->perf.s, fn->perf.n) : "";
-	return strstr(perf, ".maxnreg") || strstr(perf, ".minnctapersm");
-}
-
-/* measure=time: the registers a thread of fn takes as it stands, the most
- * over the targets by ptxas -v; -1 where ptxas cannot say. *spill: the
- * bytes the kernel spills */
-static int
-kernelregs(const struct passctx *cx, const Fn *fn, int *spill)
-{
-	int most = -1, one = ptxsm(cx);
-	const int *sm = cx->nsm ? cx->sm : &one;
-	*spill = 0;
-	for (int k = 0; k < (cx->nsm ? cx->nsm : one > 0); k++) {
-		int sp = 0, r = ptxasregs(cx->m, fn, sm[k], &sp);
-		if (r < 0)
-			return -1;
-		most = r > most ? r : most;
-		*spill = sp > *spill ? sp : *spill;
-	}
-	return most;
-}
-
-/* The instrumented kernel is held to the registers the kernel took (n,
- * .maxnreg after its header): its exit code would take more, and the
- * launch would run at fewer warps an SM than the kernel does (s3d: 23 of
- * 54 kernels took more, one 72 -> 104; gpp 56 -> 62; an n-body 32 -> 52).
- * Where held it spills, it is left to ptxas; NULL, or why not held */
-static const char *
-hold(const struct passctx *cx, Fn *fn, int n)
-{
-	Arena *A = fn->mod->arena;
-	Str head = fn->head, perf = fn->perf;
-	const char *h = arena_fmt(A, "%.*s\n.maxnreg %d", (int)head.n, head.s, n);
-	const char *p = arena_fmt(A, "%.*s .maxnreg %d", (int)perf.n, perf.s ? perf.s : "", n);
-	int spill;
-	fn->head = (Str){h, strlen(h)};
-	fn->perf = (Str){p, strlen(p)};
-	if (kernelregs(cx, fn, &spill) <= 0 || spill > 0) {
-		fn->head = head, fn->perf = perf;
-		return spill > 0 ? arena_fmt(A, "held to %d registers it spills %d bytes", n, spill)
-		                 : "ptxas does not take it held";
-	}
-	return NULL;
-}
-
 /* the statistics: what the instrumented build will report on */
-enum { ST_MEASURE, ST_F64OPS, ST_SAMPLED, ST_LOOPS, ST_COUNTED, ST_WHY, ST_HASH, ST_REGS, ST_FREE,
-       ST_OPS };
+enum { ST_MEASURE, ST_F64OPS, ST_SAMPLED, ST_LOOPS, ST_COUNTED, ST_WHY, ST_HASH, ST_OPS };
 enum { OP_INS, OP_OP, OP_LINE };
 
 static const struct field opkey[] = {
@@ -651,14 +597,6 @@ static const struct field statkey[] = {
 	[ST_HASH] = {"ptx_hash", FSTR, 0, 0, NULL, 0,
 	             "measure=time: the kernel's fnhash (8 hex digits) as the pass found it, "
 	             "before instrumenting: what the counts were measured on"},
-	[ST_REGS] = {"regs", FINT, 0, 0, NULL, 0,
-	             "measure=time: the registers a thread of the kernel takes as ptxas -v says, "
-	             "which the instrumented kernel is held to (.maxnreg), so that it runs at the "
-	             "kernel's own occupancy (absent: ptxas cannot say, or the kernel bounds its "
-	             "registers itself)"},
-	[ST_FREE] = {"not_held", FSTR, 0, 0, NULL, 0,
-	             "measure=time: why the instrumented kernel is left to ptxas's register count "
-	             "(held to the kernel's, it spills)"},
 	[ST_OPS] = {"ops", FLIST, ROPS, 0, opkey, countof(opkey),
 	            "measure=error: the f64 operations shadowed, as the run's lines number them"},
 };
@@ -668,7 +606,7 @@ static const struct field statroot = {"shadow", FOBJ, 0, 0, statkey, countof(sta
 /* tr and hash: measure=time's loops and the kernel's fnhash() */
 static char *
 statsjson(const Fn *fn, int measure, const uint *ins, const uint *ord, uint n, uint all,
-          const struct trips *tr, uint hash, int regs, const char *loose)
+          const struct trips *tr, uint hash)
 {
 	struct statw w;
 	statw_begin(&w, &statroot);
@@ -682,10 +620,6 @@ statsjson(const Fn *fn, int measure, const uint *ins, const uint *ord, uint n, u
 		if (tr->why)
 			statw_str(&w, ST_WHY, tr->why);
 		statw_str(&w, ST_HASH, arena_fmt(fn->mod->arena, "%08x", hash));
-		if (regs > 0 && !loose)
-			statw_int(&w, ST_REGS, regs);
-		if (loose)
-			statw_str(&w, ST_FREE, loose);
 	}
 	statw_open(&w, ST_OPS);
 	for (uint k = 0; k < n; k++) {
@@ -736,19 +670,14 @@ apply(struct passctx *cx, Fn *fn, const struct params *p, struct outcome *o)
 	if (measure == TIME && tr.nloop && !tr.why && !p->v[TRIPS].i)
 		tr.why = "trips=false";
 	uint *ord = ids(fn, ins, n);
+	o->stats = statsjson(fn, measure, ins, ord, measure == ERROR ? n : 0, all, &tr, hash);
 	const char *pfx = prefix(cx->m, fn);
 	uint counted = tr.why ? 0 : tr.nloop;
-	if (measure == ERROR) {   /* the stats name the ops as they stand */
-		o->stats = statsjson(fn, measure, ins, ord, n, all, &tr, hash, -1, NULL);
-		module_part(cx->m, pfx, symname(cx->m, fn->sym), measure, ord, n, counted);
-		errors(fn, pfx, max, n);
-		return 0;
-	}
-	int spill, regs = ownbound(fn) ? -1 : kernelregs(cx, fn, &spill);
 	module_part(cx->m, pfx, symname(cx->m, fn->sym), measure, ord, n, counted);
-	timing(fn, pfx, counted > 0);
-	const char *loose = regs > 0 ? hold(cx, fn, regs) : NULL;
-	o->stats = statsjson(fn, measure, ins, ord, 0, all, &tr, hash, regs, loose);
+	if (measure == TIME)
+		timing(fn, pfx, counted > 0);
+	else
+		errors(fn, pfx, max, n);
 	return 0;
 }
 
