@@ -457,8 +457,10 @@ deprecords(const struct job *j, struct buf *b)
 		int clock = 0;
 		if (stat(f.v[i], &st) == 0 && S_ISDIR(st.st_mode))   /* -g's "# 0 "CWD//"" */
 			continue;
-		if (startswith(f.v[i], j->tmp) || strchr(f.v[i], '\n'))
+		if (startswith(f.v[i], j->tmp))
 			why = "it reads a temporary file";
+		else if (strchr(f.v[i], '\n'))   /* a record's path ends at its line's end */
+			why = "it reads a file whose name holds a newline";
 		else if (filehash(f.v[i], hash, &clock) != 0)
 			why = "a file its output names cannot be read";
 		else if (clock)
