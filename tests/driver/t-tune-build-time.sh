@@ -3,7 +3,8 @@
 # the host compiler seconds (tune-fake/host.cu, <regex>), built in each
 # trial's directory as make would. With the step cache each trial's build
 # runs the transform, ptxas and the link, and puts the new fatbinary into
-# the cached host object (driver/embed.c): its builds come to at most 0.25x
+# the cached host object (driver/embed.c); its preprocessing comes from the
+# cache too (the headers it read unchanged): its builds come to at most 0.25x
 # the full build, and the session's summary says so ("Rx the full build")
 # and where a trial's time went, step by step; the table gives each
 # trial's. A trial's program is byte for byte a clean build of its setting.
@@ -49,6 +50,18 @@ if [ "$(cat "$T/rc")" = 0 ] && [ -z "$bad" ] && [ -d "$T/work/t5" ]; then
 	passed
 else
 	fail "the host compiler ran in:$bad"
+fi
+
+testing "gcc's preprocessing ran in no search trial: the step cache kept it (front steps all hits)"
+bad=
+for d in "$T"/work/t[2-9]; do
+	[ "$(grep -c '^front [0-9.]* hit$' "$d/steps.log")" -ge 4 ] &&
+		! grep -q '^front [0-9.]* run$' "$d/steps.log" || bad="$bad $(basename "$d")"
+done
+if [ "$(cat "$T/rc")" = 0 ] && [ -z "$bad" ] && [ -d "$T/work/t5" ]; then
+	passed
+else
+	fail "a front step ran in:$bad ($(cat "$T/work/t3/steps.log" | tr '\n' ';'))"
 fi
 
 testing "the summary and the table say where a trial's time went: transform, ptxas, host, link, runs"
