@@ -7,7 +7,8 @@
 # mtime kept) is preprocessed again and builds what mpcc builds without a
 # cache; a compile from another directory reuses the entry, and one whose
 # relative -I. finds another header does not; a file that uses __TIME__ is
-# never kept, said once.
+# never kept, said once. An entry cut short or naming more bytes than it
+# holds is a miss, and the compile builds the same object.
 . "$(dirname "$0")/lib.sh"
 
 S=$T/src
@@ -81,6 +82,28 @@ if [ "$(pre miss "$T/7.o")" = 2 ] && [ "$n" = 1 ]; then
 	passed
 else
 	fail "the second compile's preprocessing missed $(pre miss "$T/7.o") times; said $n times: $(cat "$T/6.o.err")"
+fi
+
+testing "entries cut in half, or naming a file past their end, are misses: the same object, nothing else written"
+printf '#define SCALE 3.0\n' >"$S/g.h"
+compile "$S" "$T/8.o" || fail "compile"
+for f in "$C"/*; do
+	case $f in */log | */note-* | *.host) ;;
+	*) n=$(wc -c <"$f"); head -c $((n / 2)) "$f" >"$f.cut" && mv "$f.cut" "$f" ;;
+	esac
+done
+compile "$S" "$T/9.o" || fail "compile"
+for f in "$C"/*; do
+	case $f in */log | */note-* | *.host) ;;
+	*) printf 'mpcc-step 2\nfile 99999999999999999999 %s\n' "$T/planted" >"$f" ;;
+	esac
+done
+compile "$S" "$T/10.o" || fail "compile"
+if cmp -s "$T/9.o" "$T/8.o" && cmp -s "$T/10.o" "$T/8.o" && [ "$(grep -c '^hit' "$T/9.o.log")" = 0 ] &&
+   [ "$(grep -c '^hit' "$T/10.o.log")" = 0 ] && [ ! -e "$T/planted" ]; then
+	passed
+else
+	fail "hits: $(grep -c '^hit' "$T/9.o.log") and $(grep -c '^hit' "$T/10.o.log"); objects $(cmp "$T/9.o" "$T/8.o"; cmp "$T/10.o" "$T/8.o")"
 fi
 
 finish
