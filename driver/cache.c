@@ -92,6 +92,8 @@ viacache(const struct cmd *c, const char *nvcc)
 		exportlist("MPCC_WERROR", &c->werrors);
 		if (c->force)
 			export("MPCC_FORCE_PIPELINE", "1");
+		if (c->noptxas)
+			export("MPCC_REPORT_NO_PTXAS", "1");
 		runcached(c, nvcc);
 	}
 	free(self);

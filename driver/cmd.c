@@ -32,6 +32,8 @@ setmp(struct cmd *c, const struct mpopt *o, const char *val)
 		c->profile = val;
 	else if (!strcmp(n, "report"))
 		c->report = val;
+	else if (!strcmp(n, "report-no-ptxas"))
+		c->noptxas = 1;
 	else if (!strcmp(n, "summary"))
 		c->summary = 1;
 	else if (!strcmp(n, "version"))

@@ -69,6 +69,7 @@ struct cmd {
 	const char *hashdir;  /* --mpcc-policy-hash=DIR */
 	const char *check;    /* --mpcc-check-policy=FILE */
 	int force, explain, dryrun, version, hash, help, summary;
+	int noptxas;       /* --mpcc-report-no-ptxas: no figures in the report */
 	struct args warns, werrors;  /* --mpcc-warn=, --mpcc-werror= (NAME,...) as given */
 	uint warn, werror; /* the passes whose warnings they name (bit t: passes[t]);
 	                    * werror is part of warn */

@@ -315,6 +315,8 @@ const struct mpopt mpopts[] = {
 	 "use the profile NAME instead of the policy's default_profile"},
 	{"--mpcc-report", 1, "MPCC_REPORT", "FILE",
 	 "append one JSON line per kernel and transform to FILE"},
+	{"--mpcc-report-no-ptxas", 0, "MPCC_REPORT_NO_PTXAS", NULL,
+	 "leave ptxas's figures out of the report: no ptxas -v runs (mpcc-tune's builds)"},
 	{"--mpcc-summary", 0, "MPCC_SUMMARY", NULL,
 	 "print one line: how many kernels each transform applied to, left alone, refused"},
 	{"--mpcc-version", 0, NULL, NULL, "print mpcc's version (--version prints nvcc's)"},

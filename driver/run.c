@@ -688,7 +688,7 @@ command(struct run *r, const struct step *s)
 		st = sh(line, NULL);
 	if (!strcmp(prog, "ptxas")) {
 		assembled(r, &a);
-		if (st == 0 && r->c->report)
+		if (st == 0 && r->c->report && !r->c->noptxas)
 			measureall(r, &a);
 	}
 	free(line);

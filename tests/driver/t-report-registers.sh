@@ -5,7 +5,9 @@
 # tiled matmul (each thread holds two threads' values) goes from 32
 # registers a thread on sm_90, 64 warps an SM, to about twice that. sfu on
 # BoxMuller keeps the count and says nothing. The figures are checked
-# against ptxas -v on nvcc's own PTX of the same source.
+# against ptxas -v on nvcc's own PTX of the same source. With
+# --mpcc-report-no-ptxas the report has none, ptxas runs once, and the
+# object is the same.
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || { echo "no python3: skipped"; exit 77; }
 cd "$T" || exit 1
@@ -72,6 +74,24 @@ elif [ "$before" != "$nvcc" ] || [ "$regs" = - ]; then
 	fail "registers $regs, before $before, nvcc's $nvcc"
 elif [ -s err ]; then
 	fail "said: $(cat err)"
+else
+	passed
+fi
+
+testing "--mpcc-report-no-ptxas: no figures, no warning, and ptxas runs once (not -v)"
+cp "$KERNELS/matmul.cu" k.cu
+policy "half2: {force: true}"
+rm -rf r.jsonl sc steps1.log steps2.log
+MPCC_STEP_CACHE=$T/sc MPCC_STEP_LOG=$T/steps1.log "$MPCC" -arch=sm_90 -c k.cu -o k1.o --mpcc-report=r1.jsonl 2>err1
+MPCC_STEP_CACHE=$T/sc2 MPCC_STEP_LOG=$T/steps2.log "$MPCC" -arch=sm_90 -c k.cu -o k2.o --mpcc-report=r2.jsonl \
+	--mpcc-report-no-ptxas 2>err2
+set -- $(figures r2.jsonl)
+if [ "$1 $2" != "- -" ] || [ -s err2 ] || ! grep -q '"applied":true' r2.jsonl; then
+	fail "figures '$1 $2', said: $(cat err2)"
+elif [ "$(grep -c '^ptxas' steps2.log)" != 1 ] || [ "$(grep -c '^ptxas' steps1.log)" != 3 ]; then
+	fail "ptxas steps: $(grep -c '^ptxas' steps2.log) with it, $(grep -c '^ptxas' steps1.log) without"
+elif ! cmp -s k1.o k2.o; then
+	fail "the objects differ"
 else
 	passed
 fi
