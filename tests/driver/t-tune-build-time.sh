@@ -52,6 +52,15 @@ else
 	fail "the host compiler ran in:$bad"
 fi
 
+testing "no build of the session asks ptxas for figures: no ptxas -v, no \"ptxas\" in a report"
+bad=$(grep -l '"ptxas"' "$T"/work/t*/report.jsonl "$T"/work/check/report.jsonl 2>/dev/null | tr '\n' ' ')
+if [ "$(cat "$T/rc")" = 0 ] && [ -z "$bad" ] && grep -q '"applied":true' "$T/work/t3/report.jsonl" &&
+   [ -s "$T/work/check/report.jsonl" ] && ! grep -q 'ptxas .* -v ' "$T/work/cache/log"; then
+	passed
+else
+	fail "figures in: $bad; ptxas -v: $(grep -c 'ptxas .* -v ' "$T/work/cache/log")"
+fi
+
 testing "gcc's preprocessing ran in no search trial: the step cache kept it (front steps all hits)"
 bad=
 for d in "$T"/work/t[2-9]; do
