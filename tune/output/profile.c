@@ -353,7 +353,7 @@ profile_check(struct tuner *tu, const struct trial *win, const char *policy)
 	char *e_rep = fmt("MPCC_REPORT=%s", rep), *e_prof = fmt("MPCC_PROFILE=%s", tu->profile),
 	     *e_pol = tu->policy ? fmt("MPCC_POLICY=%s", policy) : xstrdup("MPCC_POLICY="),
 	     *e_dir = fmt("MPCC_TUNE_DIR=%s", dir);
-	const char *env[] = {"MPCC_SET=", e_rep, e_prof, e_pol, e_dir, "MPCC_REPORT_NO_PTXAS=1", NULL};
+	const char *env[] = {"MPCC_SET=", e_rep, e_prof, e_pol, e_dir, NULL};
 	double wall;
 	int st = shell(tu, tu->build, env, log, log, 0, &wall), ok = 0;
 	size_t n;

@@ -139,9 +139,7 @@ build_start(struct tuner *tu, const struct trial *t, const char *rep, const char
 	char *e_set = fmt("MPCC_SET=%s", t->env), *e_rep = fmt("MPCC_REPORT=%s", rep),
 	     *e_dir = fmt("MPCC_TUNE_DIR=%s", t->dir), *steps = trial_path(t, "steps.log");
 	char *e_steps = fmt("MPCC_STEP_LOG=%s", steps);
-	/* the search reads a report's outcomes, not ptxas's figures, whose two
-	 * ptxas -v runs a file made 27% of a timing build of S3D.cu */
-	const char *env[] = {e_set, e_rep, e_dir, e_steps, "MPCC_REPORT_NO_PTXAS=1", NULL};
+	const char *env[] = {e_set, e_rep, e_dir, e_steps, NULL};
 	unlink(rep), unlink(steps);
 	/* a trial's build is niced, so that the runs beside it (--jobs) keep
 	 * the CPU they time; its log is stdout and stderr, as 2>&1 */
