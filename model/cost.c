@@ -7,7 +7,8 @@
  * and loads; -issue.md, issue slots and FCHK; -model.md, F2F beside MUFU;
  * doc/DESIGN.md, "What each op costs"). A global
  * load or store outside loops costs its bytes of DRAM bandwidth; inside a
- * loop it is taken to hit L1 (the model cannot see reuse distances). */
+ * loop it is taken to hit L1 (the model cannot see reuse distances),
+ * unless it streams (streams()). */
 #include <math.h>
 #include <string.h>
 
@@ -162,6 +163,97 @@ addrroot(const Fn *fn, Ref r)
 	return r.kind == RReg ? r.idx : ~0u;
 }
 
+/* per register, bit 1: it may differ between the threads of a warp
+ * (%tid, %laneid, an atomic's result, or written from such a register; a
+ * value written under a branch that splits the warp is not counted); bit
+ * 2: it comes from memory (written by a load, not of a parameter, or from
+ * such a register) */
+enum { VARY = 1, LOADED = 2 };
+
+struct reads {
+	const uchar *f;
+	int any;
+};
+
+static void
+readflags(void *arg, uint r, int def)
+{
+	struct reads *a = arg;
+	if (!def)
+		a->any |= a->f[r];
+}
+
+static void
+addrflags(const struct kmodel *km, uchar *f)
+{
+	const Fn *fn = km->fn;
+	char buf[64];
+	struct reads a = {f, 0};
+	for (uint r = 0; r < fn->nreg; r++)
+		f[r] = (fn->reg[r].flags & RGSPECIAL) &&
+		       (startswith(regname(fn, r, buf, sizeof buf), "%tid") ||
+		        startswith(buf, "%laneid")) ? VARY : 0;
+	for (int more = 1; more;) {
+		more = 0;
+		for (uint k = 0; k < km->n; k++) {
+			const Ins *i = &fn->ins[k];
+			a.any = i->op == Oatom ? VARY | LOADED : 0;
+			if ((i->op == Old || i->op == Oldu) && !hasspace(i, "param"))
+				a.any |= LOADED;
+			forregs(fn, i, readflags, &a);
+			for (uint j = km->wro[k]; j < km->wro[k + 1]; j++)
+				if ((f[km->wr[j]] | a.any) != f[km->wr[j]])
+					f[km->wr[j]] |= a.any, more = 1;
+		}
+	}
+}
+
+/* is register r written in loop l (index + 1 into fn->loop) or one inside it? */
+static int
+writtenin(const Fn *fn, uint r, uint l)
+{
+	for (uint j = 0; j < fn->use[r].ndef; j++) {
+		uint b = fn->insblk[fn->use[r].def[j]];
+		for (uint in = b < fn->nblk ? fn->blk[b].loop : 0; in; in = fn->loop[in - 1].parent)
+			if (in == l)
+				return 1;
+	}
+	return 0;
+}
+
+/* A global load in a loop whose address differs between the threads of a
+ * warp and moves each trip (a register written in the loop), not through a
+ * value loaded from memory: each trip brings every thread new bytes, which
+ * L1 cannot hold. Its bytes are charged at DRAM bandwidth each trip and it
+ * waits as long as a DRAM load: the model cannot see whether the stream
+ * fits in L2, and at L2's rate (bench/probes/rates.cu: 31.9 bytes a clock
+ * an SM on an H200, DRAM 17.2) gpp's solver, whose streams do not fit,
+ * stays predicted 1.26x where it runs 1.03x. The other loads in loops
+ * take L1: the same address each trip, one address a warp shares (an
+ * n-body tile's particle), or a gather through loaded indices (a
+ * neighbour list's positions, shared by neighbours). */
+void
+streams(struct kmodel *km)
+{
+	const Fn *fn = km->fn;
+	Arena *A = fn->mod->arena;
+	uchar *f = arena_alloc(A, fn->nreg + 1);
+	km->stream = arena_alloc(A, km->n + 1);
+	if (!fn->insblk || !fn->blk)
+		return;
+	addrflags(km, f);
+	for (uint k = 0; k < km->n; k++) {
+		const Ins *i = &fn->ins[k];
+		uint b = fn->insblk[k];
+		if ((i->op != Old && i->op != Oldu) || b >= fn->nblk || !fn->blk[b].loop ||
+		    i->narg < 2 || i->arg[1].kind != RMem || hasspace(i, "param") ||
+		    hasspace(i, "shared") || hasspace(i, "const") || hasspace(i, "local"))
+			continue;
+		Ref a = fn->mem[i->arg[1].idx].base;
+		km->stream[k] = a.kind == RReg && f[a.idx] == VARY && writtenin(fn, a.idx, fn->blk[b].loop);
+	}
+}
+
 /* DRAM bytes of global access k outside loops: its size for the first
  * access through a pointer and for every store, a quarter of it for further
  * loads through the same pointer (neighbours in a stencil mostly hit the
@@ -171,11 +263,7 @@ membytes(const struct kmodel *km, uint k, int *hit)
 {
 	const Fn *fn = km->fn;
 	const Ins *i = &fn->ins[k];
-	Mods md;
-	double b = tybits[i->ty] >= 8 ? tybits[i->ty] / 8 : 4;
-	modsplit(i, &md);
-	if (md.vec)
-		b *= md.vec;
+	double b = dram_bytes(i);
 	if (i->op == Ost || i->op == Ored)
 		return b;
 	Ref m = i->narg > 1 ? i->arg[1] : (Ref){0};
@@ -218,6 +306,10 @@ inscost(const struct kmodel *km, const struct target *t, uint k, int f32, struct
 			return (struct step){0, 0};
 		l->r[R_ISSUE] += w / t->issue;
 		int store = i->op == Ost || i->op == Ored, hit = 0;
+		if (km->stream[k]) {
+			l->r[R_MEM] += w * dram_bytes(i) / t->bw;
+			return (struct step){1, LATDRAM};
+		}
 		if (km->depth[k] || modspace(&md, "shared") || modspace(&md, "const") ||
 		    modspace(&md, "local"))
 			return (struct step){1, store ? 0 : LATL1};

@@ -30,6 +30,7 @@ struct kmodel {
 	uint *rdo, *rd;      /* the registers statement k reads: rd[rdo[k] .. rdo[k + 1]) */
 	uint *wro, *wr;      /* and writes */
 	uchar *esc;          /* per statement: a register it writes is read in another block */
+	uchar *stream;       /* per statement: a load in a loop that reads new bytes each trip */
 	Live *live;          /* any write kills */
 	int warps;           /* resident warps per SM the launches give; 0: as the
 	                      * registers allow (the launch fills the GPU) */
@@ -43,6 +44,8 @@ struct kmodel {
 };
 
 /* cost.c */
+/* fill km->stream (needs its operands) */
+void streams(struct kmodel *km);
 /* an f64 <-> f32 conversion, w times: its load, into l, and its step */
 struct step addf2f(const struct target *t, struct load *l, double w);
 /* statement k (f32: an f64 operation in its f32 form) */

@@ -69,6 +69,7 @@ kmodel(Fn *fn, int warps, const double *freq)
 		km->w[k] = inblk ? freq[fn->insblk[k]] : 1;
 	}
 	operands(km);
+	streams(km);
 	km->live = filllive(fn, 0);
 	km->st = arena_alloc(A, (n + 1) * sizeof *km->st);
 	km->gone = arena_alloc(A, n + 1);
