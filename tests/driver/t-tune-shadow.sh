@@ -61,4 +61,15 @@ elif grep -q 'estimated from a sample' "$T/sets/err" || [ "$(ranking sets)" != "
 else
 	passed
 fi
+# many.cu: twelve sets; the log's order names ten of them, one by one
+testing "a kernel of twelve sets: the order names the first ten and counts the rest"
+tune many many.cu
+order=$(sed -n 's/^mpcc-tune: fiset on .*: 12 units, by shadow error, smallest first: //p' "$T/many/err")
+if [ "$(cat "$T/many/rc")" != 0 ]; then
+	fail "mpcc-tune failed: $(tail -5 "$T/many/err")"
+elif [ "$(printf '%s\n' "$order" | grep -o '(error' | wc -l)" != 10 ] || [ "${order%% and 2 more}" = "$order" ]; then
+	fail "the order: '$order'"
+else
+	passed
+fi
 finish

@@ -267,6 +267,11 @@ allwins(struct tuner *tu, const struct curve *c, struct trial *all, const struct
 	return 1;
 }
 
+/* the units the order names, first first: s3d's ratx4 has 191, and the
+ * whole order came to a line of 8 KB; the search seldom passes the first
+ * few (it stops after --stop-after in a row without a gain) */
+#define SHOWN 10
+
 struct trial *
 search_units(struct tuner *tu, const struct setting *base, const struct kern *k, int pass)
 {
@@ -286,9 +291,11 @@ search_units(struct tuner *tu, const struct setting *base, const struct kern *k,
 		fprintf(stderr, "mpcc-tune: %s on '%s': %d %s, by %s:", pass_name(pass), k->demangled, n,
 		        plural(n, "unit", "units"),
 		        order);
-		for (int i = 0; i < n; i++)
+		for (int i = 0; i < n && i < SHOWN; i++)
 			fprintf(stderr, " %ld (error %.3g, r_ac %.3g, predicted %.3gx)", u[i].id, u[i].err,
 			        u[i].ratio, u[i].pred);
+		if (n > SHOWN)
+			fprintf(stderr, " and %d more", n - SHOWN);
 		fputc('\n', stderr);
 		if (allwins(tu, c, all, u, n, shadowed))
 			curve_stop(c, fmt("%s meets the QoS and is the fastest, and no unit has a shadow "
