@@ -5,6 +5,7 @@
  *   edit.c          changing the IR     cfg.c     blocks, loops, def-use,
  *   verify*.c       what ptxas needs              instruction numbering
  *   dump.c          mpcc-opt -d         live.c    liveness, register pressure
+ *                                       addr.c    where addresses come from
  *
  * Every analysis a pass needs is here, computed one way for all of them
  * (as QBE's live.c is for every pass of QBE).
@@ -584,6 +585,42 @@ void liveback(const Fn *fn, const Ins *i, Word *live, int flags);
 int pressure(const Fn *fn, const Live *l, const uchar *unit);
 /* the 32-bit registers r takes: 0 for predicates and special registers */
 int regunits(const Fn *fn, uint r);
+
+/* addr.c: where each address of a function comes from (store's
+ * question: may the array a pointer parameter points to live in another
+ * form?). needs nothing; in the module's arena */
+struct access {
+	uint ins;           /* the statement (fn->ins index) */
+	uchar ty;           /* its element type (ld.global.v2.f64: Tf64), Tnone: it moves bytes */
+	uchar raw;          /* the mnemonic's type: ty, or for a store of integer constants
+	                     * (cicc stores 0.0 as st.global.u64 [a], 0) their type, ty
+	                     * then the floating type of their width */
+	uchar vec;          /* 2, 4, 8 for a vector, else 0 */
+	uchar read, write, atomic;
+	uchar global;       /* its address was cvta'd to the global space (else generic) */
+};
+struct ptrparam {       /* a parameter of the function, as an address */
+	struct access *acc; /* every access through it, in text order */
+	uint nacc, cap;
+	uchar ty;           /* the element type its accesses share (Tnone: none) */
+	uchar read, write;
+	uchar typed;        /* an access of a floating type (not only stores of constants) */
+	uchar bits;         /* it stores an integer constant other than 0 */
+	const char *why;    /* why its array may not live in another form (it escapes,
+	                     * mixed types...); NULL: it may, if ty is f64 or f32 */
+};
+struct addrs {
+	struct ptrparam *par;   /* per parameter */
+	uint npar;
+	const char *open;       /* why the function may reach global memory that no
+	                         * parameter points to (NULL: it cannot), at statement openat */
+	uint openat;
+	uint *org;              /* per register: its origin (addrparam() reads it) */
+};
+struct addrs *filladdrs(Fn *fn);
+/* the parameter whose array register r is an address into, or -1; *global
+ * (may be NULL): cvta'd to the global space, else generic */
+int addrparam(const struct addrs *a, uint r, int *global);
 
 /* verify.c */
 /* Check what ptxas and the passes rely on (as LLVM's verifier does after
