@@ -316,14 +316,17 @@ apply1(struct passctx *cx, const struct step *st, Fn *fn, struct ran *rn, struct
 	return 0;
 }
 
+/* the functions of the module as parsed: passes add functions (store's
+ * clones, sfu's copies), which no later pass runs on, as in the driver */
+static uint parsedfn;
+
 /* run a pass on every kernel it selects, what became of each into rn;
  * with dump, the pass's dump of each kernel after it ran */
 static void
 runpass(struct passctx *cx, const struct step *st, FILE *dump, struct ran *rn)
 {
 	Module *m = cx->m;
-	/* the kernels as parsed: passes add functions to m->fn */
-	uint nfn = m->nfn;
+	uint nfn = parsedfn < m->nfn ? parsedfn : m->nfn;
 	Fn **fns = xmalloc((nfn ? nfn : 1) * sizeof *fns);
 	memcpy(fns, m->fn, nfn * sizeof *fns);
 	for (uint k = 0; k < nfn; k++) {
@@ -566,6 +569,7 @@ main(int argc, char **argv)
 	int dumpk = dumpat(st, o.pv, o.np, o.dumpname, &dstep, a);
 	if (!(m = parsefile(o.in)))
 		return 1;
+	parsedfn = m->nfn;
 	int valid = input(m, &o);
 	/* the targets: --arch, else the module's own .target */
 	if (!o.nsm && (o.sm[0] = modtarget(m, NULL)) > 0)
