@@ -62,6 +62,9 @@ struct hook {
 	                        * the PTX reached the output (NULL: none wanted) */
 	int dryrun;            /* --mpcc-dryrun: say what would run, change nothing */
 	struct args *kernels;  /* the mangled names of the module's kernels go here (may be NULL) */
+	struct args *table;    /* the lines of the host object's table that passes give
+	                        * (struct pass, table), one a kernel of a module where a
+	                        * pass with a table changed one; NULL: not wanted */
 	struct tally *tally;   /* what became of the kernels, counted (may be NULL) */
 	FILE *explain;         /* --mpcc-explain: print explain_kernel() per entry here, change nothing */
 	/* The driver runs the hook in a child process (driver/contain.c): each
@@ -147,6 +150,8 @@ struct outcome {
 	int crashed;            /* with why: the pass hit an internal error on the kernel
 	                         * (struct crash): the driver said it; counted as a
 	                         * refusal, no warning, never an error */
+	char *table;            /* without why: the kernel's line of the host object's
+	                         * table (struct pass, table), or NULL */
 };
 
 /* A key of a pass's statistics (stats.c). A pass declares them in a table,
@@ -257,6 +262,12 @@ struct pass {
 	 * a rule with p will ask for whatever its kernels are, so that the
 	 * driver starts them beside the accurate cicc */
 	uint (*fastmasks)(const struct params *p);
+	/* optional, for a pass whose clones a runtime in the program launches
+	 * (store): each kernel of a module where the pass changed one gets a
+	 * line of the host object's table, which the runtime reads (apply
+	 * gives it in o->table for a kernel it changed); this is the line of
+	 * kernel fn that it left as it was. malloc'd */
+	char *(*table)(struct passctx *cx, Fn *fn);
 	const struct tuning *tune;  /* optional: what mpcc-tune does with it */
 	const struct warning *warn; /* optional: the warning its analysis gives */
 	/* the settings scripts/sweep.sh runs on real code (mpcc-opt

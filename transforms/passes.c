@@ -10,19 +10,22 @@
  * last, since pairing refuses what sfu's %warpid partition and anything
  * warp-level would break; shadow (mpcc-tune's instrumented builds) after
  * every transform, so that it times what they made (its error
- * instrumentation takes nvcc's code only). Each pass's report is a fact
+ * instrumentation takes nvcc's code only); store last, since its clone is
+ * the kernel as every other pass left it, and so times itself in a timing
+ * build as the kernel would. Each pass's report is a fact
  * about the kernel as the last pass left it (pass.h, recount). */
 #include "transforms/pass.h"
 
 #include <string.h>
 
-extern const struct pass sfu_pass, fiset_pass, half2_pass, shadow_pass;
+extern const struct pass sfu_pass, fiset_pass, half2_pass, shadow_pass, store_pass;
 
 const struct pass *const passes[] = {
 	&sfu_pass,
 	&fiset_pass,
 	&half2_pass,
 	&shadow_pass,
+	&store_pass,
 };
 const int npass = countof(passes);
 

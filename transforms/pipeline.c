@@ -152,11 +152,38 @@ chain(struct passctx *cx, Fn *fn, const char *mangled, const struct choice *c,
 	return applied;
 }
 
+/* the lines of the host object's table the passes gave (struct pass,
+ * table): kernel[i]'s is line[i], from pass[i] */
+struct tab {
+	struct args kernel, line;
+	int *pass, cap;
+};
+
+static void
+tab_add(struct tab *tb, const char *kernel, const char *line, int t)
+{
+	vgrow(tb->pass, tb->kernel.n, tb->cap);
+	tb->pass[tb->kernel.n] = t;
+	args_push(&tb->kernel, kernel);
+	args_push(&tb->line, line);
+}
+
+static void
+tab_release(struct tab *tb)
+{
+	args_release(&tb->kernel);
+	args_release(&tb->line);
+	free(tb->pass);
+	*tb = (struct tab){ARGS_INIT, ARGS_INIT, NULL, 0};
+}
+
 /* the passes that won for one kernel, in the table's order; *applied gets
- * bit t for each pass t that changed it. quiet: a second run after a
- * fallback, whose outcomes the first run said and reported */
+ * bit t for each pass t that changed it, and tb the lines they gave. quiet:
+ * a second run after a fallback, whose outcomes the first run said and
+ * reported */
 static int
-kernel(struct passctx *cx, Fn *fn, const struct hook *h, uint *applied, int quiet)
+kernel(struct passctx *cx, Fn *fn, const struct hook *h, uint *applied, int quiet,
+       struct tab *tb)
 {
 	char *mangled = symstr(cx->m, fn->sym), *demangled = demangle(mangled);
 	struct choice c;
@@ -172,8 +199,11 @@ kernel(struct passctx *cx, Fn *fn, const struct hook *h, uint *applied, int quie
 			o[t] = (struct outcome){.why = crash_reason(cr), .crashed = 1};
 		if (c.rule[t])
 			rc |= outcome(h, mangled, demangled, t, c.rule[t], &o[t], quiet);
+		if (o[t].table && (*applied & 1u << t))
+			tab_add(tb, mangled, o[t].table, t);
 		free(o[t].why);
 		free(o[t].stats);
+		free(o[t].table);
 	}
 	if (*applied && !quiet)
 		breakkernel(fn);
@@ -223,6 +253,7 @@ more(FILE *out, int t, const struct params *p, void *arg)
 	}
 	free(o.why);
 	free(o.stats);
+	free(o.table);
 }
 
 /* do kernel fn (m->fn[k]) and the functions its passes added
@@ -324,7 +355,8 @@ struct done {
  * passes; the kernels that some pass changed into *dn. 0, or -1 (an
  * on_unsupported: error) */
 static int
-runall(const struct hook *h, Module *m, const struct args *skip, struct done **dn, int *ndn)
+runall(const struct hook *h, Module *m, const struct args *skip, struct done **dn, int *ndn,
+       struct tab *tb)
 {
 	struct passctx cx = {.m = m, .src = h->src, .arch = h->arch, .sm = h->sm,
 	                     .nsm = h->nsm, .jit = h->jit, .h = h};
@@ -341,7 +373,7 @@ runall(const struct hook *h, Module *m, const struct args *skip, struct done **d
 			skipped = symeq(m, fn->sym, skip->v[j]);
 		if (skipped)
 			continue;
-		rc = kernel(&cx, fn, h, &d.applied, skip != NULL);
+		rc = kernel(&cx, fn, h, &d.applied, skip != NULL, tb);
 		d.to = m->nfn;
 		if (d.applied) {
 			vgrow(*dn, *ndn, cap);
@@ -410,14 +442,16 @@ fellback(const struct hook *h, const char *mangled, uint applied)
  * module that verifies, or NULL (m freed either way): nvcc's PTX for the
  * whole file. */
 static Module *
-fallback(const char *path, const struct hook *h, Module *m, const struct done *dn, int ndn)
+fallback(const char *path, const struct hook *h, Module *m, const struct done *dn, int ndn,
+         struct tab *tb)
 {
 	struct args bad = ARGS_INIT;
 	struct done *dn2;
 	int ndn2;
 	Module *m2 = NULL;
+	tab_release(tb);
 	if (badkernels(m, dn, ndn, &bad) == 0 && (m2 = parsefile(path)) &&
-	    runall(h, m2, &bad, &dn2, &ndn2) == 0 && !verify(m2, NULL)) {
+	    runall(h, m2, &bad, &dn2, &ndn2, tb) == 0 && !verify(m2, NULL)) {
 		for (int i = 0; i < ndn; i++)
 			for (int j = 0; j < bad.n; j++)
 				if (symeq(m, m->fn[dn[i].fn]->sym, bad.v[j]))
@@ -429,10 +463,45 @@ fallback(const char *path, const struct hook *h, Module *m, const struct done *d
 		if (m2)
 			mod_free(m2);
 		m2 = NULL;
+		tab_release(tb);
 	}
 	args_release(&bad);
 	mod_free(m);
 	return m2;
+}
+
+/* The table's lines, when a pass gave one: for every kernel of m (its
+ * first nfn functions, as cicc wrote them), each such pass's line, its own
+ * where it changed the kernel and otherwise what its table() says, in the
+ * order of the kernels, onto h->table */
+static void
+filltable(const struct hook *h, Module *m, uint nfn, const struct tab *tb)
+{
+	uint passes_ = 0;
+	struct passctx cx = {.m = m, .src = h->src, .arch = h->arch, .sm = h->sm,
+	                     .nsm = h->nsm, .jit = h->jit, .h = h};
+	for (int i = 0; i < tb->kernel.n; i++)
+		passes_ |= 1u << tb->pass[i];
+	for (uint k = 0; k < nfn && passes_; k++) {
+		Fn *fn = m->fn[k];
+		if (!(fn->flags & FENTRY) || (fn->flags & FDECL))
+			continue;
+		for (int t = 0; t < npass; t++) {
+			int i = 0;
+			if (!(passes_ & 1u << t) || !passes[t]->table)
+				continue;
+			while (i < tb->kernel.n && !(tb->pass[i] == t && symeq(m, fn->sym, tb->kernel.v[i])))
+				i++;
+			if (i < tb->kernel.n) {
+				args_push(h->table, tb->line.v[i]);
+				continue;
+			}
+			char *l = passes[t]->table(&cx, fn);
+			args_push(h->table, l);
+			free(l);
+		}
+	}
+	passctx_release(&cx);
 }
 
 int
@@ -443,6 +512,8 @@ pipeline(const char *path, const struct hook *h)
 	size_t n;
 	int rc = 0, ndn = 0;
 	struct done *dn = NULL;
+	struct tab tb = {ARGS_INIT, ARGS_INIT, NULL, 0};
+	uint nfn;
 
 	if (!(m = parsefile(path))) {
 		note("leaving '%s' as nvcc wrote it", path);
@@ -459,17 +530,22 @@ pipeline(const char *path, const struct hook *h)
 		mod_free(m);
 		return 0;
 	}
+	nfn = m->nfn;
 	if (h->prof && !h->dryrun)
-		rc = runall(h, m, NULL, &dn, &ndn);
+		rc = runall(h, m, NULL, &dn, &ndn, &tb);
 	if (rc < 0) {   /* on_unsupported: error, said in outcome() */
 		free(dn);
+		tab_release(&tb);
 		mod_free(m);
 		return 1;
 	}
 	progress(h, "verify", "-");
 	if (ndn && verify(m, NULL))
-		m = fallback(path, h, m, dn, ndn);
+		m = fallback(path, h, m, dn, ndn, &tb);
 	free(dn);
+	if (m && h->table)
+		filltable(h, m, nfn, &tb);
+	tab_release(&tb);
 	if (!m)
 		return -1;
 	out = printstr(m, &n);
