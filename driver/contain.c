@@ -103,12 +103,14 @@ getstr(FILE *f, int *bad)
 
 /* what the hook handed back, written by the child */
 static void
-putresults(FILE *f, int st, const struct args *kernels, const struct reports *reps,
-           const struct tally *t)
+putresults(FILE *f, int st, const struct args *kernels, const struct args *table,
+           const struct reports *reps, const struct tally *t)
 {
-	fprintf(f, "%d %d %d\n", st, kernels->n, reps->n);
+	fprintf(f, "%d %d %d %d\n", st, kernels->n, table->n, reps->n);
 	for (int i = 0; i < kernels->n; i++)
 		putstr(f, kernels->v[i]);
+	for (int i = 0; i < table->n; i++)
+		putstr(f, table->v[i]);
 	for (int i = 0; i < reps->n; i++) {
 		const struct report *r = &reps->r[i];
 		const char *s[] = {r->src, r->arch, r->mangled, r->demangled, r->transform,
@@ -125,13 +127,14 @@ putresults(FILE *f, int st, const struct args *kernels, const struct reports *re
 static int
 getresults(FILE *f, const struct hook *h)
 {
-	int st, nk, nr, bad = 0;
-	if (fscanf(f, "%d %d %d\n", &st, &nk, &nr) != 3)
+	int st, nk, nt, nr, bad = 0;
+	if (fscanf(f, "%d %d %d %d\n", &st, &nk, &nt, &nr) != 4)
 		return -2;
-	for (int i = 0; i < nk && !bad; i++) {
+	for (int i = 0; i < nk + nt && !bad; i++) {
 		char *s = getstr(f, &bad);
-		if (s && h->kernels)
-			args_push(h->kernels, s);
+		struct args *to = i < nk ? h->kernels : h->table;
+		if (s && to)
+			args_push(to, s);
 		free(s);
 	}
 	for (int i = 0; i < nr && !bad; i++) {
@@ -201,7 +204,7 @@ answer(int fd, const struct hook *h)
 static _Noreturn void
 child(const char *path, struct hook h, const char *const *f)
 {
-	struct args kernels = ARGS_INIT;
+	struct args kernels = ARGS_INIT, table = ARGS_INIT;
 	struct reports reps = {0};
 	struct tally tally = {0};
 	struct stat sb;
@@ -214,10 +217,11 @@ child(const char *path, struct hook h, const char *const *f)
 	if (h.fastptx)
 		h.fastptx = askdriver, h.drv = NULL;
 	h.kernels = &kernels;
+	h.table = h.table ? &table : NULL;
 	h.reports = h.reports ? &reps : NULL;
 	h.tally = &tally;
 	int st = pipeline(path, &h);
-	putresults(res, st, &kernels, &reps, &tally);
+	putresults(res, st, &kernels, &table, &reps, &tally);
 	fflush(NULL);
 	_exit(ferror(res) || fclose(res) ? 125 : 0);
 }

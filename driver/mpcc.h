@@ -197,6 +197,17 @@ const char *elf_holds(const char *obj, size_t n, const char *name, const char *d
 const char *elf_embed(struct buf *out, const char *obj, size_t n, const char *name,
                       const char *data, size_t dn);
 
+/* table.c */
+/* the lines of the host object's table that each -gencode chain's PTX
+ * gave (chain[0..nchain)), one a kernel, onto out: where chains differ, a
+ * line without the clone that says what any of them touches */
+void table_merge(const struct args *const *chain, int nchain, struct args *out);
+/* append lines to the stub cicc wrote, which the host compile includes,
+ * when one gives a kernel a clone: 0 (written, or nothing to write), 1
+ * (not written: a -rdc compile, whose kernels the device link registers),
+ * -1 (said) */
+int table_write(const char *stub, const struct args *lines);
+
 /* run.c */
 int run_pipeline(struct cmd *c, const char *nvcc, struct profile **prof);
 

@@ -123,6 +123,8 @@ struct ptx {                  /* a PTX file cicc wrote and the hook saw */
 	struct figures figs;      /* ptxas -v on it, for those lines */
 	struct figures before;    /* ptxas -v on nvcc's PTX, when the hook changed it */
 	struct args kernels;      /* the mangled names of its kernels */
+	char *stub;               /* cicc's stub, which the host compile includes */
+	struct args table;        /* the lines of the host object's table it gave */
 };
 
 struct run {
@@ -423,13 +425,16 @@ hook(struct run *r, const struct args *cicc)
 		.reports = r->c->report ? &p->reports : NULL,
 		.explain = r->c->explain ? stdout : NULL,
 		.kernels = &p->kernels,
+		.table = &p->table,
 		.tally = &r->tally,
 	};
+	p->stub = optval(cicc, "--stub_file_name") ? xstrdup(optval(cicc, "--stub_file_name")) : NULL;
 	int st = contained_pipeline(path, &h, tmpdir);
 	if (st != 0) {   /* the report must not say applied */
 		if (!samefile(path, p->orig))
 			copyfile(p->orig, path);
 		p->restored = "the pipeline failed: nvcc's PTX was used";
+		args_release(&p->table);
 	}
 	if (getenv("MPCC_DEBUG_BREAK_PTX"))
 		breakptx(path);
@@ -567,6 +572,7 @@ ptxas(struct run *r, const char *line, struct ptx *p)
 			copyfile(r->ptx[i].orig, r->ptx[i].path);
 			r->ptx[i].changed = 0;
 			r->ptx[i].restored = "ptxas rejected the transformed PTX: nvcc's PTX was used";
+			args_release(&r->ptx[i].table);   /* nvcc's PTX has no clones */
 		}
 	return -1;
 }
@@ -605,6 +611,48 @@ checkreaders(struct run *r, const char *line)
 		int st = p->changed && !p->assembled && strstr(line, p->path) ? checkptx(r, p) : 0;
 		if (st)
 			return st;
+	}
+	return 0;
+}
+
+/* the host compile a is about to read a stub cicc wrote: the table of
+ * every chain of its source goes in first, once; 1 if it cannot be
+ * written */
+static int
+stubtables(struct run *r, const struct args *a)
+{
+	for (int i = 0; i < r->nptx; i++) {
+		struct ptx *p = &r->ptx[i];
+		const struct args *chain[16];
+		struct args lines = ARGS_INIT;
+		int reads = 0, n = 0, st;
+		if (!p->stub || !endswith(p->stub, ".stub.c"))
+			continue;
+		char *stem = xstrndup(p->stub, strlen(p->stub) - strlen(".stub.c"));
+		for (int j = 1; j < a->n && !reads; j++)
+			reads = startswith(a->v[j], stem) && endswith(a->v[j], ".cpp");
+		free(stem);
+		for (int j = 0; reads && j < r->nptx; j++) {
+			struct ptx *q = &r->ptx[j];
+			if (strcmp(q->src, p->src))
+				continue;
+			if (q->table.n && n < (int)countof(chain))
+				chain[n++] = &q->table;
+			if (q != p)
+				free(q->stub), q->stub = NULL;
+		}
+		if (!reads)
+			continue;
+		table_merge(chain, n, &lines);
+		st = table_write(p->stub, &lines);
+		if (st == 1)
+			note("%s: store: a -rdc compile registers its kernels through the device link, "
+			     "where mpcc's runtime cannot find their clones: they run as they are", p->src);
+		free(p->stub);
+		p->stub = NULL;
+		args_release(&lines);
+		if (st < 0)
+			return 1;
 	}
 	return 0;
 }
@@ -676,6 +724,11 @@ command(struct run *r, const struct step *s)
 		return 0;
 	}
 	if (strcmp(prog, "ptxas") && (st = checkreaders(r, s->line)) != 0) {
+		args_release(&a);
+		free(line);
+		return st;
+	}
+	if (count(&a, "-c") && (st = stubtables(r, &a)) != 0) {
 		args_release(&a);
 		free(line);
 		return st;
@@ -876,8 +929,11 @@ unmatched(struct run *r)
 		profile_unmatched(r->prof[k], r->c->cu.v[k], all.v, all.n);
 		args_release(&all);
 	}
-	for (int i = 0; i < r->nptx; i++)
+	for (int i = 0; i < r->nptx; i++) {
 		args_release(&r->ptx[i].kernels);
+		args_release(&r->ptx[i].table);
+		free(r->ptx[i].stub);
+	}
 }
 
 int
