@@ -363,8 +363,7 @@ sayall(struct passctx *cx, struct ran *rn, const char *reportpath)
 		if (reportpath)
 			report(reportpath, cx, s->st, s->fn, &s->o);
 		free(kname);
-		free(s->o.why);
-		free(s->o.stats);
+		outcome_release(&s->o);
 	}
 	free(rn->s);
 	free(rn->fn);

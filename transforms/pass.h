@@ -277,6 +277,8 @@ struct pass {
 };
 
 /* passes.c */
+/* free what an outcome holds (why, stats, table) and clear it */
+void outcome_release(struct outcome *o);
 /* every pass, in the order the pipeline runs them on a kernel */
 extern const struct pass *const passes[];
 extern const int npass;

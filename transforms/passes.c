@@ -16,6 +16,7 @@
  * about the kernel as the last pass left it (pass.h, recount). */
 #include "transforms/pass.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 extern const struct pass sfu_pass, fiset_pass, half2_pass, shadow_pass, store_pass;
@@ -28,6 +29,15 @@ const struct pass *const passes[] = {
 	&store_pass,
 };
 const int npass = countof(passes);
+
+void
+outcome_release(struct outcome *o)
+{
+	free(o->why);
+	free(o->stats);
+	free(o->table);
+	*o = (struct outcome){0};
+}
 
 void
 passes_init(void)

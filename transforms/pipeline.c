@@ -201,9 +201,7 @@ kernel(struct passctx *cx, Fn *fn, const struct hook *h, uint *applied, int quie
 			rc |= outcome(h, mangled, demangled, t, c.rule[t], &o[t], quiet);
 		if (o[t].table && (*applied & 1u << t))
 			tab_add(tb, mangled, o[t].table, t);
-		free(o[t].why);
-		free(o[t].stats);
-		free(o[t].table);
+		outcome_release(&o[t]);
 	}
 	if (*applied && !quiet)
 		breakkernel(fn);
@@ -251,9 +249,7 @@ more(FILE *out, int t, const struct params *p, void *arg)
 	} else {
 		fprintf(out, "           verdict: left alone: %s\n", o.why);
 	}
-	free(o.why);
-	free(o.stats);
-	free(o.table);
+	outcome_release(&o);
 }
 
 /* do kernel fn (m->fn[k]) and the functions its passes added

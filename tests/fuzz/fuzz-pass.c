@@ -168,8 +168,7 @@ run(Module *m, const struct params *par)
 			continue;
 		if (fuzzpass->apply(&cx, fns[k], par, &o) < 0 && !o.why)
 			BUG("%s refused a kernel without a reason", fuzzpass->schema.name);
-		free(o.why);
-		free(o.stats);
+		outcome_release(&o);
 	}
 	free(fns);
 	passctx_release(&cx);
