@@ -148,8 +148,9 @@ choose(struct st *s, const struct params *p)
 
 /* ---- what it says ---- */
 
-enum { ST_CLONE, ST_OPEN, ST_NARROWED, ST_PARAM };
+enum { ST_CLONE, ST_OPEN, ST_NARROWED, ST_PARAM, ST_REFUSED };
 enum { P_ID, P_TYPE, P_WRITTEN, P_SHARE, P_NARROW, P_NARROWED, P_WHY, P_INS };
+enum { R_ID, R_TYPE, R_WHY };
 
 static const struct field paramkey[] = {
 	[P_ID] = {"id", FINT, RID, 0, NULL, 0, "the parameter's position (params: [ids])"},
@@ -162,16 +163,51 @@ static const struct field paramkey[] = {
 	[P_WHY] = {"why", FSTR, 0, 0, NULL, 0, "why not (else null)"},
 	[P_INS] = {"ins", FINTS, RINS, 0, NULL, 0, "its accesses' instruction ordinals"},
 };
+static const struct field refusedkey[] = {
+	[R_ID] = {"id", FINT, 0, 0, NULL, 0, "the parameter's position"},
+	[R_TYPE] = {"type", FSTR, 0, 0, NULL, 0, "its accesses' element type (null: mixed)"},
+	[R_WHY] = {"why", FSTR, 0, 0, NULL, 0, "why its array keeps its form"},
+};
 static const struct field statkey[] = {
 	[ST_CLONE] = {"clone", FSTR, 0, 0, NULL, 0, "the clone's name (null: none)"},
 	[ST_OPEN] = {"open", FSTR, 0, 0, NULL, 0,
 	             "why the kernel may reach memory that no parameter points to (null: it cannot)"},
 	[ST_NARROWED] = {"narrowed", FINT, 0, 0, NULL, 0, "arrays the clone keeps narrow"},
 	[ST_PARAM] = {"param", FLIST, RUNITS, 0, paramkey, countof(paramkey),
-	              "every parameter the kernel addresses memory through"},
+	              "every parameter whose array the clone may keep narrow"},
+	[ST_REFUSED] = {"refused", FLIST, 0, 0, refusedkey, countof(refusedkey),
+	                "the other parameters the kernel addresses memory through"},
 };
 static const struct field statroot = {"store", FOBJ, 0, 0, statkey, countof(statkey),
                                       "the arrays and what became of them"};
+
+/* may parameter p be narrowed (whether chosen or not)? */
+static int
+candidate(const struct st *s, uint p)
+{
+	return s->a->par[p].nacc && !s->a->open && (!s->why[p] || s->nw[p].ty ||
+	                                           !strcmp(s->why[p], "not chosen"));
+}
+
+static void
+param(struct statw *w, const struct st *s, uint p, const char *clone, const uint *ord)
+{
+	const struct ptrparam *q = &s->a->par[p];
+	int narrow = clone && s->nw[p].ty;
+	statw_item(w);
+	statw_int(w, P_ID, p);
+	statw_str(w, P_TYPE, tyname[q->ty]);
+	statw_bool(w, P_WRITTEN, q->write);
+	statw_num(w, P_SHARE, s->share[p]);
+	statw_str(w, P_NARROW, narrow ? tyname[s->nw[p].nt] : NULL);
+	statw_bool(w, P_NARROWED, narrow);
+	statw_str(w, P_WHY, narrow ? NULL : s->why[p] ? s->why[p] : "no clone");
+	statw_open(w, P_INS);
+	for (uint j = 0; j < q->nacc; j++)
+		statw_elem(w, ord[q->acc[j].ins]);
+	statw_close(w);
+	statw_close(w);
+}
 
 static char *
 stats(const struct st *s, const char *clone)
@@ -183,22 +219,19 @@ stats(const struct st *s, const char *clone)
 	statw_str(&w, ST_OPEN, s->a->open);
 	statw_int(&w, ST_NARROWED, clone ? s->nchosen : 0);
 	statw_open(&w, ST_PARAM);
+	for (uint p = 0; p < s->a->npar; p++)
+		if (candidate(s, p))
+			param(&w, s, p, clone, ord);
+	statw_close(&w);
+	statw_open(&w, ST_REFUSED);
 	for (uint p = 0; p < s->a->npar; p++) {
-		const struct ptrparam *q = &s->a->par[p];
-		if (!q->nacc)
+		if (!s->a->par[p].nacc || candidate(s, p))
 			continue;
 		statw_item(&w);
-		statw_int(&w, P_ID, p);
-		statw_str(&w, P_TYPE, q->ty ? tyname[q->ty] : NULL);
-		statw_bool(&w, P_WRITTEN, q->write);
-		statw_num(&w, P_SHARE, s->share[p]);
-		statw_str(&w, P_NARROW, clone && s->nw[p].ty ? tyname[s->nw[p].nt] : NULL);
-		statw_bool(&w, P_NARROWED, clone && s->nw[p].ty);
-		statw_str(&w, P_WHY, clone && s->nw[p].ty ? NULL : s->why[p] ? s->why[p] : "no clone");
-		statw_open(&w, P_INS);
-		for (uint j = 0; j < q->nacc; j++)
-			statw_elem(&w, ord[q->acc[j].ins]);
-		statw_close(&w);
+		statw_int(&w, R_ID, p);
+		statw_str(&w, R_TYPE, s->a->par[p].ty ? tyname[s->a->par[p].ty] : NULL);
+		statw_str(&w, R_WHY, s->a->open ? "the kernel may reach memory no parameter points to"
+		                                : s->why[p]);
 		statw_close(&w);
 	}
 	statw_close(&w);
