@@ -243,14 +243,14 @@ open_(struct walk *w, uint k, const char *why)
 	}
 }
 
-/* the immediate that register r holds: its one definition is a mov of
- * it (cicc writes mov.u64 %rd5, 0; st.global.u64 [%rd4], %rd5 for 0.0);
- * else R0 */
-static Ref
-constant(const Fn *fn, uint r)
+Ref
+immof(const Fn *fn, Ref v)
 {
 	Ref imm = {0};
 	int defs = 0;
+	if (v.kind != RReg)
+		return v.kind == RImm ? v : imm;
+	uint r = v.idx;
 	for (uint k = 0; k < fn->nins && defs < 2; k++) {
 		const Ins *i = &fn->ins[k];
 		for (uint a = 0; i->op < NOP && a < i->narg; a++)
@@ -264,24 +264,19 @@ constant(const Fn *fn, uint r)
 }
 
 /* a store of integer constants of type t (cicc stores 0.0 as u64 0): the
- * floating type of their width, and whether one is not 0, into *nonzero;
- * else t */
+ * floating type of their width; else t */
 static int
-constants(const Fn *fn, const Ins *i, int t, int *nonzero)
+constants(const Fn *fn, const Ins *i, int t)
 {
-	uint64_t u;
 	if (i->op != Ost || i->narg < 2 || (t != Tu64 && t != Tb64 && t != Ts64 && t != Tu32 &&
 	                                    t != Tb32 && t != Ts32))
 		return t;
 	Ref v = i->arg[1];
 	uint n = v.kind == RVec ? fn->vec[v.idx].n : 1;
 	for (uint e = 0; e < n; e++) {
-		Ref r = v.kind == RVec ? fn->vec[v.idx].el[e] : v;
-		if (r.kind == RReg)
-			r = constant(fn, r.idx);
+		Ref r = immof(fn, v.kind == RVec ? fn->vec[v.idx].el[e] : v);
 		if (r.kind != RImm || immform(fn->imm[r.idx].text) != NINT)
 			return t;
-		*nonzero |= !numint(fn->imm[r.idx].text, &u) || u != 0;
 	}
 	return tybits[t] == 64 ? Tf64 : Tf32;
 }
@@ -291,13 +286,11 @@ access_(struct walk *w, uint k, uint o, const Ins *i, const Mods *md)
 {
 	struct ptrparam *p = &w->a->par[PARAM(o)];
 	struct access *x;
-	int raw = md->nt ? md->t[md->nt - 1] : Tnone, nonzero = 0;
-	int t = constants(w->fn, i, raw, &nonzero);
+	int raw = md->nt ? md->t[md->nt - 1] : Tnone;
+	int t = constants(w->fn, i, raw);
 	p->acc = agrow(w->fn->mod->arena, p->acc, p->nacc, &p->cap, sizeof *p->acc);
 	x = &p->acc[p->nacc++];
 	*x = (struct access){.ins = k, .ty = t, .raw = raw, .vec = md->vec, .global = GLOBAL(o)};
-	p->typed |= t == raw && (t == Tf64 || t == Tf32);
-	p->bits |= nonzero;
 	switch (i->op) {
 	case Old: case Oldu:
 		x->read = 1;
@@ -493,8 +486,6 @@ filladdrs(Fn *fn)
 		struct ptrparam *p = &a->par[k];
 		if (p->ty && !p->why && p->ty != Tf64 && p->ty != Tf32)
 			p->why = arena_fmt(ar, "accessed as %s, not as floating point", tyname[p->ty]);
-		if (p->bits && !p->typed && !p->why)   /* an integer array, or one of bits */
-			p->why = "it stores integer constants there, and no floating-point value";
 	}
 	if (fn->mod->addrsize == 32)
 		a->open = "its module has 32-bit addresses";

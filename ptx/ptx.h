@@ -594,7 +594,8 @@ struct access {
 	uchar ty;           /* its element type (ld.global.v2.f64: Tf64), Tnone: it moves bytes */
 	uchar raw;          /* the mnemonic's type: ty, or for a store of integer constants
 	                     * (cicc stores 0.0 as st.global.u64 [a], 0) their type, ty
-	                     * then the floating type of their width */
+	                     * then the floating type of their width: the constants are
+	                     * its bits (immof()), whatever the array holds */
 	uchar vec;          /* 2, 4, 8 for a vector, else 0 */
 	uchar read, write, atomic;
 	uchar global;       /* its address was cvta'd to the global space (else generic) */
@@ -604,8 +605,6 @@ struct ptrparam {       /* a parameter of the function, as an address */
 	uint nacc, cap;
 	uchar ty;           /* the element type its accesses share (Tnone: none) */
 	uchar read, write;
-	uchar typed;        /* an access of a floating type (not only stores of constants) */
-	uchar bits;         /* it stores an integer constant other than 0 */
 	const char *why;    /* why its array may not live in another form (it escapes,
 	                     * mixed types...); NULL: it may, if ty is f64 or f32 */
 };
@@ -618,6 +617,11 @@ struct addrs {
 	uint *org;              /* per register: its origin (addrparam() reads it) */
 };
 struct addrs *filladdrs(Fn *fn);
+/* the immediate that value operand v is: itself, or what register v
+ * holds when its one definition is an unguarded mov of an immediate
+ * (cicc writes mov.u64 %rd5, 0; st.global.u64 [%rd4], %rd5 for 0.0); R0
+ * if neither */
+Ref immof(const Fn *fn, Ref v);
 /* the parameter whose array register r is an address into, or -1; *global
  * (may be NULL): cvta'd to the global space, else generic */
 int addrparam(const struct addrs *a, uint r, int *global);

@@ -20,6 +20,7 @@
  * function; fn itself is left as it was) */
 #include "transforms/store.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,6 +43,85 @@ struct st {
 	int nchosen;
 };
 
+/* does nt hold exactly the floating value of wide bits u (64: an f64)?
+ * Then the constant comes back from the narrow copy bit for bit, whatever
+ * the array holds (a NaN would not) */
+static int
+exact(uint64_t u, int wide, int nt)
+{
+	float f;
+	if (wide == 64) {
+		double d;
+		memcpy(&d, &u, 8);
+		f = (float)d;
+		if (isnan(d) || (double)f != d)
+			return 0;
+	} else {
+		uint32_t w = (uint32_t)u;
+		memcpy(&f, &w, 4);
+		if (isnan(f))
+			return 0;
+	}
+	uint32_t b;
+	memcpy(&b, &f, 4);
+	float a = fabsf(f), m;
+	int e;
+	if (nt == Tf32 || a == 0)
+		return 1;
+	if (nt == Tbf16)
+		return !(b & 0xffff);
+	if (a > 65504)
+		return 0;
+	if (a < 0x1p-14f)   /* an f16 subnormal: a multiple of 2^-24 */
+		return ldexpf(a, 24) == floorf(ldexpf(a, 24));
+	m = frexpf(a, &e);
+	return ldexpf(m, 11) == floorf(ldexpf(m, 11));
+}
+
+/* is the floating value of wide bits u a NaN? */
+static int
+nan_(uint64_t u, int wide)
+{
+	return wide == 64 ? (u >> 52 & 0x7ff) == 0x7ff && (u & 0xfffffffffffffull)
+	                  : (u >> 23 & 0xff) == 0xff && (u & 0x7fffff);
+}
+
+/* A store of integer constants through q (cicc's form of a constant
+ * double) that the narrow copy would not give back bit for bit: where no
+ * access says the array is floating point, one nt does not hold exactly
+ * (the array may hold integers); anywhere, a NaN (a marker whose bits the
+ * program may test). Why not, or NULL. Where an access is of a floating
+ * type, the constant is a value, which the clone rounds as it rounds
+ * every value it stores */
+static const char *
+constants(const struct st *s, const struct ptrparam *q)
+{
+	const Fn *fn = s->fn;
+	int typed = 0;
+	for (uint j = 0; j < q->nacc; j++)
+		typed |= q->acc[j].raw == q->acc[j].ty;
+	for (uint j = 0; j < q->nacc; j++) {
+		const struct access *x = &q->acc[j];
+		if (x->raw == x->ty)
+			continue;
+		Ref v = fn->ins[x->ins].arg[1];
+		uint n = v.kind == RVec ? fn->vec[v.idx].n : 1;
+		for (uint k = 0; k < n; k++) {
+			Ref r = immof(fn, v.kind == RVec ? fn->vec[v.idx].el[k] : v);
+			uint64_t u = 0;
+			int ok = r.kind == RImm && numint(fn->imm[r.idx].text, &u);
+			if (ok && nan_(u, tybits[x->ty]))
+				return arena_fmt(fn->mod->arena, "it stores %#llx, a NaN, whose bits the "
+				                 "narrow copy would not keep", (unsigned long long)u);
+			if (!ok || (!typed && !exact(u, tybits[x->ty], s->nt)))
+				return arena_fmt(fn->mod->arena, "it stores %#llx, which %s does not hold "
+				                 "exactly (the array may hold integers)",
+				                 (unsigned long long)u, tyname[s->nt]);
+		}
+	}
+	return NULL;
+}
+
 /* why parameter p of the analysis may not be narrowed to nt, or NULL */
 static const char *
 cannot(struct passctx *cx, const struct st *s, uint p)
@@ -56,6 +136,9 @@ cannot(struct passctx *cx, const struct st *s, uint p)
 		return "its accesses move bytes, not elements";
 	if (tybits[q->ty] <= tybits[s->nt])
 		return arena_fmt(ar, "already %s", tyname[q->ty]);
+	const char *why = constants(s, q);
+	if (why)
+		return why;
 	int sm = ptxsm(cx);
 	for (uint j = 0; j < q->nacc; j++) {
 		if (q->acc[j].atomic && q->acc[j].vec)

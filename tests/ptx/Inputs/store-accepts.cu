@@ -29,3 +29,11 @@ extern "C" __global__ void floats(float4 *y, const float *x, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) y[i] = make_float4(x[4 * i], x[4 * i + 1], x[4 * i + 2], 1.0f);
 }
+extern "C" __global__ void ones(double *y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = 1.0;
+}
+extern "C" __global__ void tenth(double *y, const double *x, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) { y[2 * i] = 0.1; y[2 * i + 1] = x[i]; }
+}

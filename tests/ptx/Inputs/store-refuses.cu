@@ -44,3 +44,15 @@ extern "C" __global__ void printed(double *y, int n) {
   if (i < n) y[i] = 2.0;
   if (i == 0) printf("%p\n", y);
 }
+extern "C" __global__ void integers(long long *z, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) z[i] = 7;
+}
+extern "C" __global__ void tenths(double *y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = 0.1;
+}
+extern "C" __global__ void marked(double *y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) { y[2 * i] = __longlong_as_double(0x7ff8000000000001ll); y[2 * i + 1] *= 2.0; }
+}
