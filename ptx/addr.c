@@ -33,17 +33,46 @@
 #include <ctype.h>
 #include <string.h>
 
-enum { ONONE, ODATA, OOWN, OMIX, OPAR };  /* the kind, in an origin's low 3 bits */
+/* the kind, in an origin's low 3 bits; OPARS: an address into one of
+ * several parameters' arrays (selp.b64 of two pointers), the set
+ * sets[PARAM(o)] */
+enum { ONONE, ODATA, OOWN, OMIX, OPAR, OPARS };
 #define KIND(o) ((o) & 7)
 #define GLOBAL(o) ((o) >> 3 & 1)          /* OPAR: cvta'd to the global space */
 #define PARAM(o) ((o) >> 4)
 #define PAR(k, g) (OPAR | (uint)(g) << 3 | (uint)(k) << 4)
+#define ISPAR(o) (KIND(o) == OPAR || KIND(o) == OPARS)
 
 struct walk {
 	Fn *fn;
 	struct addrs *a;
 	int changed;
+	uint64_t *sets;     /* the sets of parameters of OPARS origins, each once */
+	uint nsets, capsets;
 };
+
+/* the parameters origin o may address (parameters past 63: none) */
+static uint64_t
+mask(const struct walk *w, uint o)
+{
+	if (KIND(o) == OPARS)
+		return w->sets[PARAM(o)];
+	return KIND(o) == OPAR && PARAM(o) < 64 ? (uint64_t)1 << PARAM(o) : 0;
+}
+
+/* the origin of an address into one of the arrays of set m */
+static uint
+pars(struct walk *w, uint64_t m)
+{
+	uint k = 0;
+	while (k < w->nsets && w->sets[k] != m)
+		k++;
+	if (k == w->nsets) {
+		w->sets = agrow(w->fn->mod->arena, w->sets, w->nsets, &w->capsets, sizeof *w->sets);
+		w->sets[w->nsets++] = m;
+	}
+	return OPARS | k << 4;
+}
 
 /* is symbol s parameter k of fn (a whole .u64/.b64/.s64, no array)? -1 if
  * it is no parameter; -2 if it is one that holds no pointer */
@@ -86,15 +115,16 @@ orig(const struct walk *w, Ref r)
 static void
 refuse(struct walk *w, uint o, const char *why)
 {
-	struct ptrparam *p;
-	if (KIND(o) != OPAR)
-		return;
-	p = &w->a->par[PARAM(o)];
-	if (!p->why)
-		p->why = why;
+	uint64_t m = mask(w, o);
+	for (uint k = 0; k < w->a->npar && k < 64; k++)
+		if ((m >> k & 1) && !w->a->par[k].why)
+			w->a->par[k].why = why;
 }
 
-/* the origin of a register defined by two origins */
+/* the origin of a register defined by two origins: two parameters'
+ * addresses make one into either array (the kernel still reaches memory
+ * through its parameters alone), anything else with one an address of
+ * several origins */
 static uint
 join(struct walk *w, uint a, uint b)
 {
@@ -102,6 +132,11 @@ join(struct walk *w, uint a, uint b)
 		return a;
 	if (a == ONONE)
 		return b;
+	if (ISPAR(a) && ISPAR(b) && mask(w, a) && mask(w, b)) {
+		refuse(w, a, "its address is held in a register with another parameter's");
+		refuse(w, b, "its address is held in a register with another parameter's");
+		return pars(w, mask(w, a) | mask(w, b));
+	}
 	refuse(w, a, "its address is held in a register with another value");
 	refuse(w, b, "its address is held in a register with another value");
 	return OMIX;
@@ -118,11 +153,11 @@ sum(struct walk *w, uint a, uint b, int sub)
 		refuse(w, b, "added to a value of several origins");
 		return OMIX;
 	}
-	if (sub && KIND(a) == OPAR && a == b)
+	if (sub && ISPAR(a) && a == b)
 		return ODATA;   /* the distance between two addresses into one array */
-	if (sub && KIND(b) == OPAR) {
+	if (sub && ISPAR(b)) {
 		refuse(w, b, "subtracted from another value");
-		return KIND(a) == OPAR ? (refuse(w, a, "subtracted from another value"), OMIX) : ODATA;
+		return ISPAR(a) ? (refuse(w, a, "subtracted from another value"), OMIX) : ODATA;
 	}
 	if (KIND(b) == ODATA)
 		return a;
@@ -164,7 +199,7 @@ result(struct walk *w, const Ins *i)
 			return refuse(w, orig(w, i->arg[1]), "converted to another state space"), OOWN;
 		uint o = orig(w, i->arg[1]);
 		if (KIND(o) != OPAR)
-			return o;
+			return o;   /* OPARS stays what it is: its arrays are refused */
 		if ((int)GLOBAL(o) == hasmod(i, "to"))
 			return refuse(w, o, "converted to its own state space"), OMIX;
 		return PAR(PARAM(o), hasmod(i, "to"));
@@ -377,7 +412,7 @@ reads(struct walk *w, uint k, const Ins *i)
 			continue;
 		}
 		uint o = orig(w, r);
-		if (KIND(o) != OPAR)
+		if (!ISPAR(o))
 			continue;
 		switch (i->op) {
 		case Omov: case Ocvta: case Oselp: case Oadd: case Osub:
@@ -439,6 +474,11 @@ addresses(struct walk *w, uint k, const Ins *i)
 		int global = typed(i) ? globalish(&md) : nthglobal(&md, j++);
 		if (KIND(o) == OPAR)
 			access_(w, k, o, i, &md);
+		else if (KIND(o) == OPARS)   /* each of its arrays, refused already */
+			for (uint p = 0; p < w->a->npar && p < 64; p++) {
+				if (mask(w, o) >> p & 1)
+					access_(w, k, PAR(p, 0), i, &md);
+			}
 		else if (global && (KIND(o) != OOWN || !typed(i)) && i->op != Oprefetch &&
 		         i->op != Oprefetchu)
 			open_(w, k, typed(i) ? "it reaches global memory through an address loaded from "
@@ -473,7 +513,7 @@ filladdrs(Fn *fn)
 {
 	Arena *ar = fn->mod->arena;
 	struct addrs *a = arena_alloc(ar, sizeof *a);
-	struct walk w = {fn, a, 0};
+	struct walk w = {fn, a, 0, NULL, 0, 0};
 	memset(a, 0, sizeof *a);
 	a->npar = fn->npar;
 	a->par = arena_alloc(ar, (fn->npar + 1) * sizeof *a->par);

@@ -37,3 +37,8 @@ extern "C" __global__ void tenth(double *y, const double *x, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) { y[2 * i] = 0.1; y[2 * i + 1] = x[i]; }
 }
+extern "C" __global__ void pick(double *y, const double *a, const double *b, int n, int which) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  const double *src = which ? a : b;
+  if (i < n) y[i] = src[i] * 2.0;
+}
