@@ -128,18 +128,24 @@ narrowed(struct clone *k, uint *at, Ref v, int ty, int nt, int raw)
 	return d;
 }
 
-/* the address p + ((a + off - p) >> SH) into a new register, before *at */
+/* the address [a+off] scaled: p + ((a - p) >> SH) into a new register,
+ * before *at, with the offset off >> SH that the access adds into *noff
+ * (accesses of one base at several offsets, a stencil's, then share the
+ * register's arithmetic, which ptxas computes once); an offset that is no
+ * multiple of 1 << SH goes into the register too */
 static uint
-address(struct clone *k, uint *at, const Mem *m, uint p, int sh)
+address(struct clone *k, uint *at, const Mem *m, uint p, int sh, long *noff)
 {
 	uint t = reg(k, Tb64);
 	char off[32];
+	long whole = m->off % (1L << sh) == 0;
 	(*at)++;
+	*noff = whole ? m->off / (1L << sh) : 0;
 	snprintf(off, sizeof off, "%ld", m->off);
-	if (m->off)
+	if (m->off && !whole)
 		emit(k, at, "add.s64 %s, %s, %s;", name(k, t), refstr(k->c, m->base), off);
-	emit(k, at, "sub.s64 %s, %s, %s;", name(k, t), m->off ? name(k, t) : refstr(k->c, m->base),
-	     name(k, p));
+	emit(k, at, "sub.s64 %s, %s, %s;", name(k, t),
+	     m->off && !whole ? name(k, t) : refstr(k->c, m->base), name(k, p));
 	snprintf(off, sizeof off, "%d", sh);
 	emit(k, at, "shr.s64 %s, %s, %s;", name(k, t), name(k, t), off);
 	emit(k, at, "add.s64 %s, %s, %s;", name(k, t), name(k, p), name(k, t));
@@ -226,12 +232,13 @@ rewrite(struct clone *k, uint at, const struct access *x, int p)
 		            refstr(k->c, i->pred)) : "";
 	const char *mn = x->ty ? mnemonic(k, i, x->raw, nt) : arena_strndup(k->c->mod->arena,
 	                                                                 i->name.s, i->name.n);
-	uint t = address(k, &pos, &m, x->global ? k->gbase[p] : k->base[p], sh);
+	long noff;
+	uint t = address(k, &pos, &m, x->global ? k->gbase[p] : k->base[p], sh, &noff);
+	const char *addr = noff ? arena_fmt(k->c->mod->arena, "%s+%ld", name(k, t), noff) : name(k, t);
 	k->guard = g;
 	i = &k->c->ins[pos];
 	if (!x->ty) {   /* prefetch: the address alone */
-		ins_replace(k->c, pos, mkinsfat(k->c, pos, "%s%s [%s]%s;", g, mn, name(k, t),
-		                                rest(k, i, 1)));
+		ins_replace(k->c, pos, mkinsfat(k->c, pos, "%s%s [%s]%s;", g, mn, addr, rest(k, i, 1)));
 		return;
 	}
 	if (x->write)   /* the values stored (or added) go down first */
@@ -246,11 +253,11 @@ rewrite(struct clone *k, uint at, const struct access *x, int p)
 	Arena *ar = k->c->mod->arena;
 	const char *text =
 		i->op == Old || i->op == Oldu ? arena_fmt(ar, "%s%s %s, [%s]%s;", g, mn, list(k, d, nd),
-		                                          name(k, t), rest(k, i, 2))
-		: i->op == Ost || i->op == Ored ? arena_fmt(ar, "%s%s [%s], %s%s;", g, mn, name(k, t),
+		                                          addr, rest(k, i, 2))
+		: i->op == Ost || i->op == Ored ? arena_fmt(ar, "%s%s [%s], %s%s;", g, mn, addr,
 		                                            list(k, r, nv), rest(k, i, 2))
-		: arena_fmt(ar, "%s%s %s, [%s], %s%s;", g, mn, list(k, d, nd), name(k, t),
-		            list(k, r, nv), rest(k, i, 3));
+		: arena_fmt(ar, "%s%s %s, [%s], %s%s;", g, mn, list(k, d, nd), addr, list(k, r, nv),
+		            rest(k, i, 3));
 	ins_replace(k->c, pos, mkinsfat(k->c, pos, "%s", text));
 	pos++;
 	for (uint j = 0; j < nd; j++)
