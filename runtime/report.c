@@ -34,13 +34,6 @@ static const char *const whyname[NWHY] = {
 	[W_ALIAS] = "alias", [W_OPEN] = "open", [W_CLONE] = "clone", [W_CONVERT] = "conversion",
 };
 
-static int
-on(const char *var)
-{
-	const char *e = getenv(var);
-	return e && *e && strcmp(e, "0");
-}
-
 static void
 init(void)
 {
@@ -49,7 +42,8 @@ init(void)
 		snprintf(rt.offwhy, sizeof rt.offwhy, "MPCC_STORE=%s", e);
 		atomic_store(&rt.off, 1);
 	}
-	rt.check = on("MPCC_STORE_CHECK");
+	e = getenv("MPCC_STORE_CHECK");
+	rt.check = e && *e && strcmp(e, "0");
 	e = getenv("MPCC_STORE_REPORT");
 	if (e && *e && (rt.report = strdup(e)))
 		atexit(report_write);
