@@ -1,7 +1,9 @@
 /* lists.c: the build's generator of the two lists the link needs, from
  * syms.h (not part of the library):
- *   mpcc-rt-lists wrap   the linker's response file, --wrap=NAME for each
- *                        entry point the runtime wraps (W);
+ *   mpcc-rt-lists wrap   --wrap=NAME for each entry point the runtime wraps
+ *                        (W), one a line: ld's response file (-Wl,@FILE);
+ *                        the driver passes them to nvcc as one -Xlinker
+ *                        list;
  *   mpcc-rt-lists syms   the entry points it accounts for (W and N), one a
  *                        line: the driver refuses to link the runtime into
  *                        a program that calls a cuda* or cu* function

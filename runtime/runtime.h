@@ -9,7 +9,8 @@
  *
  * The link wraps every entry point of syms.h marked W (ld --wrap): the
  * program's calls come to __wrap_NAME here, which calls __real_NAME, the
- * CUDA runtime's. The runtime knows each device allocation it saw made
+ * CUDA runtime's. The library adds no other name to the program: its
+ * objects are linked into one and the rest made local (CMakeLists.txt). The runtime knows each device allocation it saw made
  * (cudaMalloc and its kin) and the form its data is in:
  *   ORIG    only the original is valid (no mirror, or a stale one);
  *   BOTH    the original is valid and the mirror is narrow(original);
@@ -62,7 +63,21 @@
  *     is never launched again (the originals run);
  *   - MPCC_STORE_CHECK compares the narrowed arrays a clone writes within
  *     one unit in the last place of the narrow type, and the other arrays
- *     it writes bit for bit: atomics in the narrow type can differ by more.
+ *     it writes bit for bit: atomics in the narrow type can differ by more;
+ *   - the link: the contract's "-Xlinker @WRAPFILE" cannot work, since gcc
+ *     expands @FILE itself before -Xlinker takes it (each --wrap becomes an
+ *     unknown gcc option); the driver passes the list as one argument,
+ *     -Xlinker --wrap=A,--wrap=B,..., which nvcc splits into -Xlinker
+ *     pairs. mpccrt.wrap keeps one --wrap=NAME a line, for ld itself
+ *     (-Wl,@FILE in a link made by hand, as the tests link);
+ *   - besides a second device and peer access, store goes off (everything
+ *     written back first) at stream capture, IPC and pool exports, the
+ *     driver API's entry points (cudaGetDriverEntryPoint) and dlopen of a
+ *     library that is not CUDA's own: all let something the runtime does
+ *     not see reach the program's allocations;
+ *   - under -rdc a unit registers no fatbinary of its own (nvcc's device
+ *     link registers one for all), so a table entry naming a unit's
+ *     fatbinary never matches one: its kernels stay unknown (originals).
  *
  * Files, each calling only those after it:
  *   launch.c  the launch wrappers and the decision: which kernel, which forms
