@@ -28,8 +28,31 @@ cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t k, dim3 g, dim3 b, void **args,
 /* the per-thread default stream twins the tests call by name */
 extern __typeof__(cudaMemcpy) cudaMemcpy_ptds;
 extern __typeof__(cudaMemcpyAsync) cudaMemcpyAsync_ptsz;
+extern __typeof__(cudaMemcpy2D) cudaMemcpy2D_ptds;
+extern __typeof__(cudaMemcpy2DAsync) cudaMemcpy2DAsync_ptsz;
+extern __typeof__(cudaMemcpy3D) cudaMemcpy3D_ptds;
+extern __typeof__(cudaMemcpy3DAsync) cudaMemcpy3DAsync_ptsz;
+extern __typeof__(cudaMemcpyToSymbol) cudaMemcpyToSymbol_ptds;
+extern __typeof__(cudaMemcpyToSymbolAsync) cudaMemcpyToSymbolAsync_ptsz;
+extern __typeof__(cudaMemcpyFromSymbol) cudaMemcpyFromSymbol_ptds;
+extern __typeof__(cudaMemcpyFromSymbolAsync) cudaMemcpyFromSymbolAsync_ptsz;
+extern __typeof__(cudaMemcpyToArray) cudaMemcpyToArray_ptds;
+extern __typeof__(cudaMemcpyToArrayAsync) cudaMemcpyToArrayAsync_ptsz;
+extern __typeof__(cudaMemcpy2DToArray) cudaMemcpy2DToArray_ptds;
+extern __typeof__(cudaMemcpy2DToArrayAsync) cudaMemcpy2DToArrayAsync_ptsz;
+extern __typeof__(cudaMemcpyFromArray) cudaMemcpyFromArray_ptds;
+extern __typeof__(cudaMemcpyFromArrayAsync) cudaMemcpyFromArrayAsync_ptsz;
+extern __typeof__(cudaMemcpy2DFromArray) cudaMemcpy2DFromArray_ptds;
+extern __typeof__(cudaMemcpy2DFromArrayAsync) cudaMemcpy2DFromArrayAsync_ptsz;
+extern __typeof__(cudaMemcpyBatchAsync) cudaMemcpyBatchAsync_ptsz;
+extern __typeof__(cudaMemcpy3DBatchAsync) cudaMemcpy3DBatchAsync_ptsz;
+extern __typeof__(cudaGraphLaunch) cudaGraphLaunch_ptsz;
 extern __typeof__(cudaMemset) cudaMemset_ptds;
 extern __typeof__(cudaMemsetAsync) cudaMemsetAsync_ptsz;
+extern __typeof__(cudaMemset2D) cudaMemset2D_ptds;
+extern __typeof__(cudaMemset2DAsync) cudaMemset2DAsync_ptsz;
+extern __typeof__(cudaMemset3D) cudaMemset3D_ptds;
+extern __typeof__(cudaMemset3DAsync) cudaMemset3DAsync_ptsz;
 extern __typeof__(cudaLaunchKernel) cudaLaunchKernel_ptsz;
 
 /* a kernel's body: what the launch's arguments point to */

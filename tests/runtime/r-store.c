@@ -409,7 +409,9 @@ narrow_y(void)
 	fake_log_clear();
 }
 
-/* the reading copies: each copies all of y to out (host or device) */
+/* the reading copies: each copies all of y to out (host or device); those
+ * whose copies the fake leaves undone are read from y itself (the fake's
+ * device memory is the host's) */
 static int
 reader(int i, double *out, const char **name)
 {
@@ -417,43 +419,66 @@ reader(int i, double *out, const char **name)
 	static void *sym;
 	static cudaArray_t arr;
 	struct cudaMemcpy3DParms p = {0};
+	struct cudaMemcpy3DBatchOp op = {0};
 	p.srcPtr = (struct cudaPitchedPtr){dev_y, n, n, 1};
 	p.dstPtr = (struct cudaPitchedPtr){out, n, n, 1};
 	p.extent = (struct cudaExtent){n, 1, 1};
+	void *d[] = {out};
+	const void *s[] = {dev_y};
+	size_t sz[] = {n};
+	const enum cudaMemcpyKind D2H = cudaMemcpyDeviceToHost, D2D = cudaMemcpyDeviceToDevice;
 	if (!sym)
 		sym = fake_symbol(n), arr = fake_array(n);
-#define R(s, call) *name = s; call; break
-	switch (i) {
-	case 0: R("cudaMemcpy", cudaMemcpy(out, dev_y, n, cudaMemcpyDeviceToHost));
-	case 1: R("cudaMemcpy_ptds", cudaMemcpy_ptds(out, dev_y, n, cudaMemcpyDefault));
-	case 2: R("cudaMemcpyAsync", cudaMemcpyAsync(out, dev_y, n, cudaMemcpyDeviceToHost, NULL));
-	case 3: R("cudaMemcpyAsync_ptsz", cudaMemcpyAsync_ptsz(out, dev_y, n, cudaMemcpyDeviceToHost, NULL));
-	case 4: R("cudaMemcpy device to device", cudaMemcpy(dev_z, dev_y, n, cudaMemcpyDeviceToDevice);
-	  cudaMemcpy(out, dev_z, n, cudaMemcpyDeviceToHost));
-	case 5: R("cudaMemcpy2D", cudaMemcpy2D(out, 64, dev_y, 64, 64, n / 64, cudaMemcpyDeviceToHost));
-	case 6: R("cudaMemcpy2DAsync", cudaMemcpy2DAsync(out, 64, dev_y, 64, 64, n / 64,
-	                                         cudaMemcpyDeviceToHost, NULL));
-	case 7: R("cudaMemcpy3D", cudaMemcpy3D(&p));
-	case 8: R("cudaMemcpy3DAsync", cudaMemcpy3DAsync(&p, NULL));
-	case 9: R("cudaMemcpyToSymbol", cudaMemcpyToSymbol(sym, dev_y, n, 0, cudaMemcpyDeviceToDevice);
-	  memcpy(out, sym, n));
-	case 10: R("cudaMemcpyToSymbolAsync",
-	  cudaMemcpyToSymbolAsync(sym, dev_y, n, 0, cudaMemcpyDeviceToDevice, NULL);
-	  memcpy(out, sym, n));
-	case 11: R("cudaMemcpyToArray", cudaMemcpyToArray(arr, 0, 0, dev_y, n, cudaMemcpyDeviceToDevice);
-	  memcpy(out, fake_array_data(arr), n));
-	case 12: R("cudaMemcpy2DToArray",
-	  cudaMemcpy2DToArray(arr, 0, 0, dev_y, 64, 64, n / 64, cudaMemcpyDeviceToDevice);
-	  memcpy(out, fake_array_data(arr), n));
-	case 13: R("cudaMemcpy2DToArrayAsync",
-	  cudaMemcpy2DToArrayAsync(arr, 0, 0, dev_y, 64, 64, n / 64, cudaMemcpyDeviceToDevice, NULL);
-	  memcpy(out, fake_array_data(arr), n));
-	case 14: R("cudaMemcpyBatchAsync", void *d[] = {out}; const void *s[] = {dev_y}; size_t sz[] = {n};
-	  cudaMemcpyBatchAsync(d, s, sz, 1, NULL, NULL, 0, NULL));
-	default:
+	const char *names[] = {
+		"cudaMemcpy", "cudaMemcpy_ptds", "cudaMemcpyAsync", "cudaMemcpyAsync_ptsz",
+		"cudaMemcpy device to device", "cudaMemcpy2D", "cudaMemcpy2D_ptds", "cudaMemcpy2DAsync",
+		"cudaMemcpy2DAsync_ptsz", "cudaMemcpy3D", "cudaMemcpy3D_ptds", "cudaMemcpy3DAsync",
+		"cudaMemcpy3DAsync_ptsz", "cudaMemcpyToSymbol", "cudaMemcpyToSymbol_ptds",
+		"cudaMemcpyToSymbolAsync", "cudaMemcpyToSymbolAsync_ptsz", "cudaMemcpyToArray",
+		"cudaMemcpyToArray_ptds", "cudaMemcpyToArrayAsync", "cudaMemcpyToArrayAsync_ptsz",
+		"cudaMemcpy2DToArray", "cudaMemcpy2DToArray_ptds", "cudaMemcpy2DToArrayAsync",
+		"cudaMemcpy2DToArrayAsync_ptsz", "cudaMemcpyBatchAsync", "cudaMemcpyBatchAsync_ptsz",
+		"cudaMemcpy3DBatchAsync", "cudaMemcpy3DBatchAsync_ptsz", "cudaGraphLaunch",
+		"cudaGraphLaunch_ptsz",
+	};
+	if (i >= (int)(sizeof names / sizeof *names))
 		return 0;
+	*name = names[i];
+	switch (i) {
+	case 0: cudaMemcpy(out, dev_y, n, D2H); break;
+	case 1: cudaMemcpy_ptds(out, dev_y, n, cudaMemcpyDefault); break;
+	case 2: cudaMemcpyAsync(out, dev_y, n, D2H, NULL); break;
+	case 3: cudaMemcpyAsync_ptsz(out, dev_y, n, D2H, NULL); break;
+	case 4: cudaMemcpy(dev_z, dev_y, n, D2D); memcpy(out, dev_z, n); break;
+	case 5: cudaMemcpy2D(out, 64, dev_y, 64, 64, n / 64, D2H); break;
+	case 6: cudaMemcpy2D_ptds(out, 64, dev_y, 64, 64, n / 64, D2H); break;
+	case 7: cudaMemcpy2DAsync(out, 64, dev_y, 64, 64, n / 64, D2H, NULL); break;
+	case 8: cudaMemcpy2DAsync_ptsz(out, 64, dev_y, 64, 64, n / 64, D2H, NULL); break;
+	case 9: cudaMemcpy3D(&p); break;
+	case 10: cudaMemcpy3D_ptds(&p); break;
+	case 11: cudaMemcpy3DAsync(&p, NULL); break;
+	case 12: cudaMemcpy3DAsync_ptsz(&p, NULL); break;
+	case 13: cudaMemcpyToSymbol(sym, dev_y, n, 0, D2D); memcpy(out, sym, n); break;
+	case 14: cudaMemcpyToSymbol_ptds(sym, dev_y, n, 0, D2D); memcpy(out, sym, n); break;
+	case 15: cudaMemcpyToSymbolAsync(sym, dev_y, n, 0, D2D, NULL); memcpy(out, sym, n); break;
+	case 16: cudaMemcpyToSymbolAsync_ptsz(sym, dev_y, n, 0, D2D, NULL); memcpy(out, sym, n); break;
+	case 17: cudaMemcpyToArray(arr, 0, 0, dev_y, n, D2D); break;
+	case 18: cudaMemcpyToArray_ptds(arr, 0, 0, dev_y, n, D2D); break;
+	case 19: cudaMemcpyToArrayAsync(arr, 0, 0, dev_y, n, D2D, NULL); break;
+	case 20: cudaMemcpyToArrayAsync_ptsz(arr, 0, 0, dev_y, n, D2D, NULL); break;
+	case 21: cudaMemcpy2DToArray(arr, 0, 0, dev_y, 64, 64, n / 64, D2D); break;
+	case 22: cudaMemcpy2DToArray_ptds(arr, 0, 0, dev_y, 64, 64, n / 64, D2D); break;
+	case 23: cudaMemcpy2DToArrayAsync(arr, 0, 0, dev_y, 64, 64, n / 64, D2D, NULL); break;
+	case 24: cudaMemcpy2DToArrayAsync_ptsz(arr, 0, 0, dev_y, 64, 64, n / 64, D2D, NULL); break;
+	case 25: cudaMemcpyBatchAsync(d, s, sz, 1, NULL, NULL, 0, NULL); break;
+	case 26: cudaMemcpyBatchAsync_ptsz(d, s, sz, 1, NULL, NULL, 0, NULL); break;
+	case 27: cudaMemcpy3DBatchAsync(1, &op, 0, NULL); memcpy(out, dev_y, n); break;
+	case 28: cudaMemcpy3DBatchAsync_ptsz(1, &op, 0, NULL); memcpy(out, dev_y, n); break;
+	case 29: cudaGraphLaunch(NULL, NULL); memcpy(out, dev_y, n); break;
+	case 30: cudaGraphLaunch_ptsz(NULL, NULL); memcpy(out, dev_y, n); break;
 	}
-#undef R
+	if (i >= 17 && i <= 24)
+		memcpy(out, fake_array_data(arr), n);
 	return 1;
 }
 
@@ -491,39 +516,68 @@ writer(int i, const char **name, int *zero)
 	p.dstPtr = (struct cudaPitchedPtr){dev_y, n, n, 1};
 	p.extent = (struct cudaExtent){n, 1, 1};
 	struct cudaPitchedPtr pp = {dev_y, n, n, 1};
+	struct cudaExtent e = {n, 1, 1};
+	const enum cudaMemcpyKind H2D = cudaMemcpyHostToDevice, D2D = cudaMemcpyDeviceToDevice;
 	if (!sym)
 		sym = fake_symbol(n), arr = fake_array(n);
 	memcpy(sym, host_w, n);
 	memcpy(fake_array_data(arr), host_w, n);
-	*zero = 0;
-#define W(s, z, call) *name = s; *zero = z; call; break
-	switch (i) {
-	case 0: W("cudaMemcpy", 0, cudaMemcpy(dev_y, host_w, n, cudaMemcpyHostToDevice));
-	case 1: W("cudaMemcpy_ptds", 0, cudaMemcpy_ptds(dev_y, host_w, n, cudaMemcpyHostToDevice));
-	case 2: W("cudaMemcpyAsync", 0, cudaMemcpyAsync(dev_y, host_w, n, cudaMemcpyHostToDevice, NULL));
-	case 3: W("cudaMemcpy2D", 0, cudaMemcpy2D(dev_y, 64, host_w, 64, 64, n / 64, cudaMemcpyHostToDevice));
-	case 4: W("cudaMemcpy3D", 0, cudaMemcpy3D(&p));
-	case 5: W("cudaMemcpyFromSymbol", 0, cudaMemcpyFromSymbol(dev_y, sym, n, 0, cudaMemcpyDeviceToDevice));
-	case 6: W("cudaMemcpyFromSymbolAsync", 0,
-	  cudaMemcpyFromSymbolAsync(dev_y, sym, n, 0, cudaMemcpyDeviceToDevice, NULL));
-	case 7: W("cudaMemcpyFromArray", 0, cudaMemcpyFromArray(dev_y, arr, 0, 0, n, cudaMemcpyDeviceToDevice));
-	case 8: W("cudaMemcpy2DFromArray", 0,
-	  cudaMemcpy2DFromArray(dev_y, 64, arr, 0, 0, 64, n / 64, cudaMemcpyDeviceToDevice));
-	case 9: W("cudaMemcpy2DFromArrayAsync", 0,
-	  cudaMemcpy2DFromArrayAsync(dev_y, 64, arr, 0, 0, 64, n / 64, cudaMemcpyDeviceToDevice,
-	                             NULL));
-	case 10: W("cudaMemset", 1, cudaMemset(dev_y, 0, n));
-	case 11: W("cudaMemset_ptds", 1, cudaMemset_ptds(dev_y, 0, n));
-	case 12: W("cudaMemsetAsync", 1, cudaMemsetAsync(dev_y, 0, n, NULL));
-	case 13: W("cudaMemsetAsync_ptsz", 1, cudaMemsetAsync_ptsz(dev_y, 0, n, NULL));
-	case 14: W("cudaMemset2D", 1, cudaMemset2D(dev_y, 64, 0, 64, n / 64));
-	case 15: W("cudaMemset2DAsync", 1, cudaMemset2DAsync(dev_y, 64, 0, 64, n / 64, NULL));
-	case 16: W("cudaMemset3D", 1, cudaMemset3D(pp, 0, (struct cudaExtent){n, 1, 1}));
-	case 17: W("cudaMemset3DAsync", 1, cudaMemset3DAsync(pp, 0, (struct cudaExtent){n, 1, 1}, NULL));
-	default:
+	const char *names[] = {
+		"cudaMemcpy", "cudaMemcpy_ptds", "cudaMemcpyAsync", "cudaMemcpyAsync_ptsz",
+		"cudaMemcpy2D", "cudaMemcpy2D_ptds", "cudaMemcpy2DAsync", "cudaMemcpy2DAsync_ptsz",
+		"cudaMemcpy3D", "cudaMemcpy3D_ptds", "cudaMemcpy3DAsync", "cudaMemcpy3DAsync_ptsz",
+		"cudaMemcpyFromSymbol", "cudaMemcpyFromSymbol_ptds", "cudaMemcpyFromSymbolAsync",
+		"cudaMemcpyFromSymbolAsync_ptsz", "cudaMemcpyFromArray", "cudaMemcpyFromArray_ptds",
+		"cudaMemcpyFromArrayAsync", "cudaMemcpyFromArrayAsync_ptsz", "cudaMemcpy2DFromArray",
+		"cudaMemcpy2DFromArray_ptds", "cudaMemcpy2DFromArrayAsync",
+		"cudaMemcpy2DFromArrayAsync_ptsz",
+		/* the sets, from here on */
+		"cudaMemset", "cudaMemset_ptds", "cudaMemsetAsync", "cudaMemsetAsync_ptsz", "cudaMemset2D",
+		"cudaMemset2D_ptds", "cudaMemset2DAsync", "cudaMemset2DAsync_ptsz", "cudaMemset3D",
+		"cudaMemset3D_ptds", "cudaMemset3DAsync", "cudaMemset3DAsync_ptsz",
+	};
+	if (i >= (int)(sizeof names / sizeof *names))
 		return 0;
+	*name = names[i];
+	*zero = i >= 24;
+	switch (i) {
+	case 0: cudaMemcpy(dev_y, host_w, n, H2D); break;
+	case 1: cudaMemcpy_ptds(dev_y, host_w, n, H2D); break;
+	case 2: cudaMemcpyAsync(dev_y, host_w, n, H2D, NULL); break;
+	case 3: cudaMemcpyAsync_ptsz(dev_y, host_w, n, H2D, NULL); break;
+	case 4: cudaMemcpy2D(dev_y, 64, host_w, 64, 64, n / 64, H2D); break;
+	case 5: cudaMemcpy2D_ptds(dev_y, 64, host_w, 64, 64, n / 64, H2D); break;
+	case 6: cudaMemcpy2DAsync(dev_y, 64, host_w, 64, 64, n / 64, H2D, NULL); break;
+	case 7: cudaMemcpy2DAsync_ptsz(dev_y, 64, host_w, 64, 64, n / 64, H2D, NULL); break;
+	case 8: cudaMemcpy3D(&p); break;
+	case 9: cudaMemcpy3D_ptds(&p); break;
+	case 10: cudaMemcpy3DAsync(&p, NULL); break;
+	case 11: cudaMemcpy3DAsync_ptsz(&p, NULL); break;
+	case 12: cudaMemcpyFromSymbol(dev_y, sym, n, 0, D2D); break;
+	case 13: cudaMemcpyFromSymbol_ptds(dev_y, sym, n, 0, D2D); break;
+	case 14: cudaMemcpyFromSymbolAsync(dev_y, sym, n, 0, D2D, NULL); break;
+	case 15: cudaMemcpyFromSymbolAsync_ptsz(dev_y, sym, n, 0, D2D, NULL); break;
+	case 16: cudaMemcpyFromArray(dev_y, arr, 0, 0, n, D2D); break;
+	case 17: cudaMemcpyFromArray_ptds(dev_y, arr, 0, 0, n, D2D); break;
+	case 18: cudaMemcpyFromArrayAsync(dev_y, arr, 0, 0, n, D2D, NULL); break;
+	case 19: cudaMemcpyFromArrayAsync_ptsz(dev_y, arr, 0, 0, n, D2D, NULL); break;
+	case 20: cudaMemcpy2DFromArray(dev_y, 64, arr, 0, 0, 64, n / 64, D2D); break;
+	case 21: cudaMemcpy2DFromArray_ptds(dev_y, 64, arr, 0, 0, 64, n / 64, D2D); break;
+	case 22: cudaMemcpy2DFromArrayAsync(dev_y, 64, arr, 0, 0, 64, n / 64, D2D, NULL); break;
+	case 23: cudaMemcpy2DFromArrayAsync_ptsz(dev_y, 64, arr, 0, 0, 64, n / 64, D2D, NULL); break;
+	case 24: cudaMemset(dev_y, 0, n); break;
+	case 25: cudaMemset_ptds(dev_y, 0, n); break;
+	case 26: cudaMemsetAsync(dev_y, 0, n, NULL); break;
+	case 27: cudaMemsetAsync_ptsz(dev_y, 0, n, NULL); break;
+	case 28: cudaMemset2D(dev_y, 64, 0, 64, n / 64); break;
+	case 29: cudaMemset2D_ptds(dev_y, 64, 0, 64, n / 64); break;
+	case 30: cudaMemset2DAsync(dev_y, 64, 0, 64, n / 64, NULL); break;
+	case 31: cudaMemset2DAsync_ptsz(dev_y, 64, 0, 64, n / 64, NULL); break;
+	case 32: cudaMemset3D(pp, 0, e); break;
+	case 33: cudaMemset3D_ptds(pp, 0, e); break;
+	case 34: cudaMemset3DAsync(pp, 0, e, NULL); break;
+	case 35: cudaMemset3DAsync_ptsz(pp, 0, e, NULL); break;
 	}
-#undef W
 	return 1;
 }
 
