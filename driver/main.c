@@ -3,7 +3,8 @@
  * mpcc execs the real nvcc with the line minus its own options; otherwise it
  * replays nvcc's pipeline with the PTX hook (run.c). In the launcher form
  * (nvcc.c) the line names the real nvcc first, and maybe a cache in front
- * of it (cache.c). */
+ * of it (cache.c). A line that links objects with store clones gets the
+ * store runtime onto it first, which either way nvcc then links (link.c). */
 #include "driver/mpcc.h"
 #include "transforms/pass.h"
 
@@ -82,6 +83,7 @@ main(int argc, char **argv)
 		/* the policy files go in the dependency output, which mpcc writes */
 		need |= c.deps && prof[i] && prof[i]->nchain;
 	}
+	link_store(&c, prof);
 	if (!need) {
 		if (c.summary)   /* said before nvcc runs: exec does not come back */
 			summary_kept(&c);

@@ -5,7 +5,8 @@
  * nvcc's dependency filter redone from the preprocessed file (deps.c), and
  * under mpcc-tune each step through a cache of their outputs (stepcache.c),
  * which makes a host object with new device code from a cached one
- * (embed.c). */
+ * (embed.c); a link of objects with store clones gets the store runtime
+ * (link.c). */
 #ifndef MPCC_DRIVER_H
 #define MPCC_DRIVER_H
 
@@ -210,6 +211,12 @@ int table_write(const char *stub, const struct args *lines);
 
 /* run.c */
 int run_pipeline(struct cmd *c, const char *nvcc, struct profile **prof);
+
+/* link.c */
+/* a line that links an executable from objects holding the store table
+ * (or from .cu inputs with a store rule): the runtime's library and wrap
+ * list onto c->nv, or one note saying why not (runtime/runtime.h) */
+void link_store(struct cmd *c, struct profile **prof);
 
 /* contain.c */
 struct hook;

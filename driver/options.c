@@ -341,6 +341,10 @@ static const struct {
 	{"MPCC_DEBUG_HOOK_SECONDS", "the CPU-time limit of the passes' child process (testing)"},
 	{"MPCC_DEBUG_FASTPTX", "run the fast-math cicc for this approximation mask (testing)"},
 	{"MPCC_DEPTH", "set by mpcc for what it runs: a mpcc nested 8 deep stops (a loop)"},
+	/* read by the programs mpcc links its store runtime into (runtime/) */
+	{"MPCC_STORE", "a program with store clones: 'off' runs every kernel in its original form"},
+	{"MPCC_STORE_CHECK", "a program with store clones: each clone checked against its original"},
+	{"MPCC_STORE_REPORT", "a program with store clones: the file its conversions are reported to"},
 };
 
 void

@@ -4,7 +4,8 @@
 # doc/*.md, the man pages and the examples' READMEs is one mpcc has (mpcc
 # --mpcc-help lists its option table), and every one mpcc has is in
 # README.md and man/mpcc.1; every MPCC_* variable the sources read with
-# getenv() is listed by --mpcc-help. Every option in mpcc-opt(1) is one
+# getenv() is listed by --mpcc-help (the store runtime's too: runtime/ reads
+# them inside the programs it is linked into). Every option in mpcc-opt(1) is one
 # mpcc-opt accepts, and every option of its usage line is in mpcc-opt(1).
 : "${MPCC:?set MPCC}" "${MPCC_OPT:?set MPCC_OPT}" "${MPCC_SRC:?set MPCC_SRC}"
 T=$(mktemp -d "${TMPDIR:-/tmp}/mpcc-test.XXXXXX")
@@ -36,7 +37,7 @@ awk '$1 ~ /^--mpcc-/ { sub(/[[=].*/, "", $1); print $1 } $2 ~ /^MPCC_/ { print $
 	fi
 	sed -n 's/^option(\(MPCC_[A-Z_]*\).*/\1/p; s/^set(\(MPCC_[A-Z_]*\) .*CACHE.*/\1/p' CMakeLists.txt
 } | sort -u - "$T/prog" >"$T/known"
-grep -rhoE 'getenv\("MPCC_[A-Z_]+"' driver policies transforms common | sed 's/.*"\(.*\)"/\1/' |
+grep -rhoE 'getenv\("MPCC_[A-Z_]+"' driver policies transforms common runtime | sed 's/.*"\(.*\)"/\1/' |
 	sort -u >"$T/getenv"
 
 testing "every variable the sources read is in --mpcc-help"

@@ -1,9 +1,10 @@
 #!/bin/sh
-# cmake --install puts the executables, the presets (their comments naming
-# the prefix they went to), the gzipped man pages (mpcc(1), mpcc-opt(1),
-# mpcc-tune(1), mpcc.yaml(5)), the copyright, the licence and the changelog
-# under the prefix, and each page renders; cpack makes a tarball of the same
-# files.
+# cmake --install puts the executables, the store runtime (libmpccrt.a and
+# its two lists, in lib/mpcc, where an installed mpcc finds them), the
+# presets (their comments naming the prefix they went to), the gzipped man
+# pages (mpcc(1), mpcc-opt(1), mpcc-tune(1), mpcc.yaml(5)), the copyright,
+# the licence and the changelog under the prefix, and each page renders;
+# cpack makes a tarball of the same files.
 # A package build (libyaml shared, as Debian wants) makes a .deb of them,
 # binaries stripped, that lintian passes without an error (issue 26, item 6).
 : "${MPCC_BUILD:?}" "${MPCC_SRC:?}"
@@ -12,7 +13,8 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/t-install.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 failures=0
 fail() { echo "failed: $*"; failures=$((failures + 1)); }
-want="bin/mpcc bin/mpcc-opt bin/mpcc-tune share/man/man1/mpcc.1.gz share/man/man1/mpcc-opt.1.gz
+want="bin/mpcc bin/mpcc-opt bin/mpcc-tune lib/mpcc/libmpccrt.a lib/mpcc/mpccrt.wrap lib/mpcc/mpccrt.syms
+share/man/man1/mpcc.1.gz share/man/man1/mpcc-opt.1.gz
 share/man/man1/mpcc-tune.1.gz share/man/man5/mpcc.yaml.5.gz share/mpcc/presets/sfu.yaml
 share/doc/mpcc/copyright share/doc/mpcc/changelog.gz"
 # the licence text: LICENSE in the tree and the tarball; a .deb carries it
@@ -42,6 +44,20 @@ if head -1 "$MPCC_SRC/LICENSE" | grep -qx 'MIT License' &&
 	echo passed
 else
 	fail "$(cat "$T/d" 2>/dev/null | head -5) $(grep '^License' "$cp" "$MPCC_SRC/LICENSE" 2>&1)"
+fi
+
+# the installed mpcc finds the installed runtime: a link of an object with
+# the store table gets it (mpcc -dryrun shows nvcc's host link)
+printf 'testing the installed mpcc links the installed runtime ... '
+if command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ]; then
+	printf '__attribute__((used, section("mpcc_store"), aligned(16)))\nstatic const void *t[2] = {0, "1 k - c 0"};\n' >"$T/st.c"
+	printf 'int main(void) { return 0; }\n' >"$T/main.c"
+	gcc -c "$T/st.c" -o "$T/st.o" && gcc -c "$T/main.c" -o "$T/main.o"
+	PATH="$PATH:/usr/local/cuda/bin" "$T/p/bin/mpcc" -dryrun "$T/main.o" "$T/st.o" -o "$T/prog" >"$T/log" 2>&1
+	grep '^#\$ g++' "$T/log" | grep -q "\"$T/p/lib/mpcc/libmpccrt.a\".*-Xlinker --wrap=cudaMalloc" &&
+		! grep -q '^mpcc: ' "$T/log" && echo passed || fail "$(grep -e '^mpcc' -e g++ "$T/log" | cut -c1-200)"
+else
+	echo "skipped (no nvcc)"
 fi
 
 printf 'testing the presets name where they are ... '

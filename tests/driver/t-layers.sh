@@ -1,7 +1,9 @@
 #!/bin/sh
 # Includes point one way, down the layers (doc/DESIGN.md, "Layers"):
 #   tune -> driver -> transforms -> policies -> model -> ptx -> common
-# and no header includes itself through others. A file may include its own
+# and no header includes itself through others. runtime/, which runs
+# inside users' programs, is a room of its own: it includes none of the
+# compiler's headers, and none of the compiler's files includes one of it. A file may include its own
 # layer and those below; policies/ knows the passes only through the
 # schemas registered at startup (policies/param.h). Inside tune/ the same
 # holds of its rooms, in the order the map of tune/tune.h gives.
@@ -33,6 +35,19 @@ done
 if [ -s "$T/up" ]; then
 	echo failed
 	sed 's/^/  /' "$T/up"
+	failures=$((failures + 1))
+else
+	echo passed
+fi
+
+printf 'testing runtime/ is a room of its own ... '
+{ sed -n 's/^#include "\([^"]*\)".*/\1/p' runtime/*.[ch] | grep -v '^runtime/' | sed 's/^/runtime includes /'
+  grep -l '^#include "runtime/' common/*.[ch] ptx/*.[ch] model/*.[ch] policies/*.[ch] transforms/*.[ch] \
+	driver/*.[ch] tune/*.[ch] tune/*/*.[ch] 2>/dev/null | sed 's/$/ includes a header of runtime\//'
+  ls runtime/*.c >/dev/null 2>&1 || echo "no runtime/*.c"; } >"$T/room"
+if [ -s "$T/room" ]; then
+	echo failed
+	sed 's/^/  /' "$T/room"
 	failures=$((failures + 1))
 else
 	echo passed

@@ -8,7 +8,7 @@
 : "${MPCC_BUILD:?set MPCC_BUILD to the build tree}"
 MPCC_BUILD=$(cd "$MPCC_BUILD" && pwd) || exit 1   # it may be relative to where we started
 cd "$MPCC_SRC" || exit 1
-DIRS="common ptx model policies transforms driver tune"
+DIRS="common ptx model policies transforms driver tune runtime"
 T=$(mktemp -d "${TMPDIR:-/tmp}/mpcc-structure.XXXXXX")
 trap 'rm -rf "$T"' EXIT INT TERM
 failures=0
@@ -25,12 +25,13 @@ check() {   # NAME FILE-OF-PROBLEMS
 
 printf 'testing no file is over 1000 lines ... '
 wc -l common/*.[ch] ptx/*.[ch] model/*.[ch] policies/*.[ch] transforms/*.[ch] driver/*.[ch] \
-	tune/*.[ch] tune/*/*.[ch] | awk '$2 != "total" && $1 > 1000 { print $2 ": " $1 " lines" }' >"$T/long"
+	tune/*.[ch] tune/*/*.[ch] runtime/*.[ch] | awk '$2 != "total" && $1 > 1000 { print $2 ": " $1 " lines" }' >"$T/long"
 check files "$T/long"
 
 printf 'testing no function is over 80 lines ... '
 # a body opens with "{" and closes with "}" at the start of a line
-for f in common/*.c ptx/*.c model/*.c policies/*.c transforms/*.c driver/*.c tune/*.c tune/*/*.c; do
+for f in common/*.c ptx/*.c model/*.c policies/*.c transforms/*.c driver/*.c tune/*.c tune/*/*.c \
+	runtime/*.c; do
 	awk -v F="$f" '
 	/^[A-Za-z_].*\(/ && !/;[ \t]*$/ { sig = $0; at = FNR }
 	/^\{/ { start = FNR; name = sig }
