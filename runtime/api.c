@@ -76,6 +76,7 @@ track(cudaError_t r, void *p, size_t n)
 	rt_enter();
 	if (rt_device())
 		alloc_add(p, n);
+	kern_readyall();   /* the first allocation: before any error of the program's */
 	rt_leave();
 	return r;
 }

@@ -346,6 +346,17 @@ kern_ready(struct kern *k)
 }
 
 void
+kern_readyall(void)
+{
+	if (atomic_load(&rt.readied) || pending())
+		return;
+	atomic_store(&rt.readied, 1);
+	for (struct kern *k = rt.kerns; k; k = k->next)
+		if (kern_ready(k) && atomic_load(&k->narrows))
+			clone_ready(k);
+}
+
+void
 clone_drop(struct kern *k)
 {
 	k->clonestate = -1;

@@ -172,6 +172,12 @@ static cudaError_t
 launch(const struct call *c, void **args)
 {
 	struct kern *k = kern_find(c->fn);
+	if (!atomic_load_explicit(&rt.readied, memory_order_relaxed) && rt.kerns &&
+	    !atomic_load_explicit(&rt.off, memory_order_relaxed)) {
+		rt_enter();
+		kern_readyall();
+		rt_leave();
+	}
 	if ((!k || !atomic_load_explicit(&k->narrows, memory_order_relaxed)) && idle())
 		return c->go(c, k, 0, args);
 	rt_init();

@@ -197,6 +197,7 @@ struct rt {
 	struct tally unknown;     /* by launches of kernels mpcc never saw registered */
 	unsigned long nunknown;
 	struct kern *kerns;  /* every kernel, in registration order */
+	atomic_int readied;  /* kern_readyall() ran */
 };
 extern struct rt rt;
 
@@ -248,6 +249,13 @@ struct kern *kern_find(const void *key);
  * unknown); and its clone (1: ready to launch) */
 int kern_ready(struct kern *k);
 int clone_ready(struct kern *k);
+/* under the lock, at the first allocation or launch with no error of the
+ * program's pending: every kernel registered so far, and its clone,
+ * checked (a check is never made while one is: its failure would take
+ * the place of the program's error; a program that leaves an error
+ * pending and never reads it would otherwise keep the kernels it first
+ * launches after it unchecked, and run them as open ones, for good) */
+void kern_readyall(void);
 /* under the lock: the clone failed to launch where the original did not */
 void clone_drop(struct kern *k);
 

@@ -112,6 +112,24 @@ TEST(clone_runs_on_the_mirrors)
 	CHECK(fake_count("launch mpcc_back_f64_f32") == 1);   /* y only: x was read */
 }
 
+/* A program that leaves an error pending and never reads it (lulesh's
+ * empty grids): every kernel was checked at the first launch, so the
+ * kernels it launches first afterwards still run their clones, and the
+ * error stays the program's */
+TEST(an_error_left_pending_keeps_the_clones)
+{
+	program();
+	double y0[N], x0[N];
+	values(y0, N, 1.1);
+	values(x0, N, -3.3);
+	double *dy = device(y0, N), *dx = device(x0, N);
+	CHECK(axpy(dy, dx, 2.5, N) == cudaSuccess);
+	CHECK(cudaFree((void *)0x1234) == cudaErrorInvalidValue);   /* left pending */
+	CHECK(scale(dy, 2, N) == cudaSuccess);
+	CHECK(fake_count("launch scale_mpcc_store") == 1 && fake_count("launch scale ") == 0);
+	CHECK(cudaPeekAtLastError() == cudaErrorInvalidValue);
+}
+
 TEST(every_launch_entry_point_runs_the_clone)
 {
 	program();
@@ -849,6 +867,7 @@ main(void)
 	snprintf(report, sizeof report, "MPCC_STORE_REPORT=%s", r);
 	snprintf(check_err, sizeof check_err, "%s", e);
 	FORK(clone_runs_on_the_mirrors, NULL);
+	FORK(an_error_left_pending_keeps_the_clones, NULL);
 	FORK(every_launch_entry_point_runs_the_clone, NULL);
 	FORK(interior_pointers_at_an_element_narrow, NULL);
 	FORK(a_mirror_of_another_type_goes_back_first, NULL);
