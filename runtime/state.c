@@ -203,8 +203,11 @@ void
 writes(const void *p, size_t n, struct tally *t)
 {
 	int i = -1;
+	uintptr_t lo = (uintptr_t)p, hi = lo + n;
 	for (struct alloc *a; (a = overlap((uintptr_t)p, n, &i));) {
-		to_orig(a, t);
+		/* a write of all of it needs nothing back: a memset each step */
+		if (lo > (uintptr_t)a->base || hi < (uintptr_t)a->base + a->size)
+			to_orig(a, t);
 		stale(a);
 	}
 }

@@ -626,6 +626,30 @@ TEST(every_copy_and_set_writes_the_original)
 	}
 }
 
+/* a set or a copy over all of a narrow array needs nothing written back
+ * (a program that clears its array each step), one over part of it does */
+TEST(a_write_of_all_of_an_array_writes_nothing_back)
+{
+	program();
+	double v[N], out[N];
+	values(v, N, 9);
+	dev_y = device(v, N);
+	narrow_y();
+	cudaMemset(dev_y, 0, N * sizeof(double));
+	CHECK(fake_count("launch mpcc_back_f64_f32") == 0);
+	cudaMemcpy(out, dev_y, sizeof out, cudaMemcpyDeviceToHost);
+	int zero = 1;
+	for (int e = 0; e < N; e++)
+		zero &= out[e] == 0;
+	CHECK(zero);
+	narrow_y();
+	cudaMemcpy(dev_y, v, sizeof v, cudaMemcpyHostToDevice);
+	CHECK(fake_count("launch mpcc_back_f64_f32") == 0);
+	narrow_y();
+	cudaMemset(dev_y, 0, N * sizeof(double) - 8);
+	CHECK(fake_count("launch mpcc_back_f64_f32") == 1);
+}
+
 TEST(idle_path_takes_no_lock)
 {
 	program();
@@ -868,6 +892,7 @@ main(void)
 	snprintf(check_err, sizeof check_err, "%s", e);
 	FORK(clone_runs_on_the_mirrors, NULL);
 	FORK(an_error_left_pending_keeps_the_clones, NULL);
+	FORK(a_write_of_all_of_an_array_writes_nothing_back, NULL);
 	FORK(every_launch_entry_point_runs_the_clone, NULL);
 	FORK(interior_pointers_at_an_element_narrow, NULL);
 	FORK(a_mirror_of_another_type_goes_back_first, NULL);
