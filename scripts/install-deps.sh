@@ -25,9 +25,10 @@ build="cmake make gcc g++ libyaml-dev python3"
 # librsvg2-bin, rsvg-convert for mpcc-tune's plots (t-tune-plot.sh);
 # slurm-wlm and munge, a one-node Slurm that t-tune-slurm.sh starts for
 # --launcher; lintian, dpkg-dev (dpkg-shlibdeps) and file, cpack's .deb
-# and its check (t-install.sh)
+# and its check (t-install.sh); groff-base, groff for the man pages'
+# check (t-docs.sh), which minimal images leave out
 test="ninja-build clang libclang-rt-14-dev llvm-14-tools ccache sccache librsvg2-bin
-      slurm-wlm munge lintian dpkg-dev file"
+      slurm-wlm munge lintian dpkg-dev file groff-base"
 # services those packages ship, which the tests start themselves
 daemons="munge slurmd slurmctld"
 

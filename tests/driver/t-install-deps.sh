@@ -26,7 +26,7 @@ fi
 testing "--test adds the test tools"
 sh "$deps" --test --list >"$T/test" || fail "--test --list"
 miss=
-for p in $(cat "$T/build") slurm-wlm munge lintian clang libclang-rt-14-dev llvm-14-tools; do
+for p in $(cat "$T/build") slurm-wlm munge lintian clang libclang-rt-14-dev llvm-14-tools groff-base; do
 	grep -qx "$p" "$T/test" || miss="$miss $p"
 done
 [ -z "$miss" ] && passed || fail "missing:$miss"
