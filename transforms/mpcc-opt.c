@@ -189,6 +189,21 @@ struct step {
 	char *kernels;                /* kernels=GLOB, or NULL: every kernel */
 };
 
+/* "unknown pass 'x'WHAT; did you mean 'y'?" over what -p and -d take:
+ * the passes, then the analyses */
+static _Noreturn void
+unknownpass(const char *spec, size_t n, const char *what)
+{
+	const char *names[MAXPASS + countof(analyses)];
+	int nn = 0;
+	for (int k = 0; k < npass; k++)
+		names[nn++] = passes[k]->schema.name;
+	for (size_t k = 0; k < countof(analyses); k++)
+		names[nn++] = analyses[k].name;
+	char *s = xstrndup(spec, n);
+	die("%s", unknown_msg("pass", s, what, names, nn));
+}
+
 /* NAME[:ARGS] -> step; a bad name or argument is an error before any work */
 static void
 resolve(struct step *st, const char *spec, const char *what, Arena *a)
@@ -199,7 +214,7 @@ resolve(struct step *st, const char *spec, const char *what, Arena *a)
 	if ((st->an = findanalysis(spec, n)))
 		return;
 	if (!(st->pass = findpass(spec, n)))
-		die("unknown pass '%.*s'%s (mpcc-opt --help lists them)", (int)n, spec, what);
+		unknownpass(spec, n, what);
 	/* kernels=GLOB is mpcc-opt's, for every pass; the rest is the schema's */
 	struct buf rest = BUF_INIT;
 	char *copy = xstrdup(c ? c + 1 : ""), *save, *it;
@@ -401,15 +416,28 @@ runstep(struct passctx *cx, const struct step *st, int dumping, struct ran *rn)
 		dump(stdout, cx->m, NULL);
 }
 
+/* the warning --warn NAME asks for, or an error before the input is read */
+static int
+warning(const char *name)
+{
+	int t = findwarning(name, strlen(name));
+	const char *names[MAXPASS];
+	int nn = 0;
+	if (t >= 0)
+		return t;
+	for (int k = 0; k < npass; k++)
+		if (passes[k]->warn)
+			names[nn++] = passes[k]->warn->name;
+	die("%s", unknown_msg("warning", name, "", names, nn));
+}
+
 /* --warn NAME: what mpcc --mpcc-warn=NAME says of in, on the targets sm;
  * changes nothing */
 static int
 warnings(const char *in, const char *name, const int *sm, int nsm)
 {
-	int t = findwarning(name, strlen(name));
+	int t = warning(name);
 	struct findings fs = {0};
-	if (t < 0)
-		die("unknown warning '%s'", name);
 	char *arch = nsm ? fmt("compute_%d", sm[0]) : NULL;
 	struct hook h = {.src = in, .arch = arch, .sm = sm, .nsm = nsm};
 	if (audit_ptx(in, &h, 1u << t, &fs) < 0)
@@ -466,6 +494,25 @@ static const char *const longnames[] = {
 	"verify", "version", "warn",
 };
 
+/* an unknown option s: did-you-mean on its name without an '=VALUE'
+ * (mpcc-opt takes a value as the next word: '--arch sm_90'), and LLVM
+ * opt's -passes=NAME is mpcc-opt's -p NAME */
+static _Noreturn void
+badoption(const char *s)
+{
+	const char *eq = strchr(s, '='), *name = s + 1 + (s[1] == '-');
+	char *bare = xstrndup(name, eq ? (size_t)(eq - name) : strlen(name));
+	const char *near = suggest(bare, longnames, countof(longnames));
+	if (!near && suggest(bare, (const char *const[]){"passes"}, 1))
+		die("unknown option '%s'; did you mean '-p%s%s'?", s, eq ? " " : "", eq ? eq + 1 : "");
+	int takes = near && (!strcmp(near, "arch") || !strcmp(near, "report") || !strcmp(near, "warn"));
+	if (near && (eq || s[1] != '-'))
+		die("unknown option '%s'; did you mean '--%s%s%s'?", s, near, eq && takes ? " " : "",
+		    eq && takes ? eq + 1 : "");
+	unknown_option(s, "--", longnames, countof(longnames), "mpcc-opt --help");
+	exit(1);
+}
+
 /* one option or input at argv[*k]; 0 after one that prints and is done */
 static int
 option(struct opts *o, int argc, char **argv, int *k)
@@ -499,10 +546,9 @@ option(struct opts *o, int argc, char **argv, int *k)
 		return printf("mpcc-opt %s\n", MPCC_VERSION), 0;
 	else if (listing(s))
 		return 0;
-	else if (s[0] == '-' && s[1]) {
-		unknown_option(s, "--", longnames, countof(longnames), "mpcc-opt --help");
-		exit(1);
-	} else if (o->in)
+	else if (s[0] == '-' && s[1])
+		badoption(s);
+	else if (o->in)
 		die("more than one input: '%s' and '%s'", o->in, s);
 	else
 		o->in = s;
@@ -564,6 +610,8 @@ main(int argc, char **argv)
 	for (int k = 0; k < o.np; k++)
 		resolve(&st[k], o.pv[k], "", a);
 	int dumpk = dumpat(st, o.pv, o.np, o.dumpname, &dstep, a);
+	if (o.warn)
+		warning(o.warn);
 	if (!(m = parsefile(o.in)))
 		return 1;
 	int valid = input(m, &o);

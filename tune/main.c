@@ -87,8 +87,13 @@ transform(const char *v)
 		return p;
 	if (!strcmp(v, "auto"))
 		return -1;
-	char *tr = transforms(", ");
-	die("--transform must be one of %s or auto, not '%s'", tr, v);
+	const char *names[MAXPASS + 1];
+	int n = 0;
+	for (int i = 0; i < npass; i++)
+		if (pass_tuned(i))
+			names[n++] = pass_name(i);
+	names[n++] = "auto";
+	die("%s", unknown_msg("transform", v, " for --transform", names, n));
 }
 
 static int
