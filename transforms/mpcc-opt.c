@@ -473,13 +473,37 @@ output(Module *m, const char *out)
 	tmp = fmt("%s.tmp%ld", out, (long)getpid());
 	f = fopen(tmp, "w");
 	if (!f)
-		die("cannot write '%s': %s", tmp, strerror(errno));
+		die("cannot write '%s': %s", out, strerror(errno));
 	setvbuf(f, NULL, _IOFBF, 1 << 20);
 	if (print(f, m) < 0 || fclose(f) != 0 || rename(tmp, out) != 0) {
 		remove(tmp);
 		die("cannot write '%s': %s", out, strerror(errno));
 	}
 	free(tmp);
+}
+
+/* out can be written as output() will write it: in place when it is there
+ * and not a regular file, else by a new file in its directory (a rename
+ * replaces a read-only file, as mv does); else an error that names out,
+ * before any pass runs */
+static void
+writable(const char *out)
+{
+	struct stat st;
+	if (stat(out, &st) == 0) {
+		if (S_ISDIR(st.st_mode))
+			die("cannot write '%s': %s", out, strerror(EISDIR));
+		if (!S_ISREG(st.st_mode)) {
+			if (access(out, W_OK) != 0)
+				die("cannot write '%s': %s", out, strerror(errno));
+			return;
+		}
+	}
+	const char *slash = strrchr(out, '/');
+	char *dir = !slash ? xstrdup(".") : slash == out ? xstrdup("/") : xstrndup(out, slash - out);
+	if (access(dir, W_OK | X_OK) != 0)
+		die("cannot write '%s': %s", out, strerror(errno));
+	free(dir);
 }
 
 /* the command line */
@@ -612,6 +636,8 @@ main(int argc, char **argv)
 	int dumpk = dumpat(st, o.pv, o.np, o.dumpname, &dstep, a);
 	if (o.warn)
 		warning(o.warn);
+	else if (o.out && !o.dumpname)
+		writable(o.out);
 	if (!(m = parsefile(o.in)))
 		return 1;
 	int valid = input(m, &o);
