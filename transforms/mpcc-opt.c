@@ -1,11 +1,12 @@
 /* mpcc-opt: run passes on one PTX file (like LLVM's opt).
  *   mpcc-opt IN.ptx [-o OUT.ptx] [-p NAME[:key=value,...]]... [--arch sm_NN]...
- *                   [--report FILE] [-d NAME] [--verify] [--pass-through-invalid]
+ *                   [--report FILE] [-d NAME] [-v] [--verify] [--pass-through-invalid]
  *   mpcc-opt --params | --stats | --settings | --version
  * With no pass it is the round trip print(parse(IN)). The passes are the
  * table of passes.c, with the parameters of their schemas (as a policy
  * gives them, plus their tool-only ones and kernels=GLOB); the analyses
- * below look at the IR. -d NAME dumps after NAME ran.
+ * below look at the IR. -d NAME dumps after NAME ran. Each pass says in a
+ * note per kernel whether it applied (with -v, its statistics too).
  * Input that is empty or does not verify is an error (exit 1, the
  * verifier's messages), and what is written is verified first: a script
  * must not take a copy of bad PTX for a result. --pass-through-invalid
@@ -73,7 +74,7 @@ static _Noreturn void
 usage(void)
 {
 	fprintf(stderr, "usage: mpcc-opt IN.ptx [-o OUT.ptx] [-p NAME[:key=value,...]]... "
-	        "[--arch sm_NN]... [--report FILE] [-d NAME] [--verify] [--pass-through-invalid]\n"
+	        "[--arch sm_NN]... [--report FILE] [-d NAME] [-v] [--verify] [--pass-through-invalid]\n"
 	        "       mpcc-opt IN.ptx --warn NAME [--arch sm_NN]...   (a warning of mpcc --mpcc-warn)\n"
 	        "       mpcc-opt --params | --stats | --settings   (the passes' tables)\n"
 	        "       mpcc-opt --version\nanalyses:\n");
@@ -357,10 +358,10 @@ runpass(struct passctx *cx, const struct step *st, FILE *dump, struct ran *rn)
 	free(fns);
 }
 
-/* a note for each outcome to stderr, and the report; the figures as the
- * kernels leave */
+/* a note for each outcome to stderr, one short line (with verbose, the
+ * statistics too), and the report; the figures as the kernels leave */
 static void
-sayall(struct passctx *cx, struct ran *rn, const char *reportpath)
+sayall(struct passctx *cx, struct ran *rn, const char *reportpath, int verbose)
 {
 	for (int i = 0; i < rn->ns; i++) {
 		struct said *s = &rn->s[i];
@@ -370,8 +371,10 @@ sayall(struct passctx *cx, struct ran *rn, const char *reportpath)
 			s->st->pass->recount(s->fn, &s->o);
 		if (!s->applied)
 			note("%s: kernel '%s' left alone: %s", name, kname, s->o.why);
-		else
+		else if (verbose)
 			note("%s: kernel '%s' applied: %s", name, kname, s->o.stats ? s->o.stats : "{}");
+		else
+			note("%s: kernel '%s' applied", name, kname);
 		if (reportpath)
 			report(reportpath, cx, s->st, s->fn, &s->o);
 		free(kname);
@@ -509,7 +512,7 @@ writable(const char *out)
 /* the command line */
 struct opts {
 	const char *in, *out, *dumpname, *reportpath, *warn, *pv[64];
-	int np, sm[16], nsm, vfy, invalid;
+	int np, sm[16], nsm, vfy, invalid, verbose;
 };
 
 /* mpcc-opt's options, for did-you-mean; the one-letter ones get none */
@@ -562,6 +565,8 @@ option(struct opts *o, int argc, char **argv, int *k)
 			die("--arch: expected sm_NN or compute_NN, not '%s'", v);
 	} else if (!strcmp(s, "--verify"))
 		o->vfy = 1;
+	else if (!strcmp(s, "-v"))
+		o->verbose = 1;
 	else if (!strcmp(s, "--pass-through-invalid"))
 		o->invalid = 1;
 	else if (!strcmp(s, "-h") || !strcmp(s, "--help"))
@@ -608,7 +613,7 @@ steps(struct passctx *cx, const struct opts *o, struct step *st, int dumpk, stru
 	for (int k = 0; k < o->np; k++) {
 		runstep(cx, &st[k], k == dumpk, rn);
 		if (o->vfy && verify(cx->m, stderr)) {
-			sayall(cx, rn, o->reportpath);
+			sayall(cx, rn, o->reportpath, o->verbose);
 			error("the output of '%s' does not verify (a bug in mpcc): nothing written", o->pv[k]);
 			return -1;
 		}
@@ -656,7 +661,7 @@ main(int argc, char **argv)
 		return 1;
 	if (o.dumpname && dumpk < 0)
 		runstep(&cx, &dstep, 1, &rn);
-	sayall(&cx, &rn, o.reportpath);
+	sayall(&cx, &rn, o.reportpath, o.verbose);
 	passctx_release(&cx);
 	/* what is written verifies, whatever the passes did */
 	if (!o.dumpname && valid && verify(m, stderr)) {
