@@ -5,7 +5,9 @@
  * nvcc's dependency filter redone from the preprocessed file (deps.c), and
  * under mpcc-tune each step through a cache of their outputs (stepcache.c),
  * which makes a host object with new device code from a cached one
- * (embed.c). */
+ * (embed.c).
+ *
+ * Layers: tune -> driver -> transforms -> policies -> model -> ptx -> common. */
 #ifndef MPCC_DRIVER_H
 #define MPCC_DRIVER_H
 

@@ -1,7 +1,10 @@
 /* policy.h: .mpcc.yaml policies, loaded with libyaml (see man/mpcc.yaml.5).
  * A policy file holds profiles; a profile is an ordered list of rules; a rule
  * selects kernels (and optionally files) and carries one block per transform.
- * For each kernel and transform the last matching rule wins. */
+ * For each kernel and transform the last matching rule wins.
+ *
+ * Layers: driver -> transforms -> policies -> model -> ptx -> common; the
+ * policies include only param.h and common/ (param.h says why). */
 #ifndef MPCC_POLICY_H
 #define MPCC_POLICY_H
 
