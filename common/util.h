@@ -2,7 +2,9 @@
  * Memory: xmalloc and friends die on failure, so callers never check for NULL.
  * IR and policy objects come from an arena dropped all at once
  * (doc/STYLE.md, "Memory").
- * struct args is git's strvec: it owns copies of the strings pushed into it. */
+ * struct args is git's strvec: it owns copies of the strings pushed into it.
+ *
+ * Layers: common (the bottom: it includes nothing of mpcc's). */
 #ifndef MPCC_UTIL_H
 #define MPCC_UTIL_H
 

@@ -6,7 +6,9 @@
  * under mpcc-tune each step through a cache of their outputs (stepcache.c),
  * which makes a host object with new device code from a cached one
  * (embed.c); a link of objects with store clones gets the store runtime
- * (link.c). */
+ * (link.c).
+ *
+ * Layers: tune -> driver -> transforms -> policies -> model -> ptx -> common. */
 #ifndef MPCC_DRIVER_H
 #define MPCC_DRIVER_H
 

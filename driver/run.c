@@ -513,7 +513,7 @@ collectfigures(struct run *r)
  * -e), since a kernel left alone is nvcc's. The two runs go on beside the
  * steps that follow (fatbinary, the host compiler), one batch at a time;
  * run_pipeline() collects the last. Compiling the whole module twice more
- * was most of what a report cost (bench/compile-time.sh) */
+ * was most of what a report cost (bench/compile-time.py) */
 static void
 measure(struct run *r, const struct args *a, struct ptx *p)
 {

@@ -5,7 +5,9 @@
  * (policy, profile, rule, transform block), and report each problem at the
  * node it concerns as "file:line:col: error: ..." (libyaml's marks are
  * 0-based). They go on after an error so that one run shows every mistake;
- * the file is rejected if any was found. The schema is in man/mpcc.yaml.5. */
+ * the file is rejected if any was found, once policy.c has checked what
+ * needs the other files too (policy_read()). The schema is in
+ * man/mpcc.yaml.5. */
 #include "policies/policy.h"
 
 #include <errno.h>
@@ -433,6 +435,7 @@ profiles(struct ctx *c, yaml_node_t *n, struct policy *pol)
 {
 	if (n->type != YAML_MAPPING_NODE) {
 		err(c, n, "'profiles' must be a mapping of profile names, not %s", describe(n));
+		pol->unnamed = 1;
 		return;
 	}
 	yaml_node_pair_t *p = n->data.mapping.pairs.start;
@@ -466,6 +469,8 @@ policy(struct ctx *c, yaml_node_t *n, struct policy *pol)
 	                                   "on_unsupported", "profiles"};
 	yaml_node_t *v[6];
 	int bad = mapping(c, n, "a policy", "", keys, 6, v), version;
+	/* a mistyped key may be 'profiles': its names are not all known */
+	pol->unnamed = bad != 0;
 	if (bad < 0)
 		return;
 	if (!v[0]) {
@@ -568,7 +573,8 @@ parse(const char *path, const char *text, size_t len)
 		}
 	}
 	yaml_parser_delete(&p);
-	return c.nerr ? NULL : pol;
+	pol->nerr = c.nerr;
+	return pol;
 }
 
 static struct {
@@ -578,12 +584,14 @@ static struct {
 static int ncache, capcache;
 
 struct policy *
-policy_load(const char *path)
+policy_read(const char *path)
 {
 	for (int i = 0; i < ncache; i++)
 		if (!strcmp(cache[i].path, path)) {
-			if (!cache[i].pol)
+			if (!cache[i].pol || cache[i].pol->nerr) {
 				fprintf(stderr, "%s: error: invalid policy (see above)\n", path);
+				return NULL;
+			}
 			return cache[i].pol;
 		}
 	if (!arena)
@@ -602,4 +610,11 @@ policy_load(const char *path)
 	cache[ncache].path = xstrdup(path);
 	cache[ncache++].pol = pol;
 	return pol;
+}
+
+struct policy *
+policy_load(const char *path)
+{
+	struct policy *pol = policy_read(path);
+	return pol && !pol->nerr ? pol : NULL;
 }

@@ -10,10 +10,10 @@
  *     text form itself and YAML flow (params_write());
  *   - the man pages, which a test checks against the schemas.
  *
- * Layers: driver -> transforms -> policies -> ptx -> common; an include
- * never points up (tests/driver/t-layers.sh checks it). The passes live in
- * transforms/, so the policy layer knows them only as the schemas that the
- * layer above hands to policy_passes() before loading any policy. */
+ * Layers: driver -> transforms -> policies -> model -> ptx -> common; an
+ * include never points up (tests/driver/t-layers.sh checks it). The passes
+ * live in transforms/, so the policy layer knows them only as the schemas
+ * that the layer above hands to policy_passes() before loading any policy. */
 #ifndef MPCC_PARAM_H
 #define MPCC_PARAM_H
 

@@ -69,7 +69,8 @@ policy_next(char **walk)
 	return NULL;
 }
 
-/* the chain of policy files for a source in directory dir, nearest first */
+/* the chain of policy files for a source in directory dir, nearest first;
+ * a file with errors is in it (nerr), for what the chain can still check */
 static int
 discover(const char *dir, struct policy ***chain, int *n)
 {
@@ -78,7 +79,7 @@ discover(const char *dir, struct policy ***chain, int *n)
 	*chain = NULL;
 	*n = 0;
 	while ((path = policy_next(&walk))) {
-		struct policy *p = policy_load(path);
+		struct policy *p = policy_read(path);
 		free(path);
 		if (!p) {
 			free(walk);
@@ -111,6 +112,31 @@ known(struct policy **chain, int n, int *count)
 		}
 	*count = m;
 	return v;
+}
+
+/* a file of the chain had errors, printed as it loaded */
+static int
+broken(struct policy **chain, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (chain[i]->nerr)
+			return 1;
+	return 0;
+}
+
+/* name is a profile of the chain, or cannot be said not to be one: a
+ * file's 'profiles' could not be read */
+static int
+isprofile(struct policy **chain, int n, const char *name)
+{
+	int m, found = 0;
+	const char **names = known(chain, n, &m);
+	for (int i = 0; i < m && !found; i++)
+		found = !strcmp(names[i], name);
+	free(names);
+	for (int i = 0; i < n && !found; i++)
+		found = chain[i]->unnamed;
+	return found;
 }
 
 /* "unknown profile 'x' SUFFIX (did you mean 'y'?); known profiles: a, b" */
@@ -161,7 +187,8 @@ merge(struct policy **chain, int n, const char *name)
 	return p;
 }
 
-/* choose the profile of the merged chain and build it; NULL after an error */
+/* choose the profile of the merged chain and build it; NULL after an
+ * error, the chain's own included */
 static struct profile *
 choose(struct policy **chain, int n, const char *profile_opt)
 {
@@ -176,23 +203,19 @@ choose(struct policy **chain, int n, const char *profile_opt)
 			at = chain[i]->default_where;
 			why = NULL;
 		}
+	if (name && !isprofile(chain, n, name)) {
+		char *from = why ? fmt("from %s", why) : xstrdup("in 'default_profile'");
+		unknown_profile(at, name, from, chain, n);
+		free(from);
+		return NULL;
+	}
+	if (broken(chain, n))
+		return NULL;
 	if (!name) {
 		struct profile *p = merge(chain, n, "");
 		p->nrule = 0;
 		p->why = "no default_profile and no --mpcc-profile";
 		return p;
-	}
-	int m;
-	const char **names = known(chain, n, &m);
-	int found = 0;
-	for (int i = 0; i < m && !found; i++)
-		found = !strcmp(names[i], name);
-	free(names);
-	if (!found) {
-		char *from = why ? fmt("from %s", why) : xstrdup("in 'default_profile'");
-		unknown_profile(at, name, from, chain, n);
-		free(from);
-		return NULL;
 	}
 	struct profile *p = merge(chain, n, name);
 	p->why = why ? why : fmt("default_profile at %s", at);
@@ -213,7 +236,7 @@ policy_profile(const char *cu, const char *policy_opt, const char *profile_opt,
 	if (!policy_opt ? (policy_opt = e) != NULL : e && !strcmp(e, policy_opt))
 		from = "MPCC_POLICY";
 	if (policy_opt) {
-		struct policy *p = policy_load(policy_opt);
+		struct policy *p = policy_read(policy_opt);
 		if (!p)
 			return -1;
 		chain = xmalloc(sizeof *chain);
@@ -239,7 +262,7 @@ policy_profile(const char *cu, const char *policy_opt, const char *profile_opt,
 int
 policy_check(const char *path)
 {
-	struct policy *p = policy_load(path), **chain = NULL;
+	struct policy *p = policy_read(path), **chain = NULL;
 	int n = 0;
 	if (!p)
 		return -1;
@@ -256,15 +279,10 @@ policy_check(const char *path)
 	if (n)
 		memcpy(all + 1, chain, n * sizeof *chain);
 	free(chain);
-	int r = 0;
+	int r = broken(all, n + 1) ? -1 : 0;
 	for (int i = 0; i <= n; i++)
 		if (all[i]->default_profile) {
-			int m, found = 0;
-			const char **names = known(all, n + 1, &m);
-			for (int j = 0; j < m && !found; j++)
-				found = !strcmp(names[j], all[i]->default_profile);
-			free(names);
-			if (!found) {
+			if (!isprofile(all, n + 1, all[i]->default_profile)) {
 				unknown_profile(all[i]->default_where, all[i]->default_profile,
 				                "in 'default_profile'", all, n + 1);
 				r = -1;

@@ -1,7 +1,10 @@
 /* policy.h: .mpcc.yaml policies, loaded with libyaml (see man/mpcc.yaml.5).
  * A policy file holds profiles; a profile is an ordered list of rules; a rule
  * selects kernels (and optionally files) and carries one block per transform.
- * For each kernel and transform the last matching rule wins. */
+ * For each kernel and transform the last matching rule wins.
+ *
+ * Layers: driver -> transforms -> policies -> model -> ptx -> common; the
+ * policies include only param.h and common/ (param.h says why). */
 #ifndef MPCC_POLICY_H
 #define MPCC_POLICY_H
 
@@ -58,11 +61,18 @@ struct policy {
 	int on_unsupported;   /* -1: not set here */
 	struct pprofile *prof;
 	int nprof;
+	int nerr;             /* errors printed as it loaded: only policy_read() gives it */
+	int unnamed;          /* with nerr: 'profiles' was not read, its names are unknown */
 };
 /* Load and validate one policy file; NULL after printing every problem as
  * "file:line:col: error: ...". Loaded files are cached by path. The passes'
  * schemas must have been registered (policy_passes()). */
 struct policy *policy_load(const char *path);
+/* The same, but a file whose errors it has just printed comes back, nerr
+ * set, so that what needs the other files of its chain (default_profile
+ * against their profiles) is reported in the same run; NULL for a file
+ * that cannot be read or parsed, or that was found broken before. */
+struct policy *policy_read(const char *path);
 /* the .mpcc.yaml files at and above a directory, nearest first, "/" too:
  * start with *walk = xstrdup(dir); each call returns the next (malloc'd),
  * or NULL when none is left (and *walk is freed). The one walk the

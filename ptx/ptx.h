@@ -33,7 +33,9 @@
  * Contract with passes (transforms/): change the IR only through edit.c, or
  * by changing fields and then calling ins_touch(); call fillcfg() and
  * filldefuse() again after edits that need them; never keep an Ins pointer
- * across an insertion (the array moves): keep indices. */
+ * across an insertion (the array moves): keep indices.
+ *
+ * Layers: model -> ptx -> common. */
 #ifndef MPCC_PTX_H
 #define MPCC_PTX_H
 

@@ -199,11 +199,24 @@ pick(struct fs *a, const struct params *p, uchar *ch)
 
 /* ---- report, explain, dump ---- */
 
-/* how often set s's first operation runs a thread */
+/* the block where set s runs most often: a set at loop depth 1 may start
+ * before its loop (a running sum's first value), and runs as often as the
+ * loop, not as its first instruction */
+static uint
+setblk(const struct fs *a, int s)
+{
+	uint b = a->fn->insblk[a->s[s].first];
+	for (uint k = a->s[s].first; k < a->n; k++)
+		if (a->set[k] == s && a->freq[a->fn->insblk[k]] > a->freq[b])
+			b = a->fn->insblk[k];
+	return b;
+}
+
+/* how often set s runs a thread: its most often run instruction */
 static double
 setruns(const struct fs *a, int s)
 {
-	return a->freq[a->fn->insblk[a->s[s].first]];
+	return a->freq[setblk(a, s)];
 }
 
 /* the distinct .loc lines of set s, in order, at most 8: "12,14" */
@@ -294,7 +307,8 @@ static const struct field setkey[] = {
 	[SET_WHERE] = {"where", FSTR, 0, 0, NULL, 0,
 	               "its lines as file:line, at most 8: \"cmath:418, pw.cu:7\""},
 	[SET_RUNS] = {"runs", FNUM, 0, 3, NULL, 0,
-	              "how often its first operation runs a thread: the product of its loops' trips"},
+	              "how often it runs a thread (its most often run operation): the product of its "
+	              "loops' trips"},
 	[SET_RUNSFROM] = {"runs_from", FSTR, 0, 0, NULL, 0,
 	                  "where that comes from, the weakest of its loops: measured (trips), "
 	                  "counted (a constant bound), guessed (64 a loop), or entry (no loop)"},
@@ -364,7 +378,7 @@ setjson(struct statw *w, const struct fs *a, int s)
 	const char *where = setwhere(a, s);
 	statw_str(w, SET_WHERE, *where ? where : NULL);
 	statw_num(w, SET_RUNS, setruns(a, s));
-	statw_str(w, SET_RUNSFROM, fqwords[a->from[a->fn->insblk[st->first]]]);
+	statw_str(w, SET_RUNSFROM, fqwords[a->from[setblk(a, s)]]);
 	statw_close(w);
 }
 
@@ -465,8 +479,7 @@ setwords(FILE *out, const struct fs *a, int s)
 		        plural(st->folded, "conversion", "conversions"));
 	fprintf(out, ", loop depth %d", st->depth);
 	if (st->depth)
-		fprintf(out, " (runs %.4gx a thread, %s)", setruns(a, s),
-		        fqwords[a->from[a->fn->insblk[st->first]]]);
+		fprintf(out, " (runs %.4gx a thread, %s)", setruns(a, s), fqwords[a->from[setblk(a, s)]]);
 	if (*lines)
 		fprintf(out, ", lines %s", lines);
 	if (st->accidental) {

@@ -1,4 +1,4 @@
-/* half2-cost.c: will pairing pay on each target of the build, and the
+/* half2-advice.c: will pairing pay on each target of the build, and the
  * report.
  *
  * The model counts, from the PTX, what one pair of logical threads issues
@@ -9,7 +9,7 @@
  * global and local memory the varying loads and stores move (uniform ones
  * are one address for the whole pair: a cache hit). A pair's time on a
  * target is the largest of: all instructions over the issue rate, each
- * pipe's work over its rate in the target's row (transforms/target.c),
+ * pipe's work over its rate in the target's row (model/target.c),
  * and the bytes over the target's DRAM bandwidth per SM. Pairing moves
  * the same bytes (storage stays f32), so a kernel bound by memory gains
  * nothing; one bound by f32 arithmetic gains what x2 arithmetic and the

@@ -9,7 +9,7 @@
  * physical thread left without a logical thread exits at once; a lane left
  * without one (an odd count) is dead from the start.
  *
- * The divergence analysis (half2-div.c) marks each register uniform (the
+ * The divergence analysis (half2-vary.c) marks each register uniform (the
  * same in both lanes: kept scalar, computed once) or varying (a copy per
  * lane). A varying f32 register whose uses and definitions are mostly
  * arithmetic that has an x2 form lives packed in one f16x2/bf16x2 register

@@ -27,7 +27,7 @@ struct h2 {
 	int tgt;                  /* the PTX's .target: what ptxas lets it use */
 	int isa;                  /* its .version x 10 */
 
-	/* the analysis (half2-div.c) */
+	/* the analysis (half2-refuse.c, half2-vary.c, half2-pack.c) */
 	uint nreg, nblk, rw, bw;  /* registers, blocks; words of a register set, of a block set */
 	Live *live;               /* the registers live into each block (a guarded
 	                           * write does not kill) */
@@ -50,7 +50,7 @@ struct h2 {
 	int usecomp[3];           /* which of the lane specials' x y z are read */
 	int nvarybr, ndiv;
 
-	/* the cost model and advice (half2-cost.c) */
+	/* the cost model and advice (half2-advice.c) */
 	struct pipes orig, pair;  /* per logical-thread pair, as written and paired */
 	int nx2, nlane, nuniform, npack, nunpack;   /* instructions, unweighted */
 	int nx2mov;          /* moves and selects of packed values: one b32 instruction */

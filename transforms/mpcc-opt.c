@@ -1,11 +1,12 @@
 /* mpcc-opt: run passes on one PTX file (like LLVM's opt).
  *   mpcc-opt IN.ptx [-o OUT.ptx] [-p NAME[:key=value,...]]... [--arch sm_NN]...
- *                   [--report FILE] [-d NAME] [--verify] [--pass-through-invalid]
+ *                   [--report FILE] [-d NAME] [-v] [--verify] [--pass-through-invalid]
  *   mpcc-opt --params | --stats | --settings | --version
  * With no pass it is the round trip print(parse(IN)). The passes are the
  * table of passes.c, with the parameters of their schemas (as a policy
  * gives them, plus their tool-only ones and kernels=GLOB); the analyses
- * below look at the IR. -d NAME dumps after NAME ran.
+ * below look at the IR. -d NAME dumps after NAME ran. Each pass says in a
+ * note per kernel whether it applied (with -v, its statistics too).
  * Input that is empty or does not verify is an error (exit 1, the
  * verifier's messages), and what is written is verified first: a script
  * must not take a copy of bad PTX for a result. --pass-through-invalid
@@ -73,7 +74,7 @@ static _Noreturn void
 usage(void)
 {
 	fprintf(stderr, "usage: mpcc-opt IN.ptx [-o OUT.ptx] [-p NAME[:key=value,...]]... "
-	        "[--arch sm_NN]... [--report FILE] [-d NAME] [--verify] [--pass-through-invalid]\n"
+	        "[--arch sm_NN]... [--report FILE] [-d NAME] [-v] [--verify] [--pass-through-invalid]\n"
 	        "       mpcc-opt IN.ptx --warn NAME [--arch sm_NN]...   (a warning of mpcc --mpcc-warn)\n"
 	        "       mpcc-opt --params | --stats | --settings   (the passes' tables)\n"
 	        "       mpcc-opt --version\nanalyses:\n");
@@ -189,6 +190,21 @@ struct step {
 	char *kernels;                /* kernels=GLOB, or NULL: every kernel */
 };
 
+/* "unknown pass 'x'WHAT; did you mean 'y'?" over what -p and -d take:
+ * the passes, then the analyses */
+static _Noreturn void
+unknownpass(const char *spec, size_t n, const char *what)
+{
+	const char *names[MAXPASS + countof(analyses)];
+	int nn = 0;
+	for (int k = 0; k < npass; k++)
+		names[nn++] = passes[k]->schema.name;
+	for (size_t k = 0; k < countof(analyses); k++)
+		names[nn++] = analyses[k].name;
+	char *s = xstrndup(spec, n);
+	die("%s", unknown_msg("pass", s, what, names, nn));
+}
+
 /* NAME[:ARGS] -> step; a bad name or argument is an error before any work */
 static void
 resolve(struct step *st, const char *spec, const char *what, Arena *a)
@@ -199,7 +215,7 @@ resolve(struct step *st, const char *spec, const char *what, Arena *a)
 	if ((st->an = findanalysis(spec, n)))
 		return;
 	if (!(st->pass = findpass(spec, n)))
-		die("unknown pass '%.*s'%s (mpcc-opt --help lists them)", (int)n, spec, what);
+		unknownpass(spec, n, what);
 	/* kernels=GLOB is mpcc-opt's, for every pass; the rest is the schema's */
 	struct buf rest = BUF_INIT;
 	char *copy = xstrdup(c ? c + 1 : ""), *save, *it;
@@ -345,10 +361,10 @@ runpass(struct passctx *cx, const struct step *st, FILE *dump, struct ran *rn)
 	free(fns);
 }
 
-/* a note for each outcome to stderr, and the report; the figures as the
- * kernels leave */
+/* a note for each outcome to stderr, one short line (with verbose, the
+ * statistics too), and the report; the figures as the kernels leave */
 static void
-sayall(struct passctx *cx, struct ran *rn, const char *reportpath)
+sayall(struct passctx *cx, struct ran *rn, const char *reportpath, int verbose)
 {
 	for (int i = 0; i < rn->ns; i++) {
 		struct said *s = &rn->s[i];
@@ -358,8 +374,10 @@ sayall(struct passctx *cx, struct ran *rn, const char *reportpath)
 			s->st->pass->recount(s->fn, &s->o);
 		if (!s->applied)
 			note("%s: kernel '%s' left alone: %s", name, kname, s->o.why);
-		else
+		else if (verbose)
 			note("%s: kernel '%s' applied: %s", name, kname, s->o.stats ? s->o.stats : "{}");
+		else
+			note("%s: kernel '%s' applied", name, kname);
 		if (reportpath)
 			report(reportpath, cx, s->st, s->fn, &s->o);
 		free(kname);
@@ -403,15 +421,28 @@ runstep(struct passctx *cx, const struct step *st, int dumping, struct ran *rn)
 		dump(stdout, cx->m, NULL);
 }
 
+/* the warning --warn NAME asks for, or an error before the input is read */
+static int
+warning(const char *name)
+{
+	int t = findwarning(name, strlen(name));
+	const char *names[MAXPASS];
+	int nn = 0;
+	if (t >= 0)
+		return t;
+	for (int k = 0; k < npass; k++)
+		if (passes[k]->warn)
+			names[nn++] = passes[k]->warn->name;
+	die("%s", unknown_msg("warning", name, "", names, nn));
+}
+
 /* --warn NAME: what mpcc --mpcc-warn=NAME says of in, on the targets sm;
  * changes nothing */
 static int
 warnings(const char *in, const char *name, const int *sm, int nsm)
 {
-	int t = findwarning(name, strlen(name));
+	int t = warning(name);
 	struct findings fs = {0};
-	if (t < 0)
-		die("unknown warning '%s'", name);
 	char *arch = nsm ? fmt("compute_%d", sm[0]) : NULL;
 	struct hook h = {.src = in, .arch = arch, .sm = sm, .nsm = nsm};
 	if (audit_ptx(in, &h, 1u << t, &fs) < 0)
@@ -447,7 +478,7 @@ output(Module *m, const char *out)
 	tmp = fmt("%s.tmp%ld", out, (long)getpid());
 	f = fopen(tmp, "w");
 	if (!f)
-		die("cannot write '%s': %s", tmp, strerror(errno));
+		die("cannot write '%s': %s", out, strerror(errno));
 	setvbuf(f, NULL, _IOFBF, 1 << 20);
 	if (print(f, m) < 0 || fclose(f) != 0 || rename(tmp, out) != 0) {
 		remove(tmp);
@@ -456,10 +487,34 @@ output(Module *m, const char *out)
 	free(tmp);
 }
 
+/* out can be written as output() will write it: in place when it is there
+ * and not a regular file, else by a new file in its directory (a rename
+ * replaces a read-only file, as mv does); else an error that names out,
+ * before any pass runs */
+static void
+writable(const char *out)
+{
+	struct stat st;
+	if (stat(out, &st) == 0) {
+		if (S_ISDIR(st.st_mode))
+			die("cannot write '%s': %s", out, strerror(EISDIR));
+		if (!S_ISREG(st.st_mode)) {
+			if (access(out, W_OK) != 0)
+				die("cannot write '%s': %s", out, strerror(errno));
+			return;
+		}
+	}
+	const char *slash = strrchr(out, '/');
+	char *dir = !slash ? xstrdup(".") : slash == out ? xstrdup("/") : xstrndup(out, slash - out);
+	if (access(dir, W_OK | X_OK) != 0)
+		die("cannot write '%s': %s", out, strerror(errno));
+	free(dir);
+}
+
 /* the command line */
 struct opts {
 	const char *in, *out, *dumpname, *reportpath, *warn, *pv[64];
-	int np, sm[16], nsm, vfy, invalid;
+	int np, sm[16], nsm, vfy, invalid, verbose;
 };
 
 /* mpcc-opt's options, for did-you-mean; the one-letter ones get none */
@@ -467,6 +522,25 @@ static const char *const longnames[] = {
 	"arch", "help", "params", "pass-through-invalid", "report", "settings", "stats",
 	"verify", "version", "warn",
 };
+
+/* an unknown option s: did-you-mean on its name without an '=VALUE'
+ * (mpcc-opt takes a value as the next word: '--arch sm_90'), and LLVM
+ * opt's -passes=NAME is mpcc-opt's -p NAME */
+static _Noreturn void
+badoption(const char *s)
+{
+	const char *eq = strchr(s, '='), *name = s + 1 + (s[1] == '-');
+	char *bare = xstrndup(name, eq ? (size_t)(eq - name) : strlen(name));
+	const char *near = suggest(bare, longnames, countof(longnames));
+	if (!near && suggest(bare, (const char *const[]){"passes"}, 1))
+		die("unknown option '%s'; did you mean '-p%s%s'?", s, eq ? " " : "", eq ? eq + 1 : "");
+	int takes = near && (!strcmp(near, "arch") || !strcmp(near, "report") || !strcmp(near, "warn"));
+	if (near && (eq || s[1] != '-'))
+		die("unknown option '%s'; did you mean '--%s%s%s'?", s, near, eq && takes ? " " : "",
+		    eq && takes ? eq + 1 : "");
+	unknown_option(s, "--", longnames, countof(longnames), "mpcc-opt --help");
+	exit(1);
+}
 
 /* one option or input at argv[*k]; 0 after one that prints and is done */
 static int
@@ -493,6 +567,8 @@ option(struct opts *o, int argc, char **argv, int *k)
 			die("--arch: expected sm_NN or compute_NN, not '%s'", v);
 	} else if (!strcmp(s, "--verify"))
 		o->vfy = 1;
+	else if (!strcmp(s, "-v"))
+		o->verbose = 1;
 	else if (!strcmp(s, "--pass-through-invalid"))
 		o->invalid = 1;
 	else if (!strcmp(s, "-h") || !strcmp(s, "--help"))
@@ -501,10 +577,9 @@ option(struct opts *o, int argc, char **argv, int *k)
 		return printf("mpcc-opt %s\n", MPCC_VERSION), 0;
 	else if (listing(s))
 		return 0;
-	else if (s[0] == '-' && s[1]) {
-		unknown_option(s, "--", longnames, countof(longnames), "mpcc-opt --help");
-		exit(1);
-	} else if (o->in)
+	else if (s[0] == '-' && s[1])
+		badoption(s);
+	else if (o->in)
 		die("more than one input: '%s' and '%s'", o->in, s);
 	else
 		o->in = s;
@@ -540,7 +615,7 @@ steps(struct passctx *cx, const struct opts *o, struct step *st, int dumpk, stru
 	for (int k = 0; k < o->np; k++) {
 		runstep(cx, &st[k], k == dumpk, rn);
 		if (o->vfy && verify(cx->m, stderr)) {
-			sayall(cx, rn, o->reportpath);
+			sayall(cx, rn, o->reportpath, o->verbose);
 			error("the output of '%s' does not verify (a bug in mpcc): nothing written", o->pv[k]);
 			return -1;
 		}
@@ -566,6 +641,10 @@ main(int argc, char **argv)
 	for (int k = 0; k < o.np; k++)
 		resolve(&st[k], o.pv[k], "", a);
 	int dumpk = dumpat(st, o.pv, o.np, o.dumpname, &dstep, a);
+	if (o.warn)
+		warning(o.warn);
+	else if (o.out && !o.dumpname)
+		writable(o.out);
 	if (!(m = parsefile(o.in)))
 		return 1;
 	parsedfn = m->nfn;
@@ -585,7 +664,7 @@ main(int argc, char **argv)
 		return 1;
 	if (o.dumpname && dumpk < 0)
 		runstep(&cx, &dstep, 1, &rn);
-	sayall(&cx, &rn, o.reportpath);
+	sayall(&cx, &rn, o.reportpath, o.verbose);
 	passctx_release(&cx);
 	/* what is written verifies, whatever the passes did */
 	if (!o.dumpname && valid && verify(m, stderr)) {

@@ -8,8 +8,10 @@
  * from that profile to check it builds the winning binary. man mpcc-tune. */
 #include "tune/output/output.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
+#include <glob.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -57,7 +59,9 @@ static const char usage_text[] =
 	"  --svg FILE            the plots (default mpcc-tune.svg)\n"
 	"  --workdir DIR         builds, runs and logs (default a temporary directory)\n"
 	"  --keep                keep the work directory\n"
-	"  --version             print mpcc-tune's version (mpcc's)\n";
+	"  --version             print mpcc-tune's version (mpcc's)\n"
+	"Without a GPU visible, mpcc-tune stops before building, but with --launcher or\n"
+	"MPCC_TUNE_NO_GPU_CHECK=1 (a --run that reaches one another way).\n";
 
 /* the transforms --transform takes, from the pass table, joined by sep */
 static char *
@@ -87,8 +91,13 @@ transform(const char *v)
 		return p;
 	if (!strcmp(v, "auto"))
 		return -1;
-	char *tr = transforms(", ");
-	die("--transform must be one of %s or auto, not '%s'", tr, v);
+	const char *names[MAXPASS + 1];
+	int n = 0;
+	for (int i = 0; i < npass; i++)
+		if (pass_tuned(i))
+			names[n++] = pass_name(i);
+	names[n++] = "auto";
+	die("%s", unknown_msg("transform", v, " for --transform", names, n));
 }
 
 static int
@@ -288,6 +297,46 @@ options(struct tuner *tu, int argc, char **argv)
 		     "--binary, so every candidate runs the same program: one candidate at a time");
 }
 
+/* why no GPU is visible here (malloc'd), NULL when one is: every GPU
+ * hidden by CUDA_VISIBLE_DEVICES, else none that the driver shows: its
+ * device files (what a container is given), the GPUs its module lists
+ * (loaded at boot where there is one), WSL's /dev/dxg. Cheap, no CUDA
+ * library linked, and no process started: tune/ waits for its processes
+ * in the pool's one loop (t-layers.sh) */
+static char *
+nogpu(void)
+{
+	const char *v = getenv("CUDA_VISIBLE_DEVICES");
+	if (v && (!*v || startswith(v, "-1") || !strcmp(v, "NoDevFiles")))
+		return fmt("CUDA_VISIBLE_DEVICES='%s' hides every GPU", v);
+	glob_t g;
+	int found = glob("/dev/nvidia[0-9]*", 0, NULL, &g) == 0 || access("/dev/dxg", F_OK) == 0;
+	globfree(&g);
+	DIR *d = found ? NULL : opendir("/proc/driver/nvidia/gpus");
+	for (struct dirent *e; d && !found && (e = readdir(d));)
+		found = e->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	return found ? NULL : xstrdup("no /dev/nvidia0, /proc/driver/nvidia/gpus or /dev/dxg");
+}
+
+/* mpcc-tune times the program's kernels on a GPU: without one visible, say
+ * so before the first build, where a session once learned it after a full
+ * build and run. --launcher sends the runs where it places them, and
+ * MPCC_TUNE_NO_GPU_CHECK=1 is for a --run that reaches a GPU another way
+ * (or a program that needs none: the tests' fake) */
+static void
+gpucheck(const struct tuner *tu)
+{
+	const char *skip = getenv("MPCC_TUNE_NO_GPU_CHECK");
+	char *why;
+	if (tu->launcher || (skip && *skip && strcmp(skip, "0")) || !(why = nogpu()))
+		return;
+	die("no GPU is visible here (%s): mpcc-tune needs one to time the program's kernels, and "
+	    "built nothing (with --launcher the runs go where it sends them; "
+	    "MPCC_TUNE_NO_GPU_CHECK=1 goes on without one)", why);
+}
+
 static const char *kept;   /* the work directory while it is not removed */
 static int keep_asked;
 static pid_t self;
@@ -462,6 +511,7 @@ main(int argc, char **argv)
 	progname = "mpcc-tune";
 	passes_init();
 	options(&tu, argc, argv);
+	gpucheck(&tu);
 	workdir(&tu);
 	keepnote(&tu);
 	/* every build of the session, the baseline's first, shares one cache of

@@ -40,7 +40,7 @@
  *   .          measure.c setting.c apart.c passes.c numbers.c (tune.h):
  *              what every room reads: settings, the pass table, numbers
  *
- * Layers: tune -> driver -> transforms -> policies -> ptx -> common. */
+ * Layers: tune -> driver -> transforms -> policies -> model -> ptx -> common. */
 #ifndef MPCC_TUNE_H
 #define MPCC_TUNE_H
 
@@ -82,7 +82,7 @@ extern const char *const verdictname[];
 
 enum { M_MEAN, M_MAX, M_FRO, M_DIGITS };   /* --metric */
 
-/* what output.c measures of one output against the baseline's */
+/* what numbers.c measures of one output against the baseline's */
 struct errors {
 	double mean, max, fro, digits;
 	long n;

@@ -1,10 +1,10 @@
 // probe.cu: what each f64 operation and its f32 form costs on the GPU at hand,
-// for fiset's cost model (transforms/target.c, transforms/fiset.c).
+// for fiset's cost model (model/target.c, model/cost.c).
 // Throughput: 8 independent chains a thread, IT steps, 2048 threads an SM, so
 // issue rate and not latency bounds each loop (as bench/probes/rates.cu);
 // the figure is PTX operations per clock per SM. The s_* kernels hold one
 // operation each, for counting the SASS instructions ptxas makes of it
-// (cuobjdump -sass, one kernel per line of the table in target.c). The l_*
+// (cuobjdump -sass, one kernel per line of the table in model/cost.c). The l_*
 // kernels give latency: one warp, one dependent chain, clocks per operation.
 #include <cstdio>
 #include <cstdlib>

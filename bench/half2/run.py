@@ -136,9 +136,9 @@ def build(d):
         sh([PTXAS, '-O3', '-arch=' + ARCH, '-o', out + '.orig.cubin', out + '.ptx'])
         for v in variants():
             p = 'half2:' + PAIRS[v]
-            r = sh([mpcc_opt(), out + '.ptx', '-p', p, '-o', os.devnull])
+            r = sh([mpcc_opt(), '-v', out + '.ptx', '-p', p, '-o', os.devnull])
             advice[k + '.' + v] = note(r.stderr)
-            r = sh([mpcc_opt(), out + '.ptx', '-p', p + ',force=true', '-o', out + '.' + v + '.ptx'])
+            r = sh([mpcc_opt(), '-v', out + '.ptx', '-p', p + ',force=true', '-o', out + '.' + v + '.ptx'])
             advice[k + '.' + v + '!'] = note(r.stderr)
             sh([PTXAS, '-O3', '-arch=' + ARCH, '-o', out + '.' + v + '.cubin', out + '.' + v + '.ptx'])
         print('built', k, flush=True)

@@ -11,6 +11,10 @@ export PATH
 command -v nvcc >/dev/null 2>&1 || { echo "no nvcc: skipped"; exit 77; }
 unset MPCC_FORCE_PIPELINE MPCC_POLICY MPCC_PROFILE MPCC_REPORT MPCC_NVCC MPCC_EXPLAIN MPCC_DRYRUN MPCC_SET MPCC_STEP_CACHE
 unset NVCC_PREPEND_FLAGS NVCC_APPEND_FLAGS
+# mpcc-tune stops before building where no GPU is visible; the fake
+# program of tune-fake/ needs none (t-tune-no-gpu.sh tests the stop)
+MPCC_TUNE_NO_GPU_CHECK=1
+export MPCC_TUNE_NO_GPU_CHECK
 KERNELS="$MPCC_SRC/tests/kernels"
 T=$(mktemp -d "${TMPDIR:-/tmp}/mpcc-test.XXXXXX")
 trap 'rm -rf "$T"' EXIT INT TERM

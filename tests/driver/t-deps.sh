@@ -3,7 +3,8 @@
 # dependency outputs (-M, -MM, -MD, -MMD, -MF, -MP) list the headers a
 # compile read; mpcc adds every policy file it read for that compile: each
 # .mpcc.yaml of the chain, or the --mpcc-policy file. Everything else is
-# nvcc's, byte for byte. Then make, and CMake with the Makefile and Ninja
+# nvcc's, byte for byte. Then make (a Makefile of the test's, and the
+# example's, as README.md tells), and CMake with the Makefile and Ninja
 # generators, rebuild an object after its .mpcc.yaml changes, and only then.
 . "$MPCC_SRC/tests/driver/lib.sh"
 
@@ -109,6 +110,21 @@ MK
 rm -f k.o k.d
 if make -s >make.log 2>&1 && make -q && edit .mpcc.yaml && ! make -q &&
 	make -s >>make.log 2>&1 && make -q; then passed; else fail "$(tail -3 make.log)"; fi
+
+# the README's way (issue 50: the example's Makefile answered "up to
+# date" after its policy changed): nvcc's -MMD -MP in the example's own
+# Makefile, its .d files included; each names the policy the compile read
+testing "the example's Makefile rebuilds after its policy changes"
+cp -r "$MPCC_SRC/examples/make-project" "$T/ex"
+rm -f "$T/ex"/*.o "$T/ex"/*.d
+ex=$(cd "$T/ex" && pwd -P)
+if make -C "$T/ex" -s NVCC="$MPCC" saxpy.o >ex.log 2>&1 && grep -q "^ *$ex/.mpcc.yaml" "$T/ex/saxpy.d" &&
+	make -C "$T/ex" -q NVCC="$MPCC" saxpy.o && edit "$T/ex/.mpcc.yaml" &&
+	! make -C "$T/ex" -q NVCC="$MPCC" saxpy.o; then
+	passed
+else
+	fail "$(tail -3 ex.log; cat "$T/ex/saxpy.d" 2>&1 | tail -3)"
+fi
 
 command -v cmake >/dev/null 2>&1 || { echo "no cmake: CMake rebuilds skipped"; finish; }
 cat >CMakeLists.txt <<'CM'

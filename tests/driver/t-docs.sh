@@ -7,6 +7,8 @@
 # getenv() is listed by --mpcc-help (the store runtime's too: runtime/ reads
 # them inside the programs it is linked into). Every option in mpcc-opt(1) is one
 # mpcc-opt accepts, and every option of its usage line is in mpcc-opt(1).
+# Every man page formats without a warning from groff (issue 50: a raw
+# form feed where `\f` belonged garbled mpcc(1), and lintian said nothing).
 : "${MPCC:?set MPCC}" "${MPCC_OPT:?set MPCC_OPT}" "${MPCC_SRC:?set MPCC_SRC}"
 T=$(mktemp -d "${TMPDIR:-/tmp}/mpcc-test.XXXXXX")
 trap 'rm -rf "$T"' EXIT INT TERM
@@ -54,6 +56,18 @@ for d in README.md man/mpcc.1; do
 	testing "$d documents everything mpcc has"
 	words "$d" | comm -13 - "$T/prog" >"$T/bad"
 	check "undocumented"
+done
+
+# groff -ww: every warning; -z: no output. groff-base is in
+# install-deps.sh --test, so CI never skips this
+for m in man/*.[1-8]; do
+	testing "$m formats without a warning"
+	if ! command -v groff >/dev/null; then
+		echo "skipped (no groff: scripts/install-deps.sh --test installs groff-base)"
+		continue
+	fi
+	LC_ALL=C groff -man -ww -z "$m" >"$T/bad" 2>&1
+	check "groff"
 done
 
 # mpcc-opt: the options of its man page's OPTIONS section, and of its usage

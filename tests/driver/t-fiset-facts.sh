@@ -90,4 +90,17 @@ else
 	fail "$(cat err out)"
 fi
 
+# issue 50: explain said "runs 1x a thread" of a set at loop depth 1 whose
+# first instruction (a running sum's first value) is before its loop
+testing "a set that starts before its loop runs as often as the loop"
+cp "$MPCC_SRC/tests/ptx/Inputs/kernels/fiset-set-runs.cu" acc.cu
+policy '{}'
+sed -i 's/kernels: \[deep\]/kernels: [acc]/' .mpcc.yaml
+"$MPCC" -arch=sm_90 -c acc.cu -o c.o --mpcc-explain >out 2>&1
+if grep -q 'set 0: 5 ops, .*, loop depth 1 (runs 64x a thread, guessed)' out; then
+	passed
+else
+	fail "$(cat out)"
+fi
+
 finish

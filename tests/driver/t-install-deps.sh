@@ -3,8 +3,11 @@
 # using mpcc needs, and no test tool: no Slurm, munge or lintian (daemons
 # and a hundred Perl libraries); --test adds those. It calls apt-get only
 # for what dpkg-query says is missing, without recommends, and with a
-# policy-rc.d that keeps services from starting. apt-get, dpkg-query, id
-# and sudo are stubs here: nothing is installed.
+# policy-rc.d that keeps services from starting. It says what it installs,
+# and upgrades no installed package unless --upgrade (issue 50: the test
+# command installed 143 packages without a word, 6 of them upgrades, among
+# them perl-base). apt-get, dpkg-query, id and sudo are stubs here:
+# nothing is installed.
 : "${MPCC_SRC:?set MPCC_SRC to the source tree}"
 T=$(mktemp -d "${TMPDIR:-/tmp}/mpcc-test.XXXXXX")
 trap 'rm -rf "$T"' EXIT INT TERM
@@ -26,7 +29,7 @@ fi
 testing "--test adds the test tools"
 sh "$deps" --test --list >"$T/test" || fail "--test --list"
 miss=
-for p in $(cat "$T/build") slurm-wlm munge lintian clang libclang-rt-14-dev llvm-14-tools; do
+for p in $(cat "$T/build") slurm-wlm munge lintian clang libclang-rt-14-dev llvm-14-tools groff-base; do
 	grep -qx "$p" "$T/test" || miss="$miss $p"
 done
 [ -z "$miss" ] && passed || fail "missing:$miss"
@@ -42,7 +45,12 @@ printf 'install ok installed'
 EOF
 printf '#!/bin/sh\necho 1000\n' >"$T/bin/id"
 printf '#!/bin/sh\necho "sudo $*" >>"$LOG"\n' >"$T/bin/sudo"
-printf '#!/bin/sh\necho "apt-get $*" >>"$LOG"\n' >"$T/bin/apt-get"
+# apt-get -s answers with $PLAN, what apt would do
+cat >"$T/bin/apt-get" <<'EOF'
+#!/bin/sh
+case " $* " in *" -s "*) printf '%b' "$PLAN"; exit 0 ;; esac
+echo "apt-get $*" >>"$LOG"
+EOF
 chmod +x "$T"/bin/*
 
 testing "nothing missing: no apt-get (a rerun offline works)"
@@ -55,7 +63,7 @@ fi
 
 testing "what is missing is installed without recommends, no service started"
 : >"$T/log"
-MISSING="lintian munge" LOG=$T/log PATH=$T/bin:$PATH sh "$deps" --test 2>/dev/null || fail "exit status"
+MISSING="lintian munge" PLAN= LOG=$T/log PATH=$T/bin:$PATH sh "$deps" --test 2>/dev/null || fail "exit status"
 inst=$(grep 'apt-get install' "$T/log")
 case $inst in
 *DEBIAN_FRONTEND=noninteractive*"apt-get install -y -q --no-install-recommends munge lintian") ok=1 ;;
@@ -68,5 +76,33 @@ if [ ! -e /usr/sbin/policy-rc.d ]; then
 fi
 grep -q 'exit 101' "$deps" || ok=
 [ -n "$ok" ] && passed || fail "$(cat "$T/log")"
+
+# the plan of the test above, and one that upgrades an installed package
+new='Inst munge (0.5.15-2 Debian:12 [amd64])\nInst libmunge2 (0.5.15-2 Debian:12 [amd64])\nInst lintian (2.116.3 Debian:12 [all])\n'
+up='Inst perl-base [5.36.0-7+deb12u1] (5.36.0-7+deb12u2 Debian:12 [amd64])\n'
+
+testing "it says what it installs, dependencies counted"
+: >"$T/log"
+MISSING="lintian munge" PLAN=$new LOG=$T/log PATH=$T/bin:$PATH sh "$deps" --test 2>"$T/err" &&
+	grep -q '^install-deps: installing munge lintian: 3 packages with what they depend on$' "$T/err" &&
+	! grep -q upgrad "$T/err" && grep -q 'apt-get install -y' "$T/log" && passed || fail "$(cat "$T/err")"
+
+testing "an install that would upgrade an installed package installs nothing"
+: >"$T/log"
+if MISSING="lintian munge" PLAN=$new$up LOG=$T/log PATH=$T/bin:$PATH sh "$deps" --test 2>"$T/err"; then
+	fail "exit 0: $(cat "$T/err")"
+elif grep -q 'apt-get install' "$T/log" ||
+     ! grep -q "^install-deps: error: .* perl-base 5.36.0-7+deb12u1 -> 5.36.0-7+deb12u2; nothing installed (--upgrade" "$T/err"; then
+	fail "$(cat "$T/err" "$T/log")"
+else
+	passed
+fi
+
+testing "--upgrade lets apt upgrade it, and says so"
+: >"$T/log"
+MISSING="lintian munge" PLAN=$new$up LOG=$T/log PATH=$T/bin:$PATH sh "$deps" --test --upgrade 2>"$T/err" &&
+	grep -q 'apt-get install -y' "$T/log" &&
+	grep -q '^install-deps: and upgrading, as they need (--upgrade): perl-base 5.36.0-7+deb12u1 -> 5.36.0-7+deb12u2$' "$T/err" &&
+	passed || fail "$(cat "$T/err")"
 
 [ "$failures" = 0 ] || { echo "$failures failed"; exit 1; }

@@ -1,7 +1,7 @@
 #!/bin/sh
 # mpcc, mpcc-opt and mpcc-tune answer alike (issue 39, item 7): a mistyped
 # option is named with the one meant, or with where the options are listed,
-# not the whole usage; exit status 1 in all three. --version prints mpcc's
+# not the whole usage, and so is a mistyped pass (issue 50); exit status 1 in all three. --version prints mpcc's
 # version in each (mpcc's own --version is nvcc's: --mpcc-version). Needs
 # no nvcc: nothing is compiled.
 : "${MPCC:?set MPCC}" "${MPCC_OPT:?set MPCC_OPT}" "${MPCC_TUNE:?set MPCC_TUNE}"
@@ -38,6 +38,17 @@ says opt-did-you-mean "mpcc-opt: error: unknown option '--verfy'; did you mean '
 	"$MPCC_OPT" --verfy in.ptx
 says opt-unknown "mpcc-opt: error: unknown option '--frobnicate' (mpcc-opt --help lists mpcc-opt's options)" \
 	"$MPCC_OPT" --frobnicate in.ptx
+# a value after '=' (mpcc-opt takes it as the next word), and LLVM opt's
+# -passes=, which is mpcc-opt's -p (issue 50)
+says opt-did-you-mean-with-value "mpcc-opt: error: unknown option '--arhc=sm_90'; did you mean '--arch sm_90'?" \
+	"$MPCC_OPT" --arhc=sm_90 in.ptx
+says opt-passes-is-p "mpcc-opt: error: unknown option '--pases=fiset'; did you mean '-p fiset'?" \
+	"$MPCC_OPT" --pases=fiset in.ptx
+says opt-llvm-passes-is-p "mpcc-opt: error: unknown option '-passes=fiset'; did you mean '-p fiset'?" \
+	"$MPCC_OPT" -passes=fiset in.ptx
+# a pass's name mistyped, as mpcc-opt -p and MPCC_SET answer it (issue 50)
+says tune-transform-did-you-mean "mpcc-tune: error: unknown transform 'fisett' for --transform; did you mean 'fiset'?" \
+	"$MPCC_TUNE" --transform fisett --build true --run true
 says mpcc-did-you-mean "mpcc: error: unknown option '--mpcc-summry'; did you mean '--mpcc-summary'?" \
 	"$MPCC" --mpcc-summry -c a.cu
 

@@ -4,8 +4,9 @@
 # double literal or a double math function on float data, as cicc left it
 # after optimization) is a warning per kernel, at the source line of each
 # promotion (-lineinfo/-G; without them, how to get lines), saying whether
-# `fiset: {}` removes it. Kernels meant to be f64 (f64 loads and stores) and
-# pure-f32 kernels are silent. --mpcc-werror=fp64 makes it an error that
+# a rule of that kernel alone, `{kernels: ["k"], fiset: {}}`, removes it.
+# Kernels meant to be f64 (f64 loads and stores) and pure-f32 kernels are
+# silent. --mpcc-werror=fp64 makes it an error that
 # fails the compile and leaves no output. With no policy, the files built
 # are nvcc's, byte for byte: the audit only reads cicc's PTX.
 . "$MPCC_SRC/tests/driver/lib.sh"

@@ -1,8 +1,10 @@
 /* fuzz-policy.c: the libFuzzer target of the policy loader; tests/fuzz/run.sh
  * policy builds and runs it, tests/unit/u-fuzz-policy.c replays its corpus
  * in CI. Any bytes are a .mpcc.yaml: loading them gives a policy and no
- * error message, or NULL and at least one "fuzz.yaml:...: error: " line;
- * never a crash, and (under LeakSanitizer) never a leak. A policy's rules
+ * error message, or a policy marked broken (nerr) or NULL, and at least one
+ * "fuzz.yaml:...: error: " line; never a crash, and (under LeakSanitizer)
+ * never a leak. A broken policy's profile names are read, as policy.c
+ * reads them to check default_profile across files. A policy's rules
  * are then matched and their parameters written in every style (report,
  * explain, text, YAML). The loader's parse() is called directly (load.c is
  * included) so that no file is written and its arena is dropped after each
@@ -51,13 +53,17 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 		arena = arena_new();
 	stderr = open_memstream(&buf, &nbuf);
 	pol = memchr(text, 0, n) ? NULL : parse("fuzz.yaml", text, n);
-	if (pol)
+	if (pol && !pol->nerr)
 		rules(pol);
+	for (int k = 0; pol && k < pol->nprof; k++)
+		if (strlen(pol->prof[k].name) > n)
+			BUG("profile %d's name is longer than the file", k);
 	fclose(stderr);
 	stderr = saved;
-	if (pol && strstr(buf, ": error: "))
+	int bad = !pol || pol->nerr;
+	if (!bad && strstr(buf, ": error: "))
 		BUG("a policy was loaded, with errors:\n%s", buf);
-	if (!pol && !memchr(text, 0, n) && (strncmp(buf, "fuzz.yaml:", 10) || !strstr(buf, ": error: ")))
+	if (bad && !memchr(text, 0, n) && (strncmp(buf, "fuzz.yaml:", 10) || !strstr(buf, ": error: ")))
 		BUG("no policy and no error message:\n%s", buf);
 	free(buf);
 	free(text);

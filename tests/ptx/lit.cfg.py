@@ -12,8 +12,9 @@ build = os.environ.get('MPCC_BUILD', os.path.join(config.test_source_root, '../.
 llvm = os.environ.get('LLVM_BIN', '/usr/lib/llvm-14/bin')
 config.test_exec_root = os.path.join(build, 'tests', 'ptx')
 config.environment['PATH'] = os.pathsep.join([build, llvm, os.environ.get('PATH', '')])
-# every mpcc-opt run of a test verifies its input and the output of each pass
-config.substitutions.append(('%mpcc-opt', os.path.join(build, 'mpcc-opt') + ' --verify'))
+# every mpcc-opt run of a test verifies its input and the output of each pass,
+# and its notes carry each kernel's statistics (-v), which tests check
+config.substitutions.append(('%mpcc-opt', os.path.join(build, 'mpcc-opt') + ' --verify -v'))
 # the PTX without its // comments, so that a CHECK cannot match the test's
 # own comment lines (the printer keeps comments)
 config.substitutions.append(('%nocomments', "sed -e 's|//.*||'"))

@@ -45,8 +45,9 @@ static void
 checkbase(const struct tuner *tu, const struct trial *t)
 {
 	if (!t->nnum)
-		badoutput(t, fmt("the baseline's output holds no number (did the program run? "
-		                     "without a GPU it prints none): nothing to compare candidates with"));
+		badoutput(t, fmt("the baseline's output holds no number (did the program run?): %s",
+		                 tu->measure ? "--measure takes a run that prints its result" :
+		                 "nothing to compare the settings' outputs with"));
 	for (long i = 0; i < t->nnum && !tu->nonfinite; i++)
 		if (!isfinite(t->num[i]))
 			badoutput(t, fmt("the baseline's output holds %g (its number %ld of %ld), where "
