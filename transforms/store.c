@@ -322,7 +322,7 @@ stats(const struct st *s, const char *clone)
 }
 
 /* The kernel's line of the host object's table, which the runtime reads
- * (runtime/rt.h keeps the same words): "1 MANGLED CLONE OPEN NPARAMS P..."
+ * (runtime/runtime.h reads the same words): "1 MANGLED CLONE OPEN NPARAMS P..."
  * with CLONE "-" for none, OPEN c (every global access through a
  * parameter) or o, and per parameter - (no array), r (read), w (written),
  * and for one the clone keeps narrow r:f64>f32 (w:...). malloc'd */
