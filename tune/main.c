@@ -140,56 +140,56 @@ static const struct option longopts[] = {
 
 /* one option c with its argument v */
 static void
-option(struct tuner *tu, int c, const char *v, int *qos)
+option(struct options *o, int c, const char *v, int *qos)
 {
 	static const char *const otypes[] = {"text", "f32", "f64", NULL},
 	                         *const metrics[] = {"mean-rel", "max-rel", "rel-fro", "digits", NULL},
 	                         *const searches[] = {"heu", "linear", "exhaustive", NULL},
 	                         *const modes[] = {"1", "2", "3", NULL};
 	switch (c) {
-	case O_BUILD: tu->build = v; break;
-	case O_RUN: tu->run = v; break;
-	case O_OUTPUT: tu->output = v; break;
-	case O_OTYPE: tu->otype = word("--output-type", v, otypes); break;
-	case O_METRIC: tu->metric = word("--metric", v, metrics); break;
-	case O_QOS: tu->qos = num("--qos", v, 0), *qos = 1; break;
-	case O_NONFINITE: tu->nonfinite = 1; break;
-	case O_TIME: tu->timepat = strcmp(v, "wall") ? v : NULL; break;
-	case O_HIGHER: tu->higher = 1; break;
-	case O_RUNS: tu->runs = num("--runs", v, 1); break;
+	case O_BUILD: o->build = v; break;
+	case O_RUN: o->run = v; break;
+	case O_OUTPUT: o->output = v; break;
+	case O_OTYPE: o->otype = word("--output-type", v, otypes); break;
+	case O_METRIC: o->metric = word("--metric", v, metrics); break;
+	case O_QOS: o->qos = num("--qos", v, 0), *qos = 1; break;
+	case O_NONFINITE: o->nonfinite = 1; break;
+	case O_TIME: o->timepat = strcmp(v, "wall") ? v : NULL; break;
+	case O_HIGHER: o->higher = 1; break;
+	case O_RUNS: o->runs = num("--runs", v, 1); break;
 	case O_BUDGET:
-		if ((tu->budget = duration(v)) <= 0)
+		if ((o->budget = duration(v)) <= 0)
 			die("--budget must be a duration such as 90s, 15m or 2h, not '%s'", v);
 		break;
-	case O_MAXTRIALS: tu->maxtrials = num("--max-trials", v, 1); break;
-	case O_STOPAFTER: tu->stopafter = num("--stop-after", v, 0); break;
-	case O_TRANSFORM: tu->transform = transform(v); break;
-	case O_KERNELS: tu->kernels = v; break;
-	case O_MINSHARE: tu->minshare = num("--min-share", v, 0); break;
-	case O_SEARCH: tu->search = word("--search", v, searches); break;
-	case O_STEP: tu->step = num("--step", v, 1); break;
-	case O_LMAX: tu->lmax = num("--lambda-max", v, 1); break;
-	case O_SHADOW: tu->shadow = 1; break;
-	case O_MODE: tu->mode = 1 + word("--mode", v, modes); break;
-	case O_PERF: tu->perf = num("--perf-threshold", v, 0); break;
-	case O_IDEAL: tu->ideal = v; break;
-	case O_MINGAIN: tu->mingain = num("--min-gain", v, 0); break;
-	case O_CONFIRM: tu->confirm = num("--confirm", v, 7); break;
-	case O_SLOW: tu->slow = num("--slow", v, 1); break;
-	case O_JOBS: tu->jobs = num("--jobs", v, 1); break;
-	case O_BJOBS: tu->bjobs = num("--build-jobs", v, 1); break;
-	case O_LAUNCHER: tu->launcher = v; break;
-	case O_BINARY: tu->binary = v; break;
-	case O_POLICY: tu->policy = v; break;
-	case O_PROFILE: tu->profile = v; break;
-	case O_DRYRUN: tu->dryrun = 1; break;
-	case O_SVG: tu->svg = v; break;
-	case O_WORKDIR: tu->workdir = v; break;
-	case O_KEEP: tu->keep = 1; break;
+	case O_MAXTRIALS: o->maxtrials = num("--max-trials", v, 1); break;
+	case O_STOPAFTER: o->stopafter = num("--stop-after", v, 0); break;
+	case O_TRANSFORM: o->transform = transform(v); break;
+	case O_KERNELS: o->kernels = v; break;
+	case O_MINSHARE: o->minshare = num("--min-share", v, 0); break;
+	case O_SEARCH: o->search = word("--search", v, searches); break;
+	case O_STEP: o->step = num("--step", v, 1); break;
+	case O_LMAX: o->lmax = num("--lambda-max", v, 1); break;
+	case O_SHADOW: o->shadow = 1; break;
+	case O_MODE: o->mode = 1 + word("--mode", v, modes); break;
+	case O_PERF: o->perf = num("--perf-threshold", v, 0); break;
+	case O_IDEAL: o->ideal = v; break;
+	case O_MINGAIN: o->mingain = num("--min-gain", v, 0); break;
+	case O_CONFIRM: o->confirm = num("--confirm", v, 7); break;
+	case O_SLOW: o->slow = num("--slow", v, 1); break;
+	case O_JOBS: o->jobs = num("--jobs", v, 1); break;
+	case O_BJOBS: o->bjobs = num("--build-jobs", v, 1); break;
+	case O_LAUNCHER: o->launcher = v; break;
+	case O_BINARY: o->binary = v; break;
+	case O_POLICY: o->policy = v; break;
+	case O_PROFILE: o->profile = v; break;
+	case O_DRYRUN: o->dryrun = 1; break;
+	case O_SVG: o->svg = v; break;
+	case O_WORKDIR: o->workdir = v; break;
+	case O_KEEP: o->keep = 1; break;
 	case 'h':
 	case O_HELP: usage(0);
 	case O_VERSION: printf("mpcc-tune %s\n", MPCC_VERSION), exit(0);
-	case O_MEASURE: tu->measure = 1; break;
+	case O_MEASURE: o->measure = 1; break;
 	default: BUG("option %d has no case", c);
 	}
 }
@@ -236,7 +236,7 @@ static const int searchopts[] = {
 /* --measure: one note for the search's options given, which it ignores;
  * every kernel --kernels selects gets its facts, and each program runs once */
 static void
-measureopts(struct tuner *tu, const char *given)
+measureopts(struct options *o, const char *given)
 {
 	struct buf b = BUF_INIT;
 	for (size_t i = 0; i < countof(searchopts); i++)
@@ -246,46 +246,43 @@ measureopts(struct tuner *tu, const char *given)
 	if (b.n)
 		note("--measure searches nothing: it ignores %s", b.s);
 	buf_release(&b);
-	tu->minshare = 0, tu->runs = 1, tu->ideal = NULL;
+	o->minshare = 0, o->runs = 1, o->ideal = NULL;
 }
 
 static void
-options(struct tuner *tu, int argc, char **argv)
+options(struct options *o, int argc, char **argv)
 {
 	int qos = 0, c;
 	char given[O_MEASURE - O_BUILD + 1] = {0};
-	*tu = (struct tuner){.left = -1, .output = "stdout", .runs = 5, .step = 4, .lmax = 64, .mode = 1,
-	                     .minshare = 5, .mingain = 1, .slow = 3, .jobs = 1, .profile = "tuned",
-	                     .svg = "mpcc-tune.svg", .transform = firsttuned(), .confirm = 7,
-	                     .stopafter = 3, .t0 = now()};
+	*o = (struct options){.output = "stdout", .runs = 5, .step = 4, .lmax = 64, .mode = 1,
+	                      .minshare = 5, .mingain = 1, .slow = 3, .jobs = 1, .profile = "tuned",
+	                      .svg = "mpcc-tune.svg", .transform = firsttuned(), .confirm = 7,
+	                      .stopafter = 3};
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
-	tu->bjobs = cores > 0 ? cores : 1;
+	o->bjobs = cores > 0 ? cores : 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1)
 		if (c == '?' || c == ':')
 			badopt(argv, c);
 		else
-			option(tu, c, optarg, &qos), given[c - O_BUILD] = 1;
+			option(o, c, optarg, &qos), given[c - O_BUILD] = 1;
 	if (optind < argc)
 		die("unexpected argument '%s' (mpcc-tune --help)", argv[optind]);
-	if (tu->measure && (!tu->build || !tu->run))
+	if (o->measure && (!o->build || !o->run))
 		die("--measure needs --build and --run (mpcc-tune --help)");
-	if (!tu->build || !tu->run || (!qos && !tu->measure))
+	if (!o->build || !o->run || (!qos && !o->measure))
 		die("--build, --run and --qos are required (mpcc-tune --help)");
-	if (tu->measure)
-		measureopts(tu, given);
-	if (tu->timepat) {
+	if (o->measure)
+		measureopts(o, given);
+	if (o->timepat) {
 		/* as grep reads it: ^ and $ at every line */
-		int e = regcomp(&tu->re, tu->timepat, REG_EXTENDED | REG_NEWLINE);
+		int e = regcomp(&o->re, o->timepat, REG_EXTENDED | REG_NEWLINE);
 		if (e) {
 			char msg[256];
-			regerror(e, &tu->re, msg, sizeof msg);
-			die("--time '%s': %s", tu->timepat, msg);
+			regerror(e, &o->re, msg, sizeof msg);
+			die("--time '%s': %s", o->timepat, msg);
 		}
 	}
-	if (tu->jobs > 1 && !apart(tu))
-		warn("--jobs: --run does not name $MPCC_TUNE_DIR, or --build does not and there is no "
-		     "--binary, so every candidate runs the same program: one candidate at a time");
 }
 
 static const char *kept;   /* the work directory while it is not removed */
@@ -303,26 +300,26 @@ keptnote(void)
 }
 
 static void
-workdir(struct tuner *tu)
+workdir(struct options *o)
 {
-	if (tu->workdir) {
-		if (mkdir(tu->workdir, 0777) < 0 && access(tu->workdir, W_OK) < 0)
-			die("cannot make the work directory '%s'", tu->workdir);
-		char *abs = realpath(tu->workdir, NULL);
-		tu->workdir = abs;
+	if (o->workdir) {
+		if (mkdir(o->workdir, 0777) < 0 && access(o->workdir, W_OK) < 0)
+			die("cannot make the work directory '%s'", o->workdir);
+		char *abs = realpath(o->workdir, NULL);
+		o->workdir = abs;
 		return;
 	}
 	char *t = fmt("%s/mpcc-tune-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	if (!mkdtemp(t))
 		die("cannot make a temporary directory");
-	tu->workdir = t;
+	o->workdir = t;
 }
 
 static void
-keepnote(const struct tuner *tu)
+keepnote(const struct options *o)
 {
-	kept = tu->workdir;
-	keep_asked = tu->keep;
+	kept = o->workdir;
+	keep_asked = o->keep;
 	self = getpid();
 	atexit(keptnote);
 }
@@ -342,27 +339,25 @@ baseline(struct tuner *tu)
 		    tu->halt ? tu->halt : "it did not run", lo, le);
 	}
 	tu->noise = spread(tu->base->times, tu->base->ntimes);
-	if (!tu->measure)
+	if (!tu->o->measure)
 		fprintf(stderr, "mpcc-tune: noise: the baseline's %d runs spread over %.1f%%: a setting "
 		        "counts as faster beyond %.1f%%\n", tu->base->ntimes, 100 * tu->noise,
 		        100 * threshold(tu));
-	if (!tu->ideal)
+	if (!tu->o->ideal)
 		return;
-	const char *build = tu->build;
 	struct trial *t = xcalloc(1, sizeof *t);
 	t->id = tu->nt;
+	t->cmd = tu->o->ideal;
 	t->env = xstrdup("off");
 	t->what = xstrdup("ideal build (--ideal-build)");
 	t->x = -1;
 	t->verdict = -1;
 	vgrow(tu->t, tu->nt, tu->cap);
 	tu->t[tu->nt++] = t;
-	tu->build = tu->ideal;
-	int guesses = tu->nspec;   /* none may start with the ideal's build */
+	int guesses = tu->nspec;   /* none starts beside the ideal's build */
 	tu->nspec = 0;
 	tuner_eval(tu, &t, 1);
 	tu->nspec = guesses;
-	tu->build = build;
 	tu->idealt = t;
 }
 
@@ -380,7 +375,7 @@ candidates(const struct tuner *tu)
 static int
 timefor(const struct tuner *tu)
 {
-	return !spent(tu->budget ? tu->t0 + tu->budget : 0, tu->reserve);
+	return !spent(tu->o->budget ? tu->t0 + tu->o->budget : 0, tu->reserve);
 }
 
 /* the answer: the fastest trial of the session within the QoS that beats
@@ -420,8 +415,8 @@ writeprofile(struct tuner *tu, const struct trial *win, const char *note)
 {
 	/* what the winner's build applied: a kernel that refused its knob is nvcc's */
 	struct setting none = {0}, s = win ? setting_copy(&win->set) : none;
-	if (tu->dryrun) {
-		char *y = profile_yaml(&s, tu->k, tu->nk, tu->profile, "  ", note);
+	if (tu->o->dryrun) {
+		char *y = profile_yaml(&s, tu->k, tu->nk, tu->o->profile, "  ", note);
 		printf("\n%s", y);
 		free(y);
 		fprintf(stderr, "mpcc-tune: --dry-run: nothing written\n");
@@ -430,11 +425,11 @@ writeprofile(struct tuner *tu, const struct trial *win, const char *note)
 	}
 	char *p = profile_path(tu);
 	writing = 1;
-	int rc = profile_write(p, tu->profile, &s, tu->k, tu->nk, note) < 0 ||
+	int rc = profile_write(p, tu->o->profile, &s, tu->k, tu->nk, note) < 0 ||
 	         profile_check(tu, win ? win : tu->base, p) < 0 ? -1 : 0;
 	if (!rc)
 		fprintf(stderr, "mpcc-tune: profile '%s' written to %s: build with MPCC_PROFILE=%s%s\n",
-		        tu->profile, p, tu->profile, tu->policy ? " and MPCC_POLICY=that file" : "");
+		        tu->o->profile, p, tu->o->profile, tu->o->policy ? " and MPCC_POLICY=that file" : "");
 	free(p);
 	setting_release(&s);
 	return rc;
@@ -444,9 +439,9 @@ writeprofile(struct tuner *tu, const struct trial *win, const char *note)
 static int
 cleanup(const struct tuner *tu, int rc)
 {
-	if (!tu->keep && !rc) {
-		if (rmtree(tu->workdir) < 0)
-			warn("cannot remove '%s': %s", tu->workdir, strerror(errno));
+	if (!tu->o->keep && !rc) {
+		if (rmtree(tu->o->workdir) < 0)
+			warn("cannot remove '%s': %s", tu->o->workdir, strerror(errno));
 		else
 			kept = NULL;
 	}
@@ -456,17 +451,22 @@ cleanup(const struct tuner *tu, int rc)
 int
 main(int argc, char **argv)
 {
+	static struct options o;
 	struct tuner tu;
 	struct confirmation cf;
 	char *note;
 	progname = "mpcc-tune";
 	passes_init();
-	options(&tu, argc, argv);
-	workdir(&tu);
-	keepnote(&tu);
+	options(&o, argc, argv);
+	tu = (struct tuner){.o = &o, .left = -1, .t0 = now()};
+	if (o.jobs > 1 && !apart(&tu))
+		warn("--jobs: --run does not name $MPCC_TUNE_DIR, or --build does not and there is no "
+		     "--binary, so every candidate runs the same program: one candidate at a time");
+	workdir(&o);
+	keepnote(&o);
 	/* every build of the session, the baseline's first, shares one cache of
 	 * nvcc's steps (driver/stepcache.c); MPCC_STEP_CACHE set (empty: none) wins */
-	char *cache = fmt("%s/cache", tu.workdir);
+	char *cache = fmt("%s/cache", o.workdir);
 	setenv("MPCC_STEP_CACHE", cache, 0);
 	free(cache);
 	/* and reads a report's outcomes, never ptxas's figures, whose two
@@ -475,10 +475,10 @@ main(int argc, char **argv)
 	catchint();
 	atexit(killall);   /* a session that dies leaves no build or run behind */
 	tu.eval = trials_run;
-	fprintf(stderr, "mpcc-tune: work directory %s\n", tu.workdir);
+	fprintf(stderr, "mpcc-tune: work directory %s\n", o.workdir);
 	baseline(&tu);
 	struct trial *timed = find_kernels(&tu);
-	if (tu.measure)
+	if (o.measure)
 		return cleanup(&tu, measure_facts(&tu, timed));
 	budget_start(&tu);
 	search_all(&tu);
@@ -489,15 +489,15 @@ main(int argc, char **argv)
 	tu.halt = NULL, tu.deadline = 0;   /* the confirmation runs */
 	if (stopped && !candidates(&tu)) {   /* nothing measured: the profile stays as it is */
 		error("the searches tried no setting (%s): profile '%s' left as it was", stopped,
-		      tu.profile);
+		      o.profile);
 		return 1;
 	}
 	struct trial *win = choose(&tu, &cf, &note);
 	table_print(&tu, win, &cf);
-	if (svg_write(&tu, win, tu.svg) < 0)
-		error("cannot write '%s'", tu.svg);
+	if (svg_write(&tu, win, o.svg) < 0)
+		error("cannot write '%s'", o.svg);
 	else
-		fprintf(stderr, "mpcc-tune: plots in %s\n", tu.svg);
+		fprintf(stderr, "mpcc-tune: plots in %s\n", o.svg);
 	fprintf(stderr, "mpcc-tune: %d %s built and run (the baseline's included)", tu.ntrials,
 	        plural(tu.ntrials, "trial", "trials"));
 	if (tu.nguess)

@@ -15,7 +15,7 @@
 double
 speedup(const struct tuner *tu, const struct trial *t)
 {
-	return tu->higher ? t->time / tu->base->time : tu->base->time / t->time;
+	return tu->o->higher ? t->time / tu->base->time : tu->base->time / t->time;
 }
 
 double
@@ -33,7 +33,7 @@ spread(const double *v, int n)
 double
 threshold(const struct tuner *tu)
 {
-	return fmax(tu->noise, tu->mingain / 100);
+	return fmax(tu->noise, tu->o->mingain / 100);
 }
 
 int
@@ -41,7 +41,7 @@ beats(const struct tuner *tu, const struct trial *a, const struct trial *b)
 {
 	if (a->verdict != V_OK || b->verdict != V_OK)
 		return a->verdict == V_OK;
-	double gain = tu->higher ? a->time / b->time : b->time / a->time;
+	double gain = tu->o->higher ? a->time / b->time : b->time / a->time;
 	return gain > 1 + threshold(tu);
 }
 
@@ -116,10 +116,10 @@ winners(const struct tuner *tu, struct trial ***out)
 double
 ofideal(const struct tuner *tu, const struct trial *t)
 {
-	double p = tu->higher ? t->time : 1 / t->time, p64 = tu->higher ? tu->base->time : 1 / tu->base->time;
+	double p = tu->o->higher ? t->time : 1 / t->time, p64 = tu->o->higher ? tu->base->time : 1 / tu->base->time;
 	if (!tu->idealt || tu->idealt->verdict != V_OK)
 		return (p / p64 - 1) * 100;
-	double p32 = tu->higher ? tu->idealt->time : 1 / tu->idealt->time;
+	double p32 = tu->o->higher ? tu->idealt->time : 1 / tu->idealt->time;
 	return (p - p64) / (p32 - p64) * 100;
 }
 

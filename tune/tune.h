@@ -94,6 +94,7 @@ extern const char *const stepnames[];
 
 struct trial {
 	int id;                 /* t<id>/ in the work directory; 0 is the baseline */
+	const char *cmd;        /* its build command; NULL: --build (--ideal-build's is its own) */
 	struct setting set;
 	char *env;              /* MPCC_SET */
 	char *what;             /* the setting in words, for progress and tables */
@@ -173,8 +174,9 @@ struct guess {
 enum { S_HEU, S_LINEAR, S_EXHAUSTIVE };   /* --search */
 enum { O_TEXT, O_F32, O_F64 };            /* --output-type */
 
-struct tuner {
-	/* options */
+/* what the command line says: main.c's options() fills it, and the
+ * session reads it and never changes it */
+struct options {
 	const char *build, *run, *output, *timepat, *launcher, *kernels;
 	const char *policy, *profile, *svg, *workdir, *ideal, *binary;
 	int transform;          /* a passes[] index, or -1: auto */
@@ -184,6 +186,10 @@ struct tuner {
 	double qos, perf, minshare, mingain, slow;   /* minshare, mingain, perf: % */
 	double budget;          /* --budget, seconds (0: none) */
 	regex_t re;
+};
+
+struct tuner {
+	const struct options *o;   /* read-only */
 	/* state: the baseline, the trials, the kernels */
 	struct trial *base, *idealt;
 	double noise;           /* the baseline's runs: (max - min) / median */

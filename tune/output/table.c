@@ -76,8 +76,8 @@ table_print(const struct tuner *tu, const struct trial *win, const struct confir
 	printf("\n| trial | setting | time | speedup | %s | verdict | kernel: predicted, measured | "
 	       "build s (transform, ptxas, host, link); runs s |\n"
 	       "|---|---|---:|---:|---:|---|---|---|\n",
-	       tu->metric == M_DIGITS ? "digits" : (const char *[]){"mean rel err", "max rel err",
-	                                                            "rel Frobenius"}[tu->metric]);
+	       tu->o->metric == M_DIGITS ? "digits" : (const char *[]){"mean rel err", "max rel err",
+	                                                            "rel Frobenius"}[tu->o->metric]);
 	for (int i = 0; i < tu->nt; i++) {
 		const struct trial *t = tu->t[i];
 		if (t->verdict < 0)

@@ -10,7 +10,7 @@
 int
 pool_gpus(const struct tuner *tu)
 {
-	return tu->jobs;
+	return tu->o->jobs;
 }
 
 int
@@ -22,7 +22,7 @@ guessing(const struct tuner *tu)
 int
 sidebyside(const struct tuner *tu)
 {
-	return apart(tu) && tu->jobs > 1 && !tu->launcher;
+	return apart(tu) && tu->o->jobs > 1 && !tu->o->launcher;
 }
 
 struct trial *

@@ -164,7 +164,7 @@ maystart(struct tuner *tu)
 {
 	if (halted(tu))
 		return 0;
-	if (tu->budget && tu->tsearch > 0)   /* the baseline and timing build run whatever */
+	if (tu->o->budget && tu->tsearch > 0)   /* the baseline and timing build run whatever */
 		budget_update(tu);
 	if (spent(tu->deadline, trialcost(tu))) {
 		tu->halt = "the budget is spent";
@@ -178,7 +178,7 @@ maystart(struct tuner *tu)
 int
 pool_gpu(const struct tuner *tu, int slot)
 {
-	return tu->jobs > 1 && !tu->launcher ? slot : -1;
+	return tu->o->jobs > 1 && !tu->o->launcher ? slot : -1;
 }
 
 /* the wanted first, then the guesses in the order given */
@@ -322,7 +322,7 @@ refill(struct tuner *tu, struct trial **t, int n, int asked)
 		if (known || t[k]->verdict >= 0)
 			continue;
 		free(t[k]->dir);
-		t[k]->dir = fmt("%s/t%d", tu->workdir, t[k]->id);
+		t[k]->dir = fmt("%s/t%d", tu->o->workdir, t[k]->id);
 		mkdir(t[k]->dir, 0777);
 		vgrow(P.j, P.n, P.cap);
 		P.j[P.n++] = (struct job){t[k], J_WAIT, 0, 0, k < asked, k, 0, 0, NULL};
@@ -334,11 +334,11 @@ void
 trials_run(struct tuner *tu, struct trial **t, int n, int asked)
 {
 	if (!P.busy) {
-		P.bmax = buildsapart(tu) && tu->bjobs > 0 ? tu->bjobs : 1;
-		P.rmax = apart(tu) && tu->jobs > 0 ? tu->jobs : 1;
+		P.bmax = buildsapart(tu) && tu->o->bjobs > 0 ? tu->o->bjobs : 1;
+		P.rmax = apart(tu) && tu->o->jobs > 0 ? tu->o->jobs : 1;
 		P.busy = xcalloc(P.rmax, 1);
 	}
-	P.limit = tu->base && tu->base->verdict == V_OK ? tu->slow * tu->base->wall + SLACK : 0;
+	P.limit = tu->base && tu->base->verdict == V_OK ? tu->o->slow * tu->base->wall + SLACK : 0;
 	refill(tu, t, n, asked);
 	drive(tu, 1);
 }

@@ -33,8 +33,8 @@ runend(struct tuner *tu, const char *out, const char *err, int st, double wall, 
 		*why = fmt("killed after %.3g s", wall);
 	else if (st)
 		*why = fmt("exited with %d (see %s)", st, err);
-	else if (tu->timepat && fom(tu, text ? text : "", v) < 0 && fom(tu, etext ? etext : "", v) < 0)
-		*why = fmt("no match of --time '%s' (see %s)", tu->timepat, out);
+	else if (tu->o->timepat && fom(tu, text ? text : "", v) < 0 && fom(tu, etext ? etext : "", v) < 0)
+		*why = fmt("no match of --time '%s' (see %s)", tu->o->timepat, out);
 	free(text), free(etext);
 	return *why ? -1 : 0;
 }
@@ -44,7 +44,7 @@ run_side(struct tuner *tu, int n, char *const *dir, char *const *out, char *cons
          double *v, char **why)
 {
 	struct side *sd = xcalloc(n, sizeof *sd);
-	double t0 = now(), limit = tu->slow * tu->base->wall + SLACK;
+	double t0 = now(), limit = tu->o->slow * tu->base->wall + SLACK;
 	int bad = 0;
 	for (int i = 0; i < n; i++)
 		sd[i] = (struct side){run_start(tu, dir[i], pool_gpu(tu, i), out[i], err[i]), t0, limit, 0, 0};

@@ -196,11 +196,11 @@ search_all(struct tuner *tu)
 {
 	struct pair *pr = NULL;
 	int np = 0;
-	if (tu->transform >= 0) {
+	if (tu->o->transform >= 0) {
 		for (int i = 0; i < tu->nk; i++)
 			if (tu->k[i].hot) {
 				pr = xrealloc(pr, (np + 1) * sizeof *pr);
-				pr[np++] = (struct pair){&tu->k[i], tu->transform, 0,
+				pr[np++] = (struct pair){&tu->k[i], tu->o->transform, 0,
 				                         tu->k[i].share > 0 ? tu->k[i].share : 1};
 			}
 	} else {

@@ -38,7 +38,7 @@ howrun(const struct tuner *tu)
 {
 	if (apart(tu))
 		return APART;
-	return tu->binary ? BINARY : REBUILD;
+	return tu->o->binary ? BINARY : REBUILD;
 }
 
 /* make t's program the one --run runs (*cur: the one it runs now); 0,
@@ -51,7 +51,7 @@ ready(struct tuner *tu, const struct trial *t, const char *dir, int how, const s
 		return 0;
 	*cur = t;
 	if (how == BINARY) {
-		char *from = fmt("%s/binary", t->dir), *to = tunepath(tu->binary, t->dir);
+		char *from = fmt("%s/binary", t->dir), *to = tunepath(tu->o->binary, t->dir);
 		int st = copyprog(from, to);
 		*why = st ? fmt("cannot put back %s's --binary", t->what) : NULL;
 		free(from), free(to);
@@ -69,7 +69,7 @@ ready(struct tuner *tu, const struct trial *t, const char *dir, int how, const s
 static char *
 progdir(struct tuner *tu, const struct trial *t, int pair)
 {
-	return pair ? fmt("%s/confirm/p%d-t%d", tu->workdir, pair, t->id) : xstrdup(t->dir);
+	return pair ? fmt("%s/confirm/p%d-t%d", tu->o->workdir, pair, t->id) : xstrdup(t->dir);
 }
 
 /* copy the programs of the baseline and t for GPUs 2 .. gpus - 1: the
@@ -112,7 +112,7 @@ runsides(struct tuner *tu, struct trial *t, int r, int n, double *b, double *x)
 		char **d = xcalloc(n, sizeof *d);
 		for (int i = 0; i < n; i++) {
 			int w = (i + step) % 2;   /* 0: the baseline */
-			char *rd = fmt("%s/confirm/r%d-t%d", tu->workdir, r + i, who[w]->id);
+			char *rd = fmt("%s/confirm/r%d-t%d", tu->o->workdir, r + i, who[w]->id);
 			mkdir(rd, 0777);
 			d[i] = dir[w][i], out[i] = fmt("%s/run.out", rd), err[i] = fmt("%s/run.err", rd);
 			free(rd);
@@ -142,7 +142,7 @@ runsides(struct tuner *tu, struct trial *t, int r, int n, double *b, double *x)
 static double
 runit(struct tuner *tu, const struct trial *t, int r, int how, const struct trial **cur)
 {
-	char *dir = fmt("%s/confirm/r%d-t%d", tu->workdir, r, t->id), *why = NULL;
+	char *dir = fmt("%s/confirm/r%d-t%d", tu->o->workdir, r, t->id), *why = NULL;
 	char *out = fmt("%s/run.out", dir), *err = fmt("%s/run.err", dir);
 	double v = NAN;
 	mkdir(dir, 0777);
@@ -159,14 +159,14 @@ confirm(struct tuner *tu, struct trial *t, struct confirmation *c)
 {
 	static const char *const hows[] = {"each in its own directory", "their --binary put back in turn",
 	                                   "each rebuilt when the other ran last"};
-	int n = tu->confirm, how = howrun(tu), m = 0;
+	int n = tu->o->confirm, how = howrun(tu), m = 0;
 	int side = sidebyside(tu) ? pool_gpus(tu) : 1;   /* rounds at once */
 	if (side > n)
 		side = n;
 	const struct trial *cur = NULL;   /* not known: the last build may be either */
 	double *ratio = xmalloc(n * sizeof *ratio), *base = xmalloc(n * sizeof *base);
 	double *b = xmalloc(side * sizeof *b), *x = xmalloc(side * sizeof *x);
-	char *d = fmt("%s/confirm", tu->workdir), *at = NULL;
+	char *d = fmt("%s/confirm", tu->o->workdir), *at = NULL;
 	mkdir(d, 0777);
 	free(d);
 	if (side > 2)
@@ -189,7 +189,7 @@ confirm(struct tuner *tu, struct trial *t, struct confirmation *c)
 			if (isnan(b[i]) || isnan(x[i]))
 				continue;
 			base[m] = b[i];
-			ratio[m++] = tu->higher ? x[i] / b[i] : b[i] / x[i];
+			ratio[m++] = tu->o->higher ? x[i] / b[i] : b[i] / x[i];
 			fprintf(stderr, "mpcc-tune: confirm: round %d: baseline %.4g, candidate %.4g: %.3fx\n",
 			        r + i + 1, b[i], x[i], ratio[m - 1]);
 		}

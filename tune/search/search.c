@@ -40,13 +40,13 @@ badness(const struct tuner *tu, const struct trial *t)
 {
 	if (t->verdict != V_OK)
 		return INFINITY;
-	return tu->metric == M_DIGITS ? -t->err : t->err;
+	return tu->o->metric == M_DIGITS ? -t->err : t->err;
 }
 
 static double
 limit(const struct tuner *tu)
 {
-	return tu->metric == M_DIGITS ? -tu->qos : tu->qos;
+	return tu->o->metric == M_DIGITS ? -tu->o->qos : tu->o->qos;
 }
 
 /* one point of a grid search: what it needs from the search */
@@ -142,7 +142,7 @@ heu(const struct grid *g)
 				curve_stop(g->c, fmt("%s=%d has its error right at the QoS", g->knob->name, l));
 				return;
 			}
-			if (tu->stopafter && dry >= tu->stopafter) {
+			if (tu->o->stopafter && dry >= tu->o->stopafter) {
 				curve_stop(g->c, fmt("%d %s in a row within the QoS gained nothing beyond the "
 				                     "noise (%.1f%%)", dry, plural(dry, "step", "steps"),
 				                     100 * threshold(tu)));
@@ -217,13 +217,13 @@ search_grid(struct tuner *tu, const struct setting *base, const struct kern *k, 
 {
 	static const char *const how[] = {"heu", "linear", "exhaustive"};
 	const struct param *knob = pass_knob(pass);
-	int lo = knob->lo, hi = tu->lmax < knob->hi ? tu->lmax : knob->hi;
-	struct grid g = {tu, base, k, pass, knob, lo, hi - (hi - lo) % tu->step, tu->step,
-	                 curve_new(tu, k->demangled, pass, how[tu->search])};
+	int lo = knob->lo, hi = tu->o->lmax < knob->hi ? tu->o->lmax : knob->hi;
+	struct grid g = {tu, base, k, pass, knob, lo, hi - (hi - lo) % tu->o->step, tu->o->step,
+	                 curve_new(tu, k->demangled, pass, how[tu->o->search])};
 	int before = tu->ntrials, left = tu->left;
-	if (tu->search == S_HEU)
+	if (tu->o->search == S_HEU)
 		heu_search(&g);
-	else if (tu->search == S_LINEAR)
+	else if (tu->o->search == S_LINEAR)
 		linear(&g);
 	else
 		exhaustive(&g);
@@ -264,8 +264,8 @@ search_first(struct tuner *tu, const struct setting *base, const struct kern *k,
 	int n = 0;
 	switch (knob->kind) {
 	case PINT: {
-		int lo = knob->lo, hi = tu->lmax < knob->hi ? tu->lmax : knob->hi;
-		char *p = fmt("%s=%d", knob->name, hi - (hi - lo) % tu->step);
+		int lo = knob->lo, hi = tu->o->lmax < knob->hi ? tu->o->lmax : knob->hi;
+		char *p = fmt("%s=%d", knob->name, hi - (hi - lo) % tu->o->step);
 		t[n++] = withknob(tu, base, pass, k->mangled, p, -1);
 		free(p);
 		break;

@@ -85,11 +85,11 @@ static const char *
 rank(struct tuner *tu, const struct kern *k, struct unit *u, int n, int *shadowed)
 {
 	*shadowed = 0;
-	if (tu->mode == 3) {
+	if (tu->o->mode == 3) {
 		qsort(u, n, sizeof *u, byratio);
 		return "r_ac, largest first";
 	}
-	if (tu->shadow) {
+	if (tu->o->shadow) {
 		*shadowed = shadowerr(tu, k, u, n);
 		qsort(u, n, sizeof *u, byerr);
 		return "shadow error, smallest first";
@@ -183,7 +183,7 @@ units_first(struct tuner *tu, const struct setting *base, const struct kern *k, 
             struct trial *all, struct trial **t, int max)
 {
 	int applied, shadowed, m = 0;
-	if (tu->shadow || all->verdict < 0)   /* the order needs the shadow build's run */
+	if (tu->o->shadow || all->verdict < 0)   /* the order needs the shadow build's run */
 		return 0;
 	char *st = report_stats(all->report, pass, k->mangled, &applied);
 	struct unit *u;
@@ -220,8 +220,8 @@ cumulative(struct tuner *tu, const struct setting *base, const struct kern *k, i
 			guesses(tu, base, k, pass, ids, m, u, i, n, all);
 		struct trial *t = withunits(tu, base, k, pass, ids, m, u, i, n, all);
 		tu->left = n - i - 1;
-		if (tu->stopafter && tu->left > tu->stopafter - dry - 1)
-			tu->left = tu->stopafter - dry - 1;
+		if (tu->o->stopafter && tu->left > tu->o->stopafter - dry - 1)
+			tu->left = tu->o->stopafter - dry - 1;
 		search_ask(tu, &t, 1);
 		curve_add(c, t);
 		if (t->verdict < 0 && halted(tu)) {
@@ -236,9 +236,9 @@ cumulative(struct tuner *tu, const struct setting *base, const struct kern *k, i
 			buf_printf(&out, "%s%ld", out.n ? ", " : "", u[i].id);
 		else
 			m++;
-		if (t->meets && tu->mode > 1 && ofideal(tu, t) >= tu->perf)
+		if (t->meets && tu->o->mode > 1 && ofideal(tu, t) >= tu->o->perf)
 			stop = xstrdup("it reached --perf-threshold within the QoS");
-		else if (tu->stopafter && dry >= tu->stopafter && i + 1 < n)
+		else if (tu->o->stopafter && dry >= tu->o->stopafter && i + 1 < n)
 			stop = fmt("%d %s in a row gained nothing beyond the noise (%.1f%%)", dry,
 			           plural(dry, "unit", "units"), 100 * threshold(tu));
 	}
@@ -276,7 +276,7 @@ struct trial *
 search_units(struct tuner *tu, const struct setting *base, const struct kern *k, int pass)
 {
 	static const char *const how[] = {"", "mode 1", "mode 2", "mode 3"};
-	struct curve *c = curve_new(tu, k->demangled, pass, how[tu->mode]);
+	struct curve *c = curve_new(tu, k->demangled, pass, how[tu->o->mode]);
 	int before = tu->ntrials, applied;
 	struct trial *own, *all = fixed(tu, base, k, pass, c, &own);
 	char *st = report_stats(all->report, pass, k->mangled, &applied);

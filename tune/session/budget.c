@@ -52,7 +52,7 @@ trialcost(const struct tuner *tu)
 	for (int i = 0; i < tu->nt; i++)
 		if (tu->t[i] != tu->base && tu->t[i]->verdict >= 0 && tu->t[i]->cost > 0)
 			sum += tu->t[i]->cost, n++;
-	return n ? sum / n : tu->base->build + tu->runs * tu->base->wall;
+	return n ? sum / n : tu->base->build + tu->o->runs * tu->base->wall;
 }
 
 /* the seconds the confirmation and the check will take: --confirm rounds of
@@ -69,7 +69,7 @@ reserve(const struct tuner *tu)
 			sum += tu->t[i]->build, n++;
 	if (n)
 		build = sum / n;
-	return tu->confirm * 2 * run + (apart(tu) || tu->binary ? 0 : (tu->confirm + 1) * build) + build;
+	return tu->o->confirm * 2 * run + (apart(tu) || tu->o->binary ? 0 : (tu->o->confirm + 1) * build) + build;
 }
 
 /* the searches' end, as the builds so far make the reserve */
@@ -77,22 +77,22 @@ void
 budget_update(struct tuner *tu)
 {
 	tu->reserve = reserve(tu);
-	tu->deadline = tu->t0 + tu->budget - tu->reserve;
+	tu->deadline = tu->t0 + tu->o->budget - tu->reserve;
 }
 
 void
 budget_start(struct tuner *tu)
 {
 	tu->tsearch = now();
-	if (!tu->budget)
+	if (!tu->o->budget)
 		return;
 	budget_update(tu);
 	fprintf(stderr, "mpcc-tune: budget: %.0f s in all; %.0f s kept for the confirmation and the "
-	        "check; the searches have %.0f s\n", tu->budget, tu->reserve,
+	        "check; the searches have %.0f s\n", tu->o->budget, tu->reserve,
 	        fmax(0, tu->deadline - now()));
 	if (spent(tu->deadline, 0))
 		warn("--budget %.0f s leaves no time to search: a build takes %.3g s and a run %.3g s",
-		     tu->budget, tu->base->build, tu->base->wall);
+		     tu->o->budget, tu->base->build, tu->base->wall);
 }
 
 void
@@ -124,7 +124,7 @@ halted(struct tuner *tu)
 {
 	if (interrupts && !tu->halt)
 		tu->halt = "stopped by Ctrl-C";
-	if (tu->maxtrials && tried(tu) + tu->inflight >= tu->maxtrials && !tu->halt)
+	if (tu->o->maxtrials && tried(tu) + tu->inflight >= tu->o->maxtrials && !tu->halt)
 		tu->halt = "--max-trials reached";
 	if (tu->halt)
 		return tu->halt;
@@ -140,13 +140,13 @@ planned(const struct tuner *tu, int pass)
 	int n = 0;
 	switch (k->kind) {
 	case PINT:
-		n = ((tu->lmax < k->hi ? tu->lmax : (int)k->hi) - (int)k->lo) / tu->step;
-		return tu->search != S_HEU ? n : 1 + (int)ceil(log2(n > 1 ? n : 2));
+		n = ((tu->o->lmax < k->hi ? tu->o->lmax : (int)k->hi) - (int)k->lo) / tu->o->step;
+		return tu->o->search != S_HEU ? n : 1 + (int)ceil(log2(n > 1 ? n : 2));
 	case PENUM:
 		while (k->words[n])
 			n++;
 		return n;
 	default:
-		return 2 + tu->shadow + (tu->stopafter ? tu->stopafter + 1 : 10);
+		return 2 + tu->o->shadow + (tu->o->stopafter ? tu->o->stopafter + 1 : 10);
 	}
 }

@@ -59,7 +59,7 @@ kernelspeed(const struct tuner *tu, const struct trial *t)
 void
 progress(const struct tuner *tu, const struct trial *t)
 {
-	const char *unit = tu->timepat ? "" : " s";
+	const char *unit = tu->o->timepat ? "" : " s";
 	fprintf(stderr, "mpcc-tune: [t%d] %s: ", t->id, t->what);
 	if (t->verdict != V_OK)
 		fprintf(stderr, "%s: %s", verdictname[t->verdict], t->why ? t->why : "");
@@ -70,7 +70,7 @@ progress(const struct tuner *tu, const struct trial *t)
 	else {
 		int probe = instrumented(t);
 		fprintf(stderr, "time %.4g%s (%.3fx), %s %.3g", t->time, unit, speedup(tu, t),
-		        tu->metric == M_DIGITS ? "digits" : "error", t->err);
+		        tu->o->metric == M_DIGITS ? "digits" : "error", t->err);
 		if (tu->idealt && tu->idealt->verdict == V_OK && t != tu->idealt)
 			fprintf(stderr, ", %.0f%% of the ideal", ofideal(tu, t));
 		fprintf(stderr, "%s", probe || t == tu->idealt ? "" : t->meets ? ": meets the QoS" : ": over the QoS");

@@ -143,7 +143,8 @@ build_start(struct tuner *tu, const struct trial *t, const char *rep, const char
 	unlink(rep), unlink(steps);
 	/* a trial's build is niced, so that the runs beside it (--jobs) keep
 	 * the CPU they time; its log is stdout and stderr, as 2>&1 */
-	pid_t pid = spawn_start(&(struct spawn){.line = tu->build, .env = env, .out = log, .err = log,
+	const char *line = t->cmd ? t->cmd : tu->o->build;
+	pid_t pid = spawn_start(&(struct spawn){.line = line, .env = env, .out = log, .err = log,
 	                                       .nullin = 1, .group = 1, .nice = niced ? 10 : 0});
 	free(e_set), free(e_rep), free(e_dir), free(e_steps), free(steps);
 	return pid;
@@ -228,8 +229,8 @@ trial_built(struct tuner *tu, struct trial *t, int st)
 		r = checkreport(t);
 	if (!r && t->refused)
 		r = anew(tu, t);
-	if (!r && tu->binary) {
-		char *from = tunepath(tu->binary, t->dir), *to = trial_path(t, "binary");
+	if (!r && tu->o->binary) {
+		char *from = tunepath(tu->o->binary, t->dir), *to = trial_path(t, "binary");
 		if (copyprog(from, to) < 0)
 			r = trial_fail(t, V_BUILD, fmt("cannot copy --binary '%s' to '%s'", from, to));
 		free(from), free(to);
