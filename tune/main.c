@@ -336,7 +336,7 @@ baseline(struct tuner *tu)
 		char *o = fmt("%s/run.out", tu->base->dir), *e = fmt("%s/run.err", tu->base->dir);
 		char *lo = lastlines(o, 10), *le = lastlines(e, 10);
 		die("the baseline failed: %s\n%s%s  no profile written", tu->base->why ? tu->base->why :
-		    tu->halt ? tu->halt : "it did not run", lo, le);
+		    session_halt(tu) ? session_halt(tu) : "it did not run", lo, le);
 	}
 	tu->noise = spread(tu->base->times, tu->base->ntimes);
 	if (!tu->o->measure)
@@ -354,10 +354,7 @@ baseline(struct tuner *tu)
 	t->verdict = -1;
 	vgrow(tu->t, tu->nt, tu->cap);
 	tu->t[tu->nt++] = t;
-	int guesses = tu->nspec;   /* none starts beside the ideal's build */
-	tu->nspec = 0;
-	tuner_eval(tu, &t, 1);
-	tu->nspec = guesses;
+	tuner_eval_alone(tu, t);   /* no guess starts beside the ideal's build */
 	tu->idealt = t;
 }
 
@@ -373,9 +370,9 @@ candidates(const struct tuner *tu)
 
 /* may another confirmation start within --budget? */
 static int
-timefor(const struct tuner *tu)
+timefor(struct tuner *tu)
 {
-	return !spent(tu->o->budget ? tu->t0 + tu->o->budget : 0, tu->reserve);
+	return budget_fits(tu);
 }
 
 /* the answer: the fastest trial of the session within the QoS that beats
@@ -458,7 +455,7 @@ main(int argc, char **argv)
 	progname = "mpcc-tune";
 	passes_init();
 	options(&o, argc, argv);
-	tu = (struct tuner){.o = &o, .left = -1, .t0 = now()};
+	tu = (struct tuner){.o = &o, .t0 = now()};
 	if (o.jobs > 1 && !apart(&tu))
 		warn("--jobs: --run does not name $MPCC_TUNE_DIR, or --build does not and there is no "
 		     "--binary, so every candidate runs the same program: one candidate at a time");
@@ -474,7 +471,6 @@ main(int argc, char **argv)
 	setenv("MPCC_REPORT_NO_PTXAS", "1", 0);
 	catchint();
 	atexit(killall);   /* a session that dies leaves no build or run behind */
-	tu.eval = trials_run;
 	fprintf(stderr, "mpcc-tune: work directory %s\n", o.workdir);
 	baseline(&tu);
 	struct trial *timed = find_kernels(&tu);
@@ -483,10 +479,10 @@ main(int argc, char **argv)
 	budget_start(&tu);
 	search_all(&tu);
 	trials_drop(&tu);
-	const char *stopped = tu.halt;
+	const char *stopped = session_halt(&tu);
 	if (stopped)
 		fprintf(stderr, "mpcc-tune: the searches stopped: %s\n", stopped);
-	tu.halt = NULL, tu.deadline = 0;   /* the confirmation runs */
+	budget_end(&tu);   /* the confirmation runs */
 	if (stopped && !candidates(&tu)) {   /* nothing measured: the profile stays as it is */
 		error("the searches tried no setting (%s): profile '%s' left as it was", stopped,
 		      o.profile);
@@ -498,10 +494,10 @@ main(int argc, char **argv)
 		error("cannot write '%s'", o.svg);
 	else
 		fprintf(stderr, "mpcc-tune: plots in %s\n", o.svg);
-	fprintf(stderr, "mpcc-tune: %d %s built and run (the baseline's included)", tu.ntrials,
-	        plural(tu.ntrials, "trial", "trials"));
-	if (tu.nguess)
-		fprintf(stderr, ", and %d guesses run that no search asked for", tu.nguess);
+	fprintf(stderr, "mpcc-tune: %d %s built and run (the baseline's included)", pool_asked(&tu),
+	        plural(pool_asked(&tu), "trial", "trials"));
+	if (pool_guessed(&tu))
+		fprintf(stderr, ", and %d guesses run that no search asked for", pool_guessed(&tu));
 	fprintf(stderr, "; %.0f s\n", now() - tu.t0);
 	table_builds(&tu);
 	table_model(&tu);

@@ -23,6 +23,14 @@
  * of units. What a session may spend (--budget, --max-trials, Ctrl-C) and
  * what it says of its progress is the session's (session/).
  *
+ * struct tuner holds the options, which the session only reads, and what
+ * every room reads: the baseline, its noise, the trials, the kernels. Each
+ * room keeps its own state in a struct of its header (struct session,
+ * struct pool, struct searches), made at its first use and changed only
+ * by its own files; a room below is told what it must know of those above
+ * (the pool's trials under way, session_running(); the searches' plan,
+ * session_plan()), and never reads their state.
+ *
  * The rooms of tune/, each a folder with one header, the highest first.
  * Files call only files later in this list, so a room calls only the
  * rooms below it, and its header includes the header of the room below
@@ -143,32 +151,12 @@ struct kern {
 	char *src;              /* its source file, as the build named it (NULL: not known) */
 };
 
-/* one search over one knob, for the table, the SVG and the summary */
-struct curve {
-	char *kernel;           /* demangled */
-	int pass;
-	const char *how;        /* "heu", "linear", "exhaustive", "mode 1" ... */
-	struct trial **t;       /* the trials of this search, in the order run */
-	int n;
-	struct trial *best;     /* NULL: nothing met the QoS */
-	int runs;               /* trials it built and ran (the cache's not counted) */
-	char *stop;             /* why it stopped, in words */
-};
-
 /* the winner's interleaved runs against the baseline (confirm.c) */
 struct confirmation {
 	int rounds;             /* rounds run */
 	double median, lo, hi;  /* the rounds' speed-ups: median and range */
 	double basespread;      /* the spread of the baseline's runs in the rounds */
 	int ok;                 /* the median beats the noise */
-};
-
-/* a trial a search may ask for soon (speculate()): the search in progress
- * guesses with ranks below RANKS, those of the searches to come above */
-#define RANKS 100
-struct guess {
-	struct trial *t;
-	int rank;               /* lower: sooner */
 };
 
 enum { S_HEU, S_LINEAR, S_EXHAUSTIVE };   /* --search */
@@ -188,44 +176,26 @@ struct options {
 	regex_t re;
 };
 
+/* each room's own state, declared in its header (tune.h's list): only
+ * its files change it */
+struct session;
+struct pool;
+struct searches;
+
 struct tuner {
 	const struct options *o;   /* read-only */
-	/* state: the baseline, the trials, the kernels */
+	double t0;              /* the session's start (now()) */
+	/* what every room reads: the baseline, the trials, the kernels */
 	struct trial *base, *idealt;
 	double noise;           /* the baseline's runs: (max - min) / median */
 	struct trial **t;       /* every trial, the cache of settings */
 	int nt, cap;
 	struct kern *k;
 	int nk;
-	/* the searches' (search/) */
-	struct curve **c;
-	int nc, capc;
-	int left;               /* trials the search in progress may still run, after
-	                         * the batch being run (-1: not known) */
-	int later;              /* trials the searches after it will likely run */
-	/* the guesses of the searches to come, made again from what is known
-	 * before each batch (search/auto.c's, called by search_ask(): the
-	 * search room's own, which the pool never calls); NULL: none */
-	void (*ahead)(struct tuner *tu);
-	/* the pool's (pool/) */
-	int ntrials;            /* trials a search asked for, built and run, the baseline's
-	                         * included */
-	int nguess;             /* trials built and run as guesses (speculate()) */
-	int pending;            /* trials of the batch being run not done yet */
-	int inflight;           /* of them, those that started */
-	struct guess *spec;     /* speculate(): what may be asked for next, soonest first */
-	int nspec, capspec;
-	/* build and run trials (pool/pool.c's trials_run; tests put a model here):
-	 * t[0..asked) before it returns, the rest (guesses) as slots allow */
-	void (*eval)(struct tuner *tu, struct trial **t, int n, int asked);
-	void *arg;              /* for eval */
-	/* the session's budget (session/budget.c) */
-	double t0;              /* the session's start (now()) */
-	double tsearch;         /* when the searches started */
-	double deadline;        /* no trial starts after it, or runs on past it (0: none) */
-	double until;           /* the search in progress starts no trial after it */
-	double reserve;         /* seconds kept for the confirmation and the check */
-	const char *halt;       /* why every search stops now (NULL: go on) */
+	/* the rooms', each made at its first use */
+	struct session *ses;    /* session/budget.c's session_of() */
+	struct pool *pool;      /* pool/ask.c's pool_of() */
+	struct searches *srch;  /* search/curve.c's searches_of() */
 };
 
 /* measure.c */

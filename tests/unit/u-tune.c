@@ -245,7 +245,7 @@ shadowmodel(struct tuner *tu, struct trial *t, int exact)
 static void
 model_eval(struct tuner *tu, struct trial **t, int n, int asked)
 {
-	struct model *m = tu->arg;
+	struct model *m = pool_of(tu)->arg;
 	(void)asked;   /* a model runs every trial, guesses too, at once */
 	m->batches++;
 	for (int i = 0; i < n; i++) {
@@ -279,7 +279,8 @@ setup(struct tuner *tu, double (*err)(double), double qos, int search)
 	struct options *o = xmalloc(sizeof *o);
 	*o = (struct options){.qos = qos, .search = search, .step = 4, .lmax = 64, .slow = 3, .runs = 1,
 	                      .mingain = 1, .mode = 1};
-	*tu = (struct tuner){.o = o, .left = -1, .eval = model_eval, .arg = &model};
+	*tu = (struct tuner){.o = o};
+	pool_of(tu)->eval = model_eval, pool_of(tu)->arg = &model;
 	model = (struct model){err, 0, 0, 0, 0, ""};
 	char *d = test_tmp("u-tune");
 	snprintf(model.dir, sizeof model.dir, "%s-%d-%d", d, (int)getpid(), n++);
@@ -314,16 +315,16 @@ TEST(heu_reaches_the_qos_in_few_trials)
 	setup(&tu, linear_err, 1e-7, S_HEU);
 	struct trial *t = search_grid(&tu, &none, &kern, pass_find("sfu"));
 	CHECK(lambda_of(t) == 32);
-	CHECK(tu.c[0]->runs == 2);
+	CHECK(searches_of(&tu)->c[0]->runs == 2);
 	/* quadratic: from below, halving the upper bound's weight (Illinois) */
 	setup(&tu, quadratic, 2.55e-4, S_HEU);
 	t = search_grid(&tu, &none, &kern, pass_find("sfu"));
 	CHECK(lambda_of(t) == 32);
-	CHECK(tu.c[0]->runs <= 5);
+	CHECK(searches_of(&tu)->c[0]->runs <= 5);
 	/* everything within the QoS: lambda 64 at once */
 	setup(&tu, quadratic, 1, S_HEU);
 	t = search_grid(&tu, &none, &kern, pass_find("sfu"));
-	CHECK(lambda_of(t) == 64 && tu.c[0]->runs == 1);
+	CHECK(lambda_of(t) == 64 && searches_of(&tu)->c[0]->runs == 1);
 }
 
 TEST(heu_answer_always_meets_the_qos)
@@ -366,7 +367,7 @@ TEST(linear_walks_down_from_the_top)
 	struct setting none = {0};
 	setup(&tu, quadratic, 2.55e-4, S_LINEAR);
 	struct trial *t = search_grid(&tu, &none, &kern, pass_find("sfu"));
-	CHECK(lambda_of(t) == 32 && tu.c[0]->runs == 9);
+	CHECK(lambda_of(t) == 32 && searches_of(&tu)->c[0]->runs == 9);
 }
 
 TEST(exhaustive_tries_the_grid)
@@ -376,7 +377,7 @@ TEST(exhaustive_tries_the_grid)
 	setup(&tu, bumpy, 5e-7, S_EXHAUSTIVE);
 	struct trial *t = search_grid(&tu, &none, &kern, pass_find("sfu"));
 	/* 1e-8 * l <= 5e-7 up to 48 except the bump at 40: the fastest is 48 */
-	CHECK(lambda_of(t) == 48 && tu.c[0]->runs == 16);
+	CHECK(lambda_of(t) == 48 && searches_of(&tu)->c[0]->runs == 16);
 }
 
 TEST(a_trial_is_run_once)
@@ -389,7 +390,7 @@ TEST(a_trial_is_run_once)
 	opt(&tu)->search = S_HEU;
 	search_grid(&tu, &none, &kern, pass_find("sfu"));
 	CHECK(model.evals == evals);
-	CHECK(tu.c[1]->runs == 0);
+	CHECK(searches_of(&tu)->c[1]->runs == 0);
 }
 
 
@@ -411,14 +412,14 @@ TEST(fiset_mode_1_lowers_sets_cumulatively_while_the_qos_holds)
 	struct trial *t = search_units(&tu, &none, &kern, pass_find("fiset"));
 	CHECK(sets_of(t) == (1 << 2 | 1 << 3));
 	/* all, auto, the shadow build, {2}, {2,3}, {1,2,3}, {2,3,4} */
-	CHECK(tu.c[0]->runs == 7);
-	CHECK(tu.c[0]->stop && strstr(tu.c[0]->stop, "2 of 4 units kept (1, 4 broke the QoS)"));
+	CHECK(searches_of(&tu)->c[0]->runs == 7);
+	CHECK(searches_of(&tu)->c[0]->stop && strstr(searches_of(&tu)->c[0]->stop, "2 of 4 units kept (1, 4 broke the QoS)"));
 	/* by the model (no shadow build), largest predicted first: 4, 1, 3,
 	 * 2; within 1e-4 every one: the last is all, the fastest */
 	setup(&tu, quadratic, 1e-4, S_HEU);
 	t = search_units(&tu, &none, &kern, pass_find("fiset"));
 	CHECK(t && !strcmp(t->set.k[0].params, "sets=all"));
-	CHECK(tu.c[0]->runs == 5);   /* all, auto, {4}, {1,4}, {1,3,4}; then all again */
+	CHECK(searches_of(&tu)->c[0]->runs == 5);   /* all, auto, {4}, {1,4}, {1,3,4}; then all again */
 }
 
 TEST(fiset_modes_2_and_3_stop_at_the_performance_threshold)
@@ -430,13 +431,13 @@ TEST(fiset_modes_2_and_3_stop_at_the_performance_threshold)
 	opt(&tu)->shadow = 1, opt(&tu)->mode = 2, opt(&tu)->perf = 5;
 	struct trial *t = search_units(&tu, &none, &kern, pass_find("fiset"));
 	CHECK(sets_of(t) == (1 << 2 | 1 << 3));
-	CHECK(tu.c[0]->stop && strstr(tu.c[0]->stop, "perf-threshold"));
+	CHECK(searches_of(&tu)->c[0]->stop && strstr(searches_of(&tu)->c[0]->stop, "perf-threshold"));
 	/* mode 3: by r_ac, largest first: {3} is within 1e-6 and 11% faster */
 	setup(&tu, quadratic, 1e-6, S_HEU);
 	opt(&tu)->mode = 3, opt(&tu)->perf = 5;
 	t = search_units(&tu, &none, &kern, pass_find("fiset"));
 	CHECK(sets_of(t) == 1 << 3);
-	CHECK(tu.c[0]->runs == 3);   /* all, auto, {3}: no shadow build needed */
+	CHECK(searches_of(&tu)->c[0]->runs == 3);   /* all, auto, {3}: no shadow build needed */
 	/* a QoS no set meets */
 	setup(&tu, quadratic, 1e-12, S_HEU);
 	opt(&tu)->shadow = 1;
@@ -456,7 +457,7 @@ TEST(fiset_mode_2_measures_against_the_ideal)
 	tu.idealt = &ideal;
 	struct trial *t = search_units(&tu, &none, &kern, pass_find("fiset"));
 	CHECK(sets_of(t) == (1 << 1 | 1 << 2 | 1 << 3));
-	CHECK(tu.c[0]->stop && strstr(tu.c[0]->stop, "perf-threshold"));
+	CHECK(searches_of(&tu)->c[0]->stop && strstr(searches_of(&tu)->c[0]->stop, "perf-threshold"));
 }
 
 TEST(units_stop_after_k_in_a_row_that_gain_nothing)
@@ -468,16 +469,16 @@ TEST(units_stop_after_k_in_a_row_that_gain_nothing)
 	setup(&tu, quadratic, 1e-4, S_HEU);
 	opt(&tu)->stopafter = 2;
 	search_units(&tu, &none, &kern, pass_find("fiset"));
-	CHECK(tu.c[0]->runs == 4);   /* all, auto, {4}, {1,4} */
-	CHECK(tu.c[0]->stop && strstr(tu.c[0]->stop, "2 units in a row gained nothing beyond the noise"));
+	CHECK(searches_of(&tu)->c[0]->runs == 4);   /* all, auto, {4}, {1,4} */
+	CHECK(searches_of(&tu)->c[0]->stop && strstr(searches_of(&tu)->c[0]->stop, "2 units in a row gained nothing beyond the noise"));
 	/* by shadow error within 1e-6, {2} first: no faster than auto, the
 	 * same set, measured already */
 	setup(&tu, quadratic, 1e-6, S_HEU);
 	opt(&tu)->shadow = 1, opt(&tu)->stopafter = 1;
 	struct trial *t = search_units(&tu, &none, &kern, pass_find("fiset"));
 	CHECK(sets_of(t) == 1 << 2);
-	CHECK(tu.c[0]->runs == 4);   /* all, auto, the shadow build, {2} */
-	CHECK(tu.c[0]->stop && strstr(tu.c[0]->stop, "1 unit in a row gained nothing"));
+	CHECK(searches_of(&tu)->c[0]->runs == 4);   /* all, auto, the shadow build, {2} */
+	CHECK(searches_of(&tu)->c[0]->stop && strstr(searches_of(&tu)->c[0]->stop, "1 unit in a row gained nothing"));
 }
 
 TEST(units_are_not_walked_when_all_wins_and_the_shadow_sees_no_error)
@@ -489,8 +490,8 @@ TEST(units_are_not_walked_when_all_wins_and_the_shadow_sees_no_error)
 	model.exact = 1;
 	struct trial *t = search_units(&tu, &none, &kern, pass_find("fiset"));
 	CHECK(t && !strcmp(t->set.k[0].params, "sets=all"));
-	CHECK(tu.c[0]->runs == 3);   /* all, auto, the shadow build */
-	CHECK(tu.c[0]->stop && strstr(tu.c[0]->stop, "no list of units to try"));
+	CHECK(searches_of(&tu)->c[0]->runs == 3);   /* all, auto, the shadow build */
+	CHECK(searches_of(&tu)->c[0]->stop && strstr(searches_of(&tu)->c[0]->stop, "no list of units to try"));
 }
 
 TEST(guesses_fill_free_gpus_and_change_nothing_kept)
@@ -506,10 +507,10 @@ TEST(guesses_fill_free_gpus_and_change_nothing_kept)
 	opt(&four)->build = "make -C $MPCC_TUNE_DIR", opt(&four)->run = "$MPCC_TUNE_DIR/prog";   /* runs apart */
 	struct trial *b = search_units(&four, &none, &kern, pass_find("fiset"));
 	CHECK(sets_of(a) == sets_of(b) && a && b && !strcmp(a->env, b->env));
-	CHECK(one.c[0]->runs == four.c[0]->runs);   /* the trials the search asked for */
+	CHECK(searches_of(&one)->c[0]->runs == searches_of(&four)->c[0]->runs);   /* the trials the search asked for */
 	/* fewer batches, each guess asked for in the end: none wasted here */
-	CHECK(model.batches < batches && four.nguess == 0);
-	free(one.spec), free(four.spec);
+	CHECK(model.batches < batches && pool_guessed(&four) == 0);
+	free(pool_of(&one)->spec), free(pool_of(&four)->spec);
 }
 
 /* a later search's sets=all has run: its guesses are then the lists of
@@ -532,12 +533,12 @@ TEST(a_search_that_has_its_units_is_guessed_by_its_first_lists)
 	search_units(&one, &none, &kern, fiset);
 	/* the list the one-GPU search asked for first, then each with the next
 	 * unit added, as if each met the QoS */
-	CHECK(one.c[0]->n > 2 && !strcmp(g[2]->env, one.c[0]->t[2]->env));
+	CHECK(searches_of(&one)->c[0]->n > 2 && !strcmp(g[2]->env, searches_of(&one)->c[0]->t[2]->env));
 	for (int i = 3; i < n; i++)
 		CHECK((sets_of(g[i]) & sets_of(g[i - 1])) == sets_of(g[i - 1]) && sets_of(g[i]) != sets_of(g[i - 1]));
 	opt(&tu)->shadow = 1;   /* the order needs the shadow build's run: no lists */
 	CHECK(search_next(&tu, &none, &kern, fiset, g) == 2);
-	free(tu.spec), free(one.spec);
+	free(pool_of(&tu)->spec), free(pool_of(&one)->spec);
 }
 
 TEST(max_trials_stops_the_search)
@@ -548,8 +549,8 @@ TEST(max_trials_stops_the_search)
 	opt(&tu)->shadow = 1, opt(&tu)->maxtrials = 4;   /* the baseline, all, auto, the shadow build */
 	search_units(&tu, &none, &kern, pass_find("fiset"));
 	CHECK(model.evals == 4);
-	CHECK(tu.c[0]->stop && strstr(tu.c[0]->stop, "--max-trials reached"));
-	CHECK(tu.halt != NULL);
+	CHECK(searches_of(&tu)->c[0]->stop && strstr(searches_of(&tu)->c[0]->stop, "--max-trials reached"));
+	CHECK(session_halt(&tu) != NULL);
 }
 
 TEST(durations_read_as_people_write_them)

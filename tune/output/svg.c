@@ -388,16 +388,17 @@ svg_write(const struct tuner *tu, const struct trial *win, const char *path)
 	FILE *f = fopen(path, "w");
 	if (!f)
 		return -1;
-	int panels = 0, nc = 0;
-	for (int i = 0; i < tu->nc; i++)
-		nc += tu->c[i]->n > 0;
+	struct curve *const *c;
+	int panels = 0, nc = 0, n = search_curves(tu, &c);
+	for (int i = 0; i < n; i++)
+		nc += c[i]->n > 0;
 	int withpareto = tu->o->transform < 0;
 	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
 	        "font-family=\"sans-serif\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n",
 	        W, H * (nc + withpareto > 0 ? nc + withpareto : 1));
-	for (int i = 0; i < tu->nc; i++)
-		if (tu->c[i]->n > 0)
-			curve(tu, f, H * panels++, tu->c[i], win);
+	for (int i = 0; i < n; i++)
+		if (c[i]->n > 0)
+			curve(tu, f, H * panels++, c[i], win);
 	if (withpareto)
 		pareto(tu, f, H * panels++, win);
 	fprintf(f, "</svg>\n");

@@ -95,8 +95,9 @@ table_print(const struct tuner *tu, const struct trial *win, const struct confir
 		free(sp);
 	}
 	printf("\n| kernel | transform | search | trials | best | stopped |\n|---|---|---|---:|---|---|\n");
-	for (int i = 0; i < tu->nc; i++) {
-		const struct curve *c = tu->c[i];
+	struct curve *const *cs;
+	for (int i = 0, n = search_curves(tu, &cs); i < n; i++) {
+		const struct curve *c = cs[i];
 		printf("| %s | %s | %s | %d | %s | %s |\n", c->kernel, pass_name(c->pass), c->how, c->runs,
 		       c->best ? c->best->what : "none met the QoS", c->stop ? c->stop : "");
 	}

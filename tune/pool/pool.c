@@ -44,12 +44,13 @@ struct job {
 	struct side *side;   /* J_SIDE: its process and its end */
 };
 
-static struct pool {
+static struct jobs {
 	struct job *j;
 	int n, cap;
 	int builds, bmax, runs, rmax;
 	char *busy;     /* rmax GPU slots */
 	double limit;   /* seconds a run may take (0: no limit) */
+	int inflight;   /* the jobs of the batch being run that started (the session's) */
 } P;
 
 static int
@@ -159,20 +160,6 @@ finish(struct tuner *tu, struct job *j)
 	j->state = J_DONE;
 }
 
-int
-maystart(struct tuner *tu)
-{
-	if (halted(tu))
-		return 0;
-	if (tu->o->budget && tu->tsearch > 0)   /* the baseline and timing build run whatever */
-		budget_update(tu);
-	if (spent(tu->deadline, trialcost(tu))) {
-		tu->halt = "the budget is spent";
-		return 0;
-	}
-	return 1;
-}
-
 /* the GPU a run in slot sees: CUDA_VISIBLE_DEVICES, or -1 (none set) with
  * one GPU or a --launcher that places each run */
 int
@@ -190,7 +177,7 @@ startjobs(struct tuner *tu)
 		if (j->state == J_RAN)
 			finish(tu, j);
 		if (j->state == J_WAIT && canbuild(tu, j)) {
-			if (!maystart(tu)) {   /* its search's time is up: it stays unrun */
+			if (!budget_maystart(tu)) {   /* its search's time is up: it stays unrun */
 				done(j);
 				continue;
 			}
@@ -267,25 +254,25 @@ await(struct tuner *tu)
 /* the one loop that waits for builds and runs: until the wanted are done,
  * start what may start (trials: stop is set) and wait for what runs. With
  * stop, a Ctrl-C or the searches' time up stops what runs now (a trial
- * that may not start, maystart(), waits for those under way); the
+ * that may not start, budget_maystart(), waits for those under way); the
  * processes of pool_wait() run to their end whatever */
 static void
 drive(struct tuner *tu, int stop)
 {
-	while ((tu->pending = wanted()) > 0) {
-		if (stop && (interrupts || spent(tu->deadline, 0))) {
-			if (!tu->halt)
-				tu->halt = interrupts ? "stopped by Ctrl-C" : "the budget is spent";
+	int pending;
+	while ((pending = wanted()) > 0) {
+		session_running(tu, pending, P.inflight);
+		if (stop && budget_over(tu)) {
 			stoppool(0);
 			break;
 		}
 		if (stop)
 			startjobs(tu);
-		tu->inflight = underway(0);
+		session_running(tu, pending, P.inflight = underway(0));
 		if (wanted() > 0)
 			await(tu);
 	}
-	tu->pending = tu->inflight = 0;
+	session_running(tu, 0, P.inflight = 0);
 }
 
 static int

@@ -6,12 +6,39 @@
 
 #include "tune/trial/trial.h"
 
+/* a trial a search may ask for soon (speculate()): the search in progress
+ * guesses with ranks below RANKS, those of the searches to come above */
+#define RANKS 100
+struct guess {
+	struct trial *t;
+	int rank;               /* lower: sooner */
+};
+
+/* the pool's own state (ask.c; pool.c keeps the jobs under way) */
+struct pool {
+	int ntrials;            /* trials a search asked for, built and run, the baseline's
+	                         * included */
+	int nguess;             /* trials built and run as guesses (speculate()) */
+	struct guess *spec;     /* speculate(): what may be asked for next, soonest first */
+	int nspec, capspec;
+	/* build and run trials (pool.c's trials_run, unless a test puts a model
+	 * here): t[0..asked) before it returns, the rest (guesses) as slots allow */
+	void (*eval)(struct tuner *tu, struct trial **t, int n, int asked);
+	void *arg;              /* for eval */
+};
+
 /* seconds a run may take over --slow times the baseline's wall time:
  * a short program's time on a loaded machine (parallel tests, a launcher
  * that queues) varies by more than a few times its own */
 #define SLACK 1.0
 
 /* ask.c */
+/* the pool's state, made at its first use */
+struct pool *pool_of(struct tuner *tu);
+/* the trials a search asked for that were built and run, the baseline's
+ * included; the guesses built and run that none asked for */
+int pool_asked(const struct tuner *tu);
+int pool_guessed(const struct tuner *tu);
 /* the GPUs --jobs gives: trials that run at once, guesses a search may make */
 int pool_gpus(const struct tuner *tu);
 /* may guesses build (trials and builds side by side), and with --jobs 2
@@ -24,6 +51,8 @@ struct trial *trial_for(struct tuner *tu, const struct setting *s, double x);
 /* build and run those of t[] that have not run yet (none once the budget is
  * spent: see halted()); slots left free run the guesses of speculate() */
 void tuner_eval(struct tuner *tu, struct trial **t, int n);
+/* tuner_eval() of t alone: no guess starts beside it */
+void tuner_eval_alone(struct tuner *tu, struct trial *t);
 /* t may be asked for soon: run it in a slot a batch leaves free (--jobs),
  * the guesses of lower rank first */
 void speculate(struct tuner *tu, struct trial *t, int rank);
@@ -67,8 +96,6 @@ void trials_run(struct tuner *tu, struct trial **t, int n, int asked);
 void trials_drop(struct tuner *tu);
 /* the GPU a run in slot sees (CUDA_VISIBLE_DEVICES), -1: none set */
 int pool_gpu(const struct tuner *tu, int slot);
-/* may a trial start now? (sets tu->halt when the session's time is up) */
-int maystart(struct tuner *tu);
 /* wait for the processes of s[] (their end into each), in the pool's one
  * waiting loop; no budget or Ctrl-C stops them */
 void pool_wait(struct tuner *tu, struct side *s, int n);

@@ -118,23 +118,24 @@ steps(struct tuner *tu, struct pair *pr, int n)
 		rest += pr[i].weight;
 	ahead.cur = &cur, ahead.pr = pr, ahead.n = n, ahead.o = &o;
 	for (int i = 0; i < n; i++) {
-		tu->later = 0;
+		int later = 0;
 		for (int j = i + 1; j < n; j++)
-			tu->later += planned(tu, pr[j].pass);
-		if (tu->halt) {
+			later += planned(tu, pr[j].pass);
+		search_later(tu, later);
+		if (session_halt(tu)) {
 			struct curve *c = curve_new(tu, pr[i].k->demangled, pr[i].pass, "not searched");
-			curve_stop(c, xstrdup(tu->halt));
+			curve_stop(c, xstrdup(session_halt(tu)));
 		} else {
 			ahead.i = i;
-			tu->ahead = guessing(tu) ? guessahead : NULL;
+			searches_of(tu)->ahead = guessing(tu) ? guessahead : NULL;
 			budget_search(tu, pr[i].weight, rest);
 			step(tu, &cur, &kept, pr[i].k, pr[i].pass, &o);
 		}
 		rest -= pr[i].weight;
 	}
-	tu->ahead = NULL;
+	searches_of(tu)->ahead = NULL;
 	speculate_clear(tu, 0, INT_MAX);
-	tu->later = 0;
+	search_later(tu, 0);
 	setting_release(&cur);
 }
 

@@ -263,7 +263,7 @@ find_kernels(struct tuner *tu)
 	struct trial *t = timing(tu);
 	search_ask(tu, &t, 1);
 	if (t->verdict < 0)
-		die("the timing build did not run (%s): no profile written", tu->halt ? tu->halt : "?");
+		die("the timing build did not run (%s): no profile written", session_halt(tu) ? session_halt(tu) : "?");
 	if (t->verdict == V_BUILD || t->verdict == V_NOAPPLY)
 		die("the timing build failed: %s", t->why);
 	fromreport(tu, t->report);
@@ -289,7 +289,7 @@ shadow_totals(struct tuner *tu, const char *kernel, struct optotal **out, int *s
 	*sampled = 0;
 	if (t->verdict < 0 || t->verdict == V_BUILD || t->verdict == V_NOAPPLY) {
 		fprintf(stderr, "mpcc-tune: the shadow build %s: %s\n", t->verdict < 0 ? "did not run" :
-		        "failed", t->verdict < 0 ? (tu->halt ? tu->halt : "?") : t->why);
+		        "failed", t->verdict < 0 ? (session_halt(tu) ? session_halt(tu) : "?") : t->why);
 		return 0;
 	}
 	int applied;

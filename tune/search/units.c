@@ -207,7 +207,7 @@ cumulative(struct tuner *tu, const struct setting *base, const struct kern *k, i
            struct curve *c, const struct unit *u, int n, struct trial *all)
 {
 	long *ids = xmalloc((n + 1) * sizeof *ids);
-	int m = 0, left = tu->left, dry = 0;
+	int m = 0, left = searches_of(tu)->left, dry = 0;
 	/* the best when the row of units without a gain began: the search's
 	 * base, or its fastest trial so far */
 	struct trial *mark = trial_for(tu, base, -1), *best = fastest(tu, c->t, c->n);
@@ -219,9 +219,10 @@ cumulative(struct tuner *tu, const struct setting *base, const struct kern *k, i
 		if (guessing(tu))
 			guesses(tu, base, k, pass, ids, m, u, i, n, all);
 		struct trial *t = withunits(tu, base, k, pass, ids, m, u, i, n, all);
-		tu->left = n - i - 1;
-		if (tu->o->stopafter && tu->left > tu->o->stopafter - dry - 1)
-			tu->left = tu->o->stopafter - dry - 1;
+		int l = n - i - 1;
+		if (tu->o->stopafter && l > tu->o->stopafter - dry - 1)
+			l = tu->o->stopafter - dry - 1;
+		search_left(tu, l);
 		search_ask(tu, &t, 1);
 		curve_add(c, t);
 		if (t->verdict < 0 && halted(tu)) {
@@ -243,7 +244,7 @@ cumulative(struct tuner *tu, const struct setting *base, const struct kern *k, i
 			           plural(dry, "unit", "units"), 100 * threshold(tu));
 	}
 	speculate_clear(tu, 0, RANKS);
-	tu->left = left;
+	search_left(tu, left);
 	curve_stop(c, fmt("%s: %d of %d %s kept%s%s%s", stop ? stop : "every unit tried", m, n,
 	                  plural(n, "unit", "units"),
 	                  out.n ? " (" : "", out.n ? out.s : "", out.n ? " broke the QoS)" : ""));
@@ -277,7 +278,7 @@ search_units(struct tuner *tu, const struct setting *base, const struct kern *k,
 {
 	static const char *const how[] = {"", "mode 1", "mode 2", "mode 3"};
 	struct curve *c = curve_new(tu, k->demangled, pass, how[tu->o->mode]);
-	int before = tu->ntrials, applied;
+	int before = pool_asked(tu), applied;
 	struct trial *own, *all = fixed(tu, base, k, pass, c, &own);
 	char *st = report_stats(all->report, pass, k->mangled, &applied);
 	struct unit *u;
@@ -304,7 +305,7 @@ search_units(struct tuner *tu, const struct setting *base, const struct kern *k,
 			cumulative(tu, base, k, pass, c, u, n, all);
 	}
 	units_release(u, n);
-	c->runs = tu->ntrials - before;
+	c->runs = pool_asked(tu) - before;
 	c->best = fastest(tu, c->t, c->n);
 	return c->best;
 }

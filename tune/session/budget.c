@@ -3,12 +3,12 @@
  * --budget bounds the whole session, the confirmation and the profile's
  * check included. Once the baseline has run, the time those two will take
  * (--confirm rounds of two runs, and a build) is set aside; the searches
- * share the rest (tu->deadline): no trial starts that would end after it
+ * share the rest (the session's deadline): no trial starts that would end after it
  * (by the trials so far), and what still runs when it passes is stopped.
  * Each search (a knob on a kernel)
  * starts with its share of the time then left, its weight (the kernel's
  * share of kernel time) over the weights of it and the searches after it
- * (tu->until): one that spends it stops, and what it leaves goes to those
+ * (its until): one that spends it stops, and what it leaves goes to those
  * after it. --max-trials stops every search after that many trials, and
  * the first Ctrl-C stops them as the budget does (signal.c).
  *
@@ -19,6 +19,43 @@
 
 #include <math.h>
 #include <stdlib.h>
+
+struct session *
+session_of(struct tuner *tu)
+{
+	if (!tu->ses) {
+		tu->ses = xcalloc(1, sizeof *tu->ses);
+		tu->ses->left = -1;
+	}
+	return tu->ses;
+}
+
+void
+session_running(struct tuner *tu, int pending, int inflight)
+{
+	session_of(tu)->pending = pending;
+	session_of(tu)->inflight = inflight;
+}
+
+void
+session_plan(struct tuner *tu, int left, int later)
+{
+	session_of(tu)->left = left;
+	session_of(tu)->later = later;
+}
+
+const char *
+session_halt(struct tuner *tu)
+{
+	return session_of(tu)->halt;
+}
+
+void
+session_stop(struct tuner *tu, const char *why)
+{
+	if (!session_of(tu)->halt)
+		session_of(tu)->halt = why;
+}
 
 double
 duration(const char *s)
@@ -73,24 +110,26 @@ reserve(const struct tuner *tu)
 }
 
 /* the searches' end, as the builds so far make the reserve */
-void
-budget_update(struct tuner *tu)
+static void
+update(struct tuner *tu)
 {
-	tu->reserve = reserve(tu);
-	tu->deadline = tu->t0 + tu->o->budget - tu->reserve;
+	struct session *s = session_of(tu);
+	s->reserve = reserve(tu);
+	s->deadline = tu->t0 + tu->o->budget - s->reserve;
 }
 
 void
 budget_start(struct tuner *tu)
 {
-	tu->tsearch = now();
+	struct session *s = session_of(tu);
+	s->tsearch = now();
 	if (!tu->o->budget)
 		return;
-	budget_update(tu);
+	update(tu);
 	fprintf(stderr, "mpcc-tune: budget: %.0f s in all; %.0f s kept for the confirmation and the "
-	        "check; the searches have %.0f s\n", tu->o->budget, tu->reserve,
-	        fmax(0, tu->deadline - now()));
-	if (spent(tu->deadline, 0))
+	        "check; the searches have %.0f s\n", tu->o->budget, s->reserve,
+	        fmax(0, s->deadline - now()));
+	if (spent(s->deadline, 0))
 		warn("--budget %.0f s leaves no time to search: a build takes %.3g s and a run %.3g s",
 		     tu->o->budget, tu->base->build, tu->base->wall);
 }
@@ -98,7 +137,45 @@ budget_start(struct tuner *tu)
 void
 budget_search(struct tuner *tu, double w, double rest)
 {
-	tu->until = tu->deadline > 0 && rest > 0 ? now() + fmax(0, tu->deadline - now()) * w / rest : 0;
+	struct session *s = session_of(tu);
+	s->until = s->deadline > 0 && rest > 0 ? now() + fmax(0, s->deadline - now()) * w / rest : 0;
+}
+
+int
+budget_maystart(struct tuner *tu)
+{
+	struct session *s = session_of(tu);
+	if (halted(tu))
+		return 0;
+	if (tu->o->budget && s->tsearch > 0)   /* the baseline and timing build run whatever */
+		update(tu);
+	if (spent(s->deadline, trialcost(tu))) {
+		session_stop(tu, "the budget is spent");
+		return 0;
+	}
+	return 1;
+}
+
+int
+budget_over(struct tuner *tu)
+{
+	if (!interrupts && !spent(session_of(tu)->deadline, 0))
+		return 0;
+	session_stop(tu, interrupts ? "stopped by Ctrl-C" : "the budget is spent");
+	return 1;
+}
+
+void
+budget_end(struct tuner *tu)
+{
+	session_of(tu)->halt = NULL;
+	session_of(tu)->deadline = 0;
+}
+
+int
+budget_fits(struct tuner *tu)
+{
+	return !spent(tu->o->budget ? tu->t0 + tu->o->budget : 0, session_of(tu)->reserve);
 }
 
 /* the one place that says the budget is spent: would need more seconds
@@ -122,31 +199,14 @@ tried(const struct tuner *tu)
 const char *
 halted(struct tuner *tu)
 {
-	if (interrupts && !tu->halt)
-		tu->halt = "stopped by Ctrl-C";
-	if (tu->o->maxtrials && tried(tu) + tu->inflight >= tu->o->maxtrials && !tu->halt)
-		tu->halt = "--max-trials reached";
-	if (tu->halt)
-		return tu->halt;
-	if (spent(tu->until, 0))
+	struct session *s = session_of(tu);
+	if (interrupts)
+		session_stop(tu, "stopped by Ctrl-C");
+	if (tu->o->maxtrials && tried(tu) + s->inflight >= tu->o->maxtrials)
+		session_stop(tu, "--max-trials reached");
+	if (s->halt)
+		return s->halt;
+	if (spent(s->until, 0))
 		return "its share of the budget is spent";
 	return NULL;
-}
-
-int
-planned(const struct tuner *tu, int pass)
-{
-	const struct param *k = pass_knob(pass);
-	int n = 0;
-	switch (k->kind) {
-	case PINT:
-		n = ((tu->o->lmax < k->hi ? tu->o->lmax : (int)k->hi) - (int)k->lo) / tu->o->step;
-		return tu->o->search != S_HEU ? n : 1 + (int)ceil(log2(n > 1 ? n : 2));
-	case PENUM:
-		while (k->words[n])
-			n++;
-		return n;
-	default:
-		return 2 + tu->o->shadow + (tu->o->stopafter ? tu->o->stopafter + 1 : 10);
-	}
 }
