@@ -368,44 +368,6 @@ candidates(const struct tuner *tu)
 	return n;
 }
 
-/* may another confirmation start within --budget? */
-static int
-timefor(struct tuner *tu)
-{
-	return budget_fits(tu);
-}
-
-/* the answer: the fastest trial of the session within the QoS that beats
- * the noise and is confirmed in interleaved runs (up to three tried, as
- * --budget allows); NULL with *note saying why none */
-static struct trial *
-choose(struct tuner *tu, struct confirmation *cf, char **note)
-{
-	struct trial **w, *win = NULL;
-	int n = winners(tu, &w), met = 0, tried = 0;
-	*cf = (struct confirmation){0};
-	for (int i = 0; i < tu->nt; i++)
-		met += eligible(tu, tu->t[i]);
-	for (int i = 0; i < n && i < 3 && !win && (!i || timefor(tu)); i++, tried++) {
-		confirm(tu, w[i], cf);
-		win = cf->ok ? w[i] : NULL;
-	}
-	if (win)
-		*note = NULL;
-	else if (n)
-		*note = fmt("the fastest setting within the QoS (%s, %.3fx in its search) was not confirmed "
-		            "against the baseline beyond the noise (%.1f%%)%s", w[0]->what, speedup(tu, w[0]),
-		            100 * threshold(tu), tried < n && tried < 3 ? "; --budget left no time to "
-		            "confirm the next" : "");
-	else if (met)
-		*note = fmt("no setting within the QoS ran faster than the baseline beyond the noise "
-		            "(%.1f%%; %d met the QoS)", 100 * threshold(tu), met);
-	else
-		*note = xstrdup("no setting met the QoS");
-	free(w);
-	return win;
-}
-
 /* the profile for win (or none): printed, or written and checked; 0 or -1 */
 static int
 writeprofile(struct tuner *tu, const struct trial *win, const char *note)
@@ -476,7 +438,7 @@ main(int argc, char **argv)
 	struct trial *timed = find_kernels(&tu);
 	if (o.measure)
 		return cleanup(&tu, measure_facts(&tu, timed));
-	budget_start(&tu);
+	budget_start(&tu, answer_needs(&tu));
 	search_all(&tu);
 	trials_drop(&tu);
 	const char *stopped = session_halt(&tu);

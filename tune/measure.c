@@ -71,46 +71,6 @@ fastest(const struct tuner *tu, struct trial **t, int n)
 	return best;
 }
 
-static const struct tuner *sorting;
-
-static int
-byspeed(const void *a, const void *b)
-{
-	const struct trial *s = *(struct trial *const *)a, *t = *(struct trial *const *)b;
-	double x = speedup(sorting, s), y = speedup(sorting, t);
-	return x != y ? (x < y) - (x > y) : (s->id > t->id) - (s->id < t->id);
-}
-
-/* the knobs a trial's build applied */
-static int
-knobs(const struct trial *t)
-{
-	int n = 0;
-	for (int i = 0; i < t->set.n; i++)
-		n += !t->set.k[i].refused;
-	return n;
-}
-
-int
-winners(const struct tuner *tu, struct trial ***out)
-{
-	struct trial **w = xmalloc((tu->nt + 1) * sizeof *w);
-	int n = 0, k = 0;
-	for (int i = 0; i < tu->nt; i++)
-		if (eligible(tu, tu->t[i]) && beats(tu, tu->t[i], tu->base))
-			w[n++] = tu->t[i];
-	sorting = tu;
-	qsort(w, n, sizeof *w, byspeed);
-	/* within the noise of the fastest, the fewest knobs first: a knob that
-	 * gains nothing one can measure is a risk taken for nothing */
-	for (int i = 1; i < n && !beats(tu, w[0], w[i]); i++)
-		k = knobs(w[i]) < knobs(w[k]) ? i : k;
-	for (struct trial *first = w[k]; k > 0; k--)
-		w[k] = w[k - 1], w[k - 1] = first;
-	*out = w;
-	return n;
-}
-
 /* the percentage of the ideal speed-up (003, Eq. 3) of t; without an ideal
  * build, the percentage of speed-up over the baseline */
 double

@@ -11,10 +11,11 @@
  * knob on one kernel (a grid, its words, or the units its stats list, in
  * GPUMixer's modes: search/units.c), search/auto.c composes them over
  * kernels and passes. The answer is the fastest trial of the session
- * within the QoS whose gain is beyond the noise (measure.c), confirmed
- * against the baseline in interleaved runs (search/confirm.c); then a
- * table, an SVG and a profile of .mpcc.yaml (output/). What tune knows of
- * a pass, it reads in the pass table (passes.c): no pass is named in tune/.
+ * within the QoS whose gain is beyond the noise (answer/choose.c),
+ * confirmed against the baseline in interleaved runs (answer/confirm.c);
+ * then a table, an SVG and a profile of .mpcc.yaml (output/). What tune
+ * knows of a pass, it reads in the pass table (passes.c): no pass is named
+ * in tune/.
  *
  * Only the pool (pool/) starts builds and runs: the trials the searches ask
  * for, and with --jobs N the guesses at what they will ask for next
@@ -29,7 +30,8 @@
  * struct pool, struct searches), made at its first use and changed only
  * by its own files; a room below is told what it must know of those above
  * (the pool's trials under way, session_running(); the searches' plan,
- * session_plan()), and never reads their state.
+ * session_plan(); what the answer needs, answer_needs() given to
+ * budget_start()), and never reads their state.
  *
  * The rooms of tune/, each a folder with one header, the highest first.
  * Files call only files later in this list, so a room calls only the
@@ -38,8 +40,10 @@
  *   main.c     the options and the session, start to end
  *   output/    facts.c table.c profile.c svg.c: --measure's facts, the table,
  *              the profile, the plots
- *   search/    confirm.c auto.c search.c units.c kernels.c curve.c: the
- *              searches, what they try and keep, and the winner's confirmation
+ *   answer/    choose.c confirm.c: the fastest trial within the QoS beyond
+ *              the noise, confirmed against the baseline; what that takes
+ *   search/    auto.c search.c units.c kernels.c curve.c: the searches, what
+ *              they try and keep
  *   pool/      ask.c side.c pool.c: the trials asked for and guessed, their
  *              build and run slots and GPUs, the one waiting loop
  *   trial/     judge.c run.c build.c: one trial's build, runs and verdict
@@ -151,14 +155,6 @@ struct kern {
 	char *src;              /* its source file, as the build named it (NULL: not known) */
 };
 
-/* the winner's interleaved runs against the baseline (confirm.c) */
-struct confirmation {
-	int rounds;             /* rounds run */
-	double median, lo, hi;  /* the rounds' speed-ups: median and range */
-	double basespread;      /* the spread of the baseline's runs in the rounds */
-	int ok;                 /* the median beats the noise */
-};
-
 enum { S_HEU, S_LINEAR, S_EXHAUSTIVE };   /* --search */
 enum { O_TEXT, O_F32, O_F64 };            /* --output-type */
 
@@ -213,10 +209,6 @@ int instrumented(const struct trial *t);
 int eligible(const struct tuner *tu, const struct trial *t);
 /* the fastest eligible trial among t[] (NULL if none) */
 struct trial *fastest(const struct tuner *tu, struct trial **t, int n);
-/* every eligible trial of the session that beats the baseline, fastest
- * first, except that of those within the noise of the fastest the one with
- * the fewest knobs comes first; their count */
-int winners(const struct tuner *tu, struct trial ***out);
 /* the percentage of the ideal speed-up (003, Eq. 3) that t reaches */
 double ofideal(const struct tuner *tu, const struct trial *t);
 /* a kernel's measured speed-up is said only where the noise moves it by at

@@ -1,5 +1,5 @@
-/* search.h: the searches (tune.h): what they try, what they keep, and
- * the confirmation of the winner; they ask the pool for trials. */
+/* search.h: the searches (tune.h): what they try and what they keep;
+ * they ask the pool for trials. */
 #ifndef MPCC_TUNE_SEARCH_H
 #define MPCC_TUNE_SEARCH_H
 
@@ -28,11 +28,6 @@ struct searches {
 	 * before each batch (auto.c's, called by search_ask()); NULL: none */
 	void (*ahead)(struct tuner *tu);
 };
-
-/* confirm.c */
-/* run the baseline and t in turn, --confirm rounds, and say whether t's
- * gain holds; prints the rounds and the verdict */
-void confirm(struct tuner *tu, struct trial *t, struct confirmation *c);
 
 /* auto.c */
 /* one pass (--transform) on every hot kernel in turn, each on what the

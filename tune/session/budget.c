@@ -2,10 +2,10 @@
  *
  * --budget bounds the whole session, the confirmation and the profile's
  * check included. Once the baseline has run, the time those two will take
- * (--confirm rounds of two runs, and a build) is set aside; the searches
- * share the rest (the session's deadline): no trial starts that would end after it
- * (by the trials so far), and what still runs when it passes is stopped.
- * Each search (a knob on a kernel)
+ * (the runs and builds the answer says they need: answer_needs()) is set
+ * aside; the searches share the rest (the session's deadline): no trial
+ * starts that would end after it (by the trials so far), and what still
+ * runs when it passes is stopped. Each search (a knob on a kernel)
  * starts with its share of the time then left, its weight (the kernel's
  * share of kernel time) over the weights of it and the searches after it
  * (its until): one that spends it stops, and what it leaves goes to those
@@ -92,12 +92,11 @@ trialcost(const struct tuner *tu)
 	return n ? sum / n : tu->base->build + tu->o->runs * tu->base->wall;
 }
 
-/* the seconds the confirmation and the check will take: --confirm rounds of
- * two runs; where the two share one program, a build for each round and
- * one more (confirm.c); the check's build. A build as long as the trials'
- * builds so far (the step cache serves them), or the baseline's */
+/* the seconds of what the budget keeps aside: runs as long as the
+ * baseline's, builds as long as the trials' builds so far (the step cache
+ * serves them), or the baseline's */
 static double
-reserve(const struct tuner *tu)
+reserve(const struct tuner *tu, struct need keep)
 {
 	double build = tu->base->build, sum = 0, run = tu->base->wall;
 	int n = 0;
@@ -106,7 +105,7 @@ reserve(const struct tuner *tu)
 			sum += tu->t[i]->build, n++;
 	if (n)
 		build = sum / n;
-	return tu->o->confirm * 2 * run + (apart(tu) || tu->o->binary ? 0 : (tu->o->confirm + 1) * build) + build;
+	return keep.runs * run + keep.builds * build;
 }
 
 /* the searches' end, as the builds so far make the reserve */
@@ -114,15 +113,16 @@ static void
 update(struct tuner *tu)
 {
 	struct session *s = session_of(tu);
-	s->reserve = reserve(tu);
+	s->reserve = reserve(tu, s->keep);
 	s->deadline = tu->t0 + tu->o->budget - s->reserve;
 }
 
 void
-budget_start(struct tuner *tu)
+budget_start(struct tuner *tu, struct need keep)
 {
 	struct session *s = session_of(tu);
 	s->tsearch = now();
+	s->keep = keep;
 	if (!tu->o->budget)
 		return;
 	update(tu);

@@ -10,6 +10,13 @@
 #include "common/spawn.h"
 #include "tune/tune.h"
 
+/* what the budget keeps aside for what follows the searches (the
+ * answer's: the confirmation and the profile's check), in runs as long as
+ * the baseline's and builds as long as the trials' */
+struct need {
+	int runs, builds;
+};
+
 /* the session's own state (budget.c): what it may still spend, why the
  * searches stop, and what the rooms above tell it (session_running(),
  * session_plan()) for halted() and the progress lines; they change it only
@@ -18,7 +25,8 @@ struct session {
 	double tsearch;         /* when the searches started (0: not yet) */
 	double deadline;        /* no trial starts after it, or runs on past it (0: none) */
 	double until;           /* the search in progress starts no trial after it */
-	double reserve;         /* seconds kept for the confirmation and the check */
+	struct need keep;       /* what the confirmation and the check take */
+	double reserve;         /* seconds kept for them */
 	const char *halt;       /* why every search stops now (NULL: go on) */
 	int pending;            /* the pool's trials of the batch being run not done yet */
 	int inflight;           /* of them, those that started */
@@ -49,8 +57,9 @@ void session_stop(struct tuner *tu, const char *why);
 double duration(const char *s);
 /* the seconds a trial takes, build and runs, from those that ran */
 double trialcost(const struct tuner *tu);
-/* after the baseline: set the time kept for the confirmation and the check aside */
-void budget_start(struct tuner *tu);
+/* after the baseline: the searches start, and with --budget the time of
+ * keep (the confirmation and the check) is set aside */
+void budget_start(struct tuner *tu, struct need keep);
 /* may a trial start now? With the searches under way, one that would end
  * after their end (by the trials so far) may not, and the searches stop */
 int budget_maystart(struct tuner *tu);

@@ -23,7 +23,7 @@
  * runs share its directory). GPUs 0 and 1 run the trials' own programs;
  * each further pair runs copies of the two directories, made once
  * (confirm/pJ-tID). Each round's ratio is of two runs on one GPU. */
-#include "tune/search/search.h"
+#include "tune/answer/answer.h"
 
 #include <errno.h>
 #include <math.h>
@@ -152,6 +152,14 @@ runit(struct tuner *tu, const struct trial *t, int r, int how, const struct tria
 		fprintf(stderr, "mpcc-tune: confirm: round %d, %s: %s\n", r + 1, t->what, why), v = NAN;
 	free(dir), free(out), free(err), free(why);
 	return v;
+}
+
+struct need
+confirm_needs(const struct tuner *tu)
+{
+	/* rounds of two runs; where the two share one program, a build before
+	 * each round's first run and one more (ready()) */
+	return (struct need){2 * tu->o->confirm, howrun(tu) == REBUILD ? tu->o->confirm + 1 : 0};
 }
 
 void
