@@ -324,6 +324,31 @@ keepnote(const struct options *o)
 	atexit(keptnote);
 }
 
+/* the spread of the baseline's runs, an outlier left out: the noise */
+static void
+noise(struct tuner *tu)
+{
+	const struct trial *b = tu->base;
+	tu->noise = steady(b->times, b->ntimes, &tu->outlier);
+	if (tu->o->measure)
+		return;
+	fprintf(stderr, "mpcc-tune: noise: the baseline's %d runs spread over ", b->ntimes);
+	if (tu->outlier >= 0) {
+		double x = b->times[tu->outlier], *rest = xmalloc(b->ntimes * sizeof *rest);
+		int m = 0;
+		for (int i = 0; i < b->ntimes; i++)
+			if (i != tu->outlier)
+				rest[m++] = b->times[i];
+		fprintf(stderr, "%.1f%%, but run %d (%.4g, %.2fx the others' median) is an outlier, its "
+		        "gap to the nearest run over 3 times their spread: left out, the other %d runs "
+		        "spread over ", 100 * spread(b->times, b->ntimes), tu->outlier + 1, x,
+		        x / median(rest, m), m);
+		free(rest);
+	}
+	fprintf(stderr, "%.1f%%: a setting counts as faster beyond %.1f%%\n", 100 * tu->noise,
+	        100 * threshold(tu));
+}
+
 /* the baseline (and the ideal build of Eq. 3); its runs' spread is the noise */
 static void
 baseline(struct tuner *tu)
@@ -338,11 +363,7 @@ baseline(struct tuner *tu)
 		die("the baseline failed: %s\n%s%s  no profile written", tu->base->why ? tu->base->why :
 		    session_halt(tu) ? session_halt(tu) : "it did not run", lo, le);
 	}
-	tu->noise = spread(tu->base->times, tu->base->ntimes);
-	if (!tu->o->measure)
-		fprintf(stderr, "mpcc-tune: noise: the baseline's %d runs spread over %.1f%%: a setting "
-		        "counts as faster beyond %.1f%%\n", tu->base->ntimes, 100 * tu->noise,
-		        100 * threshold(tu));
+	noise(tu);
 	if (!tu->o->ideal)
 		return;
 	struct trial *t = xcalloc(1, sizeof *t);
@@ -417,7 +438,7 @@ main(int argc, char **argv)
 	progname = "mpcc-tune";
 	passes_init();
 	options(&o, argc, argv);
-	tu = (struct tuner){.o = &o, .t0 = now()};
+	tu = (struct tuner){.o = &o, .t0 = now(), .outlier = -1};
 	if (o.jobs > 1 && !apart(&tu))
 		warn("--jobs: --run does not name $MPCC_TUNE_DIR, or --build does not and there is no "
 		     "--binary, so every candidate runs the same program: one candidate at a time");

@@ -4,7 +4,9 @@
  * Times vary from run to run. The baseline runs several times first, and
  * the spread of its runs, (max - min) / median, is the session's noise: a
  * trial counts as faster only where its gain over the baseline (or over
- * what a search already kept) exceeds that spread and --min-gain. The
+ * what a search already kept) exceeds that spread and --min-gain. One run
+ * that another job on the host slowed is left out of it (steady()): the
+ * spread of the others is the noise, and the log says so. The
  * answer is the fastest eligible trial of the whole session, whatever
  * search ran it: the searches only choose what to try. */
 #include "tune/tune.h"
@@ -28,6 +30,44 @@ spread(const double *v, int n)
 		lo = fmin(lo, v[i]), hi = fmax(hi, v[i]);
 	double m = median((double *)v, n);
 	return m > 0 ? (hi - lo) / m : 0;
+}
+
+/* a run is an outlier where its gap to the nearest other run is over
+ * OUTLIER times the spread of the others: Dixon's Q over 0.75, which 5
+ * runs of a normal spread reach by chance about 4% of the time, and one
+ * run of 3x the others' time always */
+#define OUTLIER 3
+
+double
+steady(const double *v, int n, int *out)
+{
+	*out = -1;
+	if (n < 4)
+		return spread(v, n);
+	int lo = 0, hi = 0;
+	for (int i = 1; i < n; i++)
+		lo = v[i] < v[lo] ? i : lo, hi = v[i] > v[hi] ? i : hi;
+	/* the second smallest and largest: the nearest runs to the extremes */
+	double lo2 = INFINITY, hi2 = -INFINITY;
+	for (int i = 0; i < n; i++) {
+		if (i != lo)
+			lo2 = fmin(lo2, v[i]);
+		if (i != hi)
+			hi2 = fmax(hi2, v[i]);
+	}
+	int x = v[hi] - hi2 >= lo2 - v[lo] ? hi : lo;   /* the larger gap */
+	double gap = x == hi ? v[hi] - hi2 : lo2 - v[lo];
+	double *rest = xmalloc(n * sizeof *rest);
+	int m = 0;
+	for (int i = 0; i < n; i++)
+		if (i != x)
+			rest[m++] = v[i];
+	double others = spread(rest, m), med = median(rest, m);
+	free(rest);
+	if (!(gap > OUTLIER * others * med))
+		return spread(v, n);
+	*out = x;
+	return others;
 }
 
 double

@@ -183,7 +183,9 @@ struct tuner {
 	double t0;              /* the session's start (now()) */
 	/* what every room reads: the baseline, the trials, the kernels */
 	struct trial *base, *idealt;
-	double noise;           /* the baseline's runs: (max - min) / median */
+	double noise;           /* the baseline's runs: (max - min) / median, an outlier
+	                         * left out (steady()) */
+	int outlier;            /* the baseline's run left out (-1: none) */
 	struct trial **t;       /* every trial, the cache of settings */
 	int nt, cap;
 	struct kern *k;
@@ -198,6 +200,10 @@ struct tuner {
 double speedup(const struct tuner *tu, const struct trial *t);   /* over the baseline */
 /* the relative spread of v: (max - min) / median */
 double spread(const double *v, int n);
+/* spread() with an outlier left out: a value whose gap to the nearest
+ * other is over 3 times the spread of the others (then *out is its index;
+ * -1: none, with fewer than 4 values too) */
+double steady(const double *v, int n, int *out);
 /* the gain a trial must reach to count as faster: the baseline's noise,
  * or --min-gain when larger (a fraction: 0.05) */
 double threshold(const struct tuner *tu);

@@ -612,6 +612,19 @@ TEST(a_gain_within_the_noise_is_no_gain)
 	CHECK(fabs(spread(v, 5) - 0.09) < 1e-12);   /* (10.5 - 9.6) / 10 */
 }
 
+TEST(one_outlier_does_not_move_the_noise)
+{
+	double v[5] = {10, 10.1, 30, 9.9, 10.05}, w[5] = {10, 10.5, 9.6, 10.2, 9.9};
+	int out;
+	/* the third run took 3x the others: their spread, (10.1 - 9.9) / 10.025 */
+	CHECK(fabs(steady(v, 5, &out) - 0.2 / 10.025) < 1e-12 && out == 2);
+	/* runs that spread evenly keep their whole spread */
+	CHECK(fabs(steady(w, 5, &out) - 0.09) < 1e-12 && out == -1);
+	double fast[5] = {10, 10.1, 2, 9.9, 10.05};   /* one far too fast, too */
+	CHECK(steady(fast, 5, &out) < 0.03 && out == 2);
+	CHECK(steady(v, 3, &out) == spread(v, 3) && out == -1);   /* too few to tell */
+}
+
 TEST(plot_ticks_are_round)
 {
 	double t[16];
@@ -834,6 +847,7 @@ main(void)
 	RUN(the_answer_is_the_fastest_trial_measured_within_the_qos);
 	RUN(within_the_noise_of_the_fastest_the_fewest_knobs_win);
 	RUN(a_gain_within_the_noise_is_no_gain);
+	RUN(one_outlier_does_not_move_the_noise);
 	RUN(plot_ticks_are_round);
 	RUN(profile_replaces_only_its_own_lines);
 	RUN(profile_added_after_the_last_one);

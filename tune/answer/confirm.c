@@ -7,7 +7,8 @@
  * the machine (clocks, heat, other jobs) falls on both alike. Each round
  * gives a ratio of the two times; the candidate is confirmed if the median
  * ratio beats the noise: the spread of the baseline's first runs, or of
- * its runs in these rounds when larger, or --min-gain.
+ * its runs in these rounds when larger (an outlier left out of each), or
+ * --min-gain.
  *
  * Running the two builds in turn needs both programs at hand: when --run
  * names $MPCC_TUNE_DIR and --build does too (or there is --binary) each
@@ -203,15 +204,16 @@ confirm(struct tuner *tu, struct trial *t, struct confirmation *c)
 		}
 		r += k;
 	}
+	int out;   /* a baseline run left out of its spread, an outlier */
 	*c = (struct confirmation){m, m ? median(ratio, m) : 0, INFINITY, -INFINITY,
-	                           spread(base, m), 0};
+	                           steady(base, m, &out), 0};
 	for (int i = 0; i < m; i++)
 		c->lo = fmin(c->lo, ratio[i]), c->hi = fmax(c->hi, ratio[i]);
 	double noise = fmax(threshold(tu), c->basespread);   /* the stricter, now */
 	c->ok = m == n && c->median > 1 + noise;
 	fprintf(stderr, "mpcc-tune: confirm: %s: median %.3fx over %d rounds (range %.3fx to %.3fx; "
-	        "the baseline's runs spread over %.1f%%), %s the noise (%.1f%%)\n", t->what, c->median,
-	        m, m ? c->lo : 0, m ? c->hi : 0, 100 * c->basespread,
+	        "the baseline's runs spread over %.1f%%%s), %s the noise (%.1f%%)\n", t->what, c->median,
+	        m, m ? c->lo : 0, m ? c->hi : 0, 100 * c->basespread, out >= 0 ? ", an outlier left out" : "",
 	        c->ok ? "beyond" : m < n ? "some rounds failed: not beyond" : "not beyond", 100 * noise);
 	free(ratio), free(base), free(b), free(x);
 }

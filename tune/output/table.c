@@ -101,8 +101,10 @@ table_print(const struct tuner *tu, const struct trial *win, const struct confir
 		printf("| %s | %s | %s | %d | %s | %s |\n", c->kernel, pass_name(c->pass), c->how, c->runs,
 		       c->best ? c->best->what : "none met the QoS", c->stop ? c->stop : "");
 	}
-	printf("\nnoise: the baseline's runs spread over %.1f%%; a gain counts beyond %.1f%%\n",
-	       100 * tu->noise, 100 * threshold(tu));
+	printf("\nnoise: the baseline's runs spread over %.1f%%", 100 * tu->noise);
+	if (tu->outlier >= 0)
+		printf(" (run %d left out, an outlier)", tu->outlier + 1);
+	printf("; a gain counts beyond %.1f%%\n", 100 * threshold(tu));
 	if (cf->rounds)
 		printf("confirmation: %d interleaved rounds against the baseline: median %.3fx (range %.3fx "
 		       "to %.3fx): %s\n", cf->rounds, cf->median, cf->lo, cf->hi,

@@ -20,6 +20,10 @@
 # FAKE_NOGPU=1: prints what a CUDA program prints without a GPU, no number.
 # FAKE_BASENAN=1: the fourth number is nan whatever the setting.
 # FAKE_NOISE=P: time_ms is 10 +- P% at random, whatever the setting.
+# FAKE_JITTER=P: time_ms is its setting's +- P% at random.
+# FAKE_OUTLIER=FILE: the third run of the program with no transform (the
+# baseline's build, not timed) takes 3x the others' time_ms; FILE gets the
+# time_ms of each of those runs, a line each.
 # FAKE_SLEEP=S: sleeps S seconds first (a run its kernels are a small part of).
 # FAKE_BANNER=1: prints a line before the figure of merit (a pattern's ^ must
 # match at a line that is not the first).
@@ -70,13 +74,22 @@ if [ "$lambda" -ge 48 ]; then
 	sleep) sleep 2 ;;
 	esac
 fi
+slow=1 tf=
+if [ -n "$FAKE_OUTLIER" ] && [ "$lambda$sets$timed" = 00no ]; then
+	tf=$FAKE_OUTLIER
+	[ "$(cat "$tf" 2>/dev/null | wc -l)" = 2 ] && slow=3
+fi
 seed=$(od -An -N4 -tu4 /dev/urandom)
 awk -v l="$lambda" -v s="$sets" -v f="${FAKE_FAIL:-}" -v noise="${FAKE_NOISE:-}" \
-    -v bn="${FAKE_BASENAN:-}" -v seed="$seed" 'BEGIN {
+    -v jitter="${FAKE_JITTER:-0}" -v slow="$slow" -v tf="$tf" -v bn="${FAKE_BASENAN:-}" \
+    -v seed="$seed" 'BEGIN {
 	e = 1e-3 * (l / 64) ^ 2 + 1e-6 * s
 	srand(seed)
 	t = noise != "" ? 10 * (1 + noise / 100 * (2 * rand() - 1)) : 10 * (1 - l / 128) * (1 - 0.12 * s)
+	t *= slow * (1 + jitter / 100 * (2 * rand() - 1))
 	printf "time_ms=%.6f\n", t
+	if (tf != "")
+		printf "%.6f\n", t >>tf
 	n = (f == "count" && l >= 48) ? 9 : 8
 	for (i = 0; i < n; i++) {
 		v = (i + 1) * 1.5 * (1 + (i % 2 ? -e : e))
