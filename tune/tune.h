@@ -21,8 +21,11 @@
  * for, and with --jobs N the guesses at what they will ask for next
  * (speculate()), which fill the slots a batch leaves free: the first
  * trials of the kernels still to search, the next lists of a growing list
- * of units. What a session may spend (--budget, --max-trials, Ctrl-C) and
- * what it says of its progress is the session's (session/).
+ * of units. With --jobs N the searches of different kernels run side by
+ * side, each in a strand of the pool (pool/strand.c), and their winners
+ * are composed (search/compose.c). What a session may spend (--budget,
+ * --max-trials, Ctrl-C) and what it says of its progress is the
+ * session's (session/).
  *
  * struct tuner holds the options, which the session only reads, and what
  * every room reads: the baseline, its noise, the trials, the kernels. Each
@@ -42,10 +45,11 @@
  *              the profile, the plots
  *   answer/    choose.c confirm.c: the fastest trial within the QoS beyond
  *              the noise, confirmed against the baseline; what that takes
- *   search/    auto.c search.c units.c kernels.c curve.c: the searches, what
- *              they try and keep
- *   pool/      ask.c side.c pool.c: the trials asked for and guessed, their
- *              build and run slots and GPUs, the one waiting loop
+ *   search/    auto.c compose.c search.c units.c kernels.c curve.c: the
+ *              searches, what they try and keep, side by side and composed
+ *   pool/      ask.c strand.c side.c pool.c: the trials asked for and
+ *              guessed, the searches side by side, their build and run
+ *              slots and GPUs, the one waiting loop
  *   trial/     judge.c run.c build.c: one trial's build, runs and verdict
  *   session/   progress.c budget.c signal.c: the budget, Ctrl-C, the
  *              progress lines (the processes are common/spawn.c's)
@@ -192,7 +196,7 @@ struct tuner {
 	int nk;
 	/* the rooms', each made at its first use */
 	struct session *ses;    /* session/budget.c's session_of() */
-	struct pool *pool;      /* pool/ask.c's pool_of() */
+	struct pool *pool;      /* pool/pool.c's pool_of() */
 	struct searches *srch;  /* search/curve.c's searches_of() */
 };
 

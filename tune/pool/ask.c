@@ -7,28 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct pool *
-pool_of(struct tuner *tu)
-{
-	if (!tu->pool) {
-		tu->pool = xcalloc(1, sizeof *tu->pool);
-		tu->pool->eval = trials_run;
-	}
-	return tu->pool;
-}
-
-int
-pool_asked(const struct tuner *tu)
-{
-	return tu->pool ? tu->pool->ntrials : 0;
-}
-
-int
-pool_guessed(const struct tuner *tu)
-{
-	return tu->pool ? tu->pool->nguess : 0;
-}
-
 int
 pool_gpus(const struct tuner *tu)
 {
@@ -42,9 +20,15 @@ guessing(const struct tuner *tu)
 }
 
 int
-sidebyside(const struct tuner *tu)
+pool_apart(const struct tuner *tu)
 {
 	return apart(tu) && tu->o->jobs > 1 && !tu->o->launcher;
+}
+
+int
+sidebyside(const struct tuner *tu)
+{
+	return apart(tu) && tu->o->jobs > 1;
 }
 
 struct trial *
@@ -84,7 +68,7 @@ speculate(struct tuner *tu, struct trial *t, int rank)
 	int i = p->nspec;
 	while (i > 0 && g[i - 1].rank > rank)
 		g[i] = g[i - 1], i--;
-	g[i] = (struct guess){t, rank};
+	g[i] = (struct guess){t, rank, strand_id()};
 	p->nspec++;
 }
 
@@ -95,7 +79,8 @@ speculate_clear(struct tuner *tu, int lo, int hi)
 	struct guess *g = p->spec;
 	int m = 0;
 	for (int i = 0; i < p->nspec; i++)
-		if ((g[i].rank < lo || g[i].rank >= hi) && g[i].t->verdict < 0)
+		if ((g[i].rank < lo || g[i].rank >= hi || (strand_id() && g[i].owner != strand_id())) &&
+		    g[i].t->verdict < 0)
 			g[m++] = g[i];
 	p->nspec = m;
 }
@@ -137,7 +122,9 @@ tuner_eval(struct tuner *tu, struct trial **t, int n)
 				todo[m++] = g;
 		}
 	}
-	if (asked && !halted(tu))
+	if (asked && !halted(tu) && strand_id())
+		strand_wait(tu, todo, m, asked);
+	else if (asked && !halted(tu))
 		p->eval(tu, todo, m, asked);
 	for (int i = 0; i < n; i++)
 		if (!t[i]->asked && t[i]->verdict >= 0)

@@ -22,9 +22,11 @@
  * wanted are done. The guesses given with them go on in the pool across
  * calls, behind the wanted: a guess starts a build only while fewer than
  * GUESSES per GPU are under way and guesses hold under half the build
- * slots, and runs while a GPU is left free for the wanted; with one GPU a
- * guess builds while the wanted run, and runs only once it is wanted (a
- * wrong guess costs the GPU nothing).
+ * slots, and runs only on a GPU that no wanted trial needs: one is left
+ * for each wanted trial that does not run yet, and at least one; with one
+ * GPU a guess builds while the wanted run, and runs only once it is wanted
+ * (a wrong guess costs the GPU nothing). While strands wait (strand.c),
+ * the call may return once one of them has its trials (the pool's ready()).
  * A guess no call names any more is dropped before it starts; what still
  * runs when the searches end is stopped (trials_drop()). */
 #define GUESSES 2
@@ -53,6 +55,28 @@ static struct jobs {
 	int inflight;   /* the jobs of the batch being run that started (the session's) */
 } P;
 
+struct pool *
+pool_of(struct tuner *tu)
+{
+	if (!tu->pool) {
+		tu->pool = xcalloc(1, sizeof *tu->pool);
+		tu->pool->eval = trials_run;
+	}
+	return tu->pool;
+}
+
+int
+pool_asked(const struct tuner *tu)
+{
+	return tu->pool ? tu->pool->ntrials : 0;
+}
+
+int
+pool_guessed(const struct tuner *tu)
+{
+	return tu->pool ? tu->pool->nguess : 0;
+}
+
 static int
 inflight(const struct job *j)
 {
@@ -79,6 +103,17 @@ guessbuilds(void)
 	for (int i = 0; i < P.n; i++)
 		n += P.j[i].state == J_BUILD && !P.j[i].want;
 	return n;
+}
+
+/* the GPUs kept from the guesses: one for each wanted trial that does not
+ * run yet (it waits, builds or is built), and at least one */
+static int
+forwanted(void)
+{
+	int n = 0;
+	for (int i = 0; i < P.n; i++)
+		n += P.j[i].want && P.j[i].state <= J_BUILT;
+	return n > 1 ? n : 1;
 }
 
 static int
@@ -186,7 +221,7 @@ startjobs(struct tuner *tu)
 			j->state = J_BUILD;
 			P.builds++;
 		}
-		if (j->state == J_BUILT && (j->want || P.rmax > 1) && P.runs < P.rmax - !j->want) {
+		if (j->state == J_BUILT && (j->want ? P.runs < P.rmax : P.runs + forwanted() < P.rmax)) {
 			j->gpu = 0;
 			while (P.busy[j->gpu])
 				j->gpu++;
@@ -251,7 +286,8 @@ await(struct tuner *tu)
 		nanosleep(&(struct timespec){0, 1000000}, NULL);
 }
 
-/* the one loop that waits for builds and runs: until the wanted are done,
+/* the one loop that waits for builds and runs: until the wanted are done
+ * (or, while strands wait, one strand's: the pool's ready()),
  * start what may start (trials: stop is set) and wait for what runs. With
  * stop, a Ctrl-C or the searches' time up stops what runs now (a trial
  * that may not start, budget_maystart(), waits for those under way); the
@@ -260,7 +296,8 @@ static void
 drive(struct tuner *tu, int stop)
 {
 	int pending;
-	while ((pending = wanted()) > 0) {
+	struct pool *p = pool_of(tu);
+	while ((pending = wanted()) > 0 && !(p->ready && p->ready(tu))) {
 		session_running(tu, pending, P.inflight);
 		if (stop && budget_over(tu)) {
 			stoppool(0);
@@ -344,6 +381,15 @@ pool_wait(struct tuner *tu, struct side *s, int n)
 		if (!P.j[i].side)
 			P.j[m++] = P.j[i];
 	P.n = m;
+}
+
+int
+pool_pending(const struct trial *t)
+{
+	for (int i = 0; i < P.n; i++)
+		if (P.j[i].t == t && P.j[i].state != J_DONE)
+			return 1;
+	return 0;
 }
 
 void

@@ -12,9 +12,11 @@
 struct guess {
 	struct trial *t;
 	int rank;               /* lower: sooner */
+	int owner;              /* the strand that guessed it (strand_id()); 0: none */
 };
 
-/* the pool's own state (ask.c; pool.c keeps the jobs under way) */
+/* the pool's own state (pool.c's pool_of(); pool.c keeps the jobs under
+ * way in a table of its own) */
 struct pool {
 	int ntrials;            /* trials a search asked for, built and run, the baseline's
 	                         * included */
@@ -25,6 +27,9 @@ struct pool {
 	 * here): t[0..asked) before it returns, the rest (guesses) as slots allow */
 	void (*eval)(struct tuner *tu, struct trial **t, int n, int asked);
 	void *arg;              /* for eval */
+	/* strand.c's, while strands wait: eval may return once it says so
+	 * (a strand's trials are done), before the others' */
+	int (*ready)(struct tuner *tu);
 };
 
 /* seconds a run may take over --slow times the baseline's wall time:
@@ -33,12 +38,6 @@ struct pool {
 #define SLACK 1.0
 
 /* ask.c */
-/* the pool's state, made at its first use */
-struct pool *pool_of(struct tuner *tu);
-/* the trials a search asked for that were built and run, the baseline's
- * included; the guesses built and run that none asked for */
-int pool_asked(const struct tuner *tu);
-int pool_guessed(const struct tuner *tu);
 /* the GPUs --jobs gives: trials that run at once, guesses a search may make */
 int pool_gpus(const struct tuner *tu);
 /* may guesses build (trials and builds side by side), and with --jobs 2
@@ -57,8 +56,23 @@ void tuner_eval_alone(struct tuner *tu, struct trial *t);
  * the guesses of lower rank first */
 void speculate(struct tuner *tu, struct trial *t, int rank);
 /* forget the guesses of rank in [lo, hi) (those of a search that moved on:
- * [0, RANKS); of the searches to come: [RANKS, INT_MAX); every guess) */
+ * [0, RANKS); of the searches to come: [RANKS, INT_MAX); every guess); in
+ * a strand, only its own */
 void speculate_clear(struct tuner *tu, int lo, int hi);
+/* do trials run on several GPUs at once (--jobs 2 or more, each trial its
+ * own program)? Then searches may run side by side (strands()) */
+int pool_apart(const struct tuner *tu);
+
+/* strand.c */
+/* run fn(tu, arg[i]) for each i < n side by side, each in a strand of its
+ * own (a thread, one running at a time), and return once all returned:
+ * the trials they ask for run together (tuner_eval()) */
+void strands(struct tuner *tu, int n, void (*fn)(struct tuner *tu, void *arg), void **arg);
+/* the strand that runs (from 1), 0: none */
+int strand_id(void);
+/* in a strand: wait until the pool has run t[0..asked) (and t[asked..n),
+ * guesses, as slots allow), with what the other strands asked for */
+void strand_wait(struct tuner *tu, struct trial **t, int n, int asked);
 
 /* side.c */
 /* a process started beside the trials, for pool_wait() */
@@ -87,6 +101,12 @@ int run_side(struct tuner *tu, int n, char *const *dir, char *const *out, char *
 int build_once(struct tuner *tu, const struct trial *t, const char *rep, const char *log);
 
 /* pool.c */
+/* the pool's state, made at its first use */
+struct pool *pool_of(struct tuner *tu);
+/* the trials a search asked for that were built and run, the baseline's
+ * included; the guesses built and run that none asked for */
+int pool_asked(const struct tuner *tu);
+int pool_guessed(const struct tuner *tu);
 /* build, run and compare: the real evaluator. Builds go --build-jobs at a
  * time when --build names $MPCC_TUNE_DIR, else one at a time; runs --jobs
  * at a time (one GPU each) when --run names $MPCC_TUNE_DIR and each trial
@@ -94,6 +114,8 @@ int build_once(struct tuner *tu, const struct trial *t, const char *rep, const c
 void trials_run(struct tuner *tu, struct trial **t, int n, int asked);
 /* stop the guesses still under way and forget them (the searches ended) */
 void trials_drop(struct tuner *tu);
+/* is t in the pool and not done (waiting, building, running)? */
+int pool_pending(const struct trial *t);
 /* the GPU a run in slot sees (CUDA_VISIBLE_DEVICES), -1: none set */
 int pool_gpu(const struct tuner *tu, int slot);
 /* wait for the processes of s[] (their end into each), in the pool's one

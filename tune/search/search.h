@@ -32,8 +32,19 @@ struct searches {
 /* auto.c */
 /* one pass (--transform) on every hot kernel in turn, each on what the
  * earlier kept; or, with auto, each pass's advice from a probe build, then
- * the (kernel, pass) pairs greedily. Every trial stays a candidate. */
+ * the (kernel, pass) pairs greedily. With --jobs N and each trial its own
+ * program, the kernels' searches side by side, each on the baseline, and
+ * their winners composed. Every trial stays a candidate. */
 void search_all(struct tuner *tu);
+
+/* compose.c */
+/* the winners of searches run side by side (parts[i], each a setting of
+ * one kernel's knobs on the baseline), in one trial of all's knobs (theirs,
+ * in the order the searches would have run one after another): where it
+ * misses the QoS or the speed its parts promise, the part that costs most
+ * is dropped and the rest tried, while two are left. The trial that
+ * holds, or NULL */
+struct trial *compose(struct tuner *tu, const struct setting *all, struct trial **parts, int n);
 
 /* search.c */
 /* the estimate of trials a search of pass will run */

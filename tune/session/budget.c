@@ -141,6 +141,14 @@ budget_search(struct tuner *tu, double w, double rest)
 	s->until = s->deadline > 0 && rest > 0 ? now() + fmax(0, s->deadline - now()) * w / rest : 0;
 }
 
+double
+budget_until(struct tuner *tu, double until)
+{
+	double was = session_of(tu)->until;
+	session_of(tu)->until = until;
+	return was;
+}
+
 int
 budget_maystart(struct tuner *tu)
 {

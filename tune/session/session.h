@@ -60,6 +60,10 @@ double trialcost(const struct tuner *tu);
 /* after the baseline: the searches start, and with --budget the time of
  * keep (the confirmation and the check) is set aside */
 void budget_start(struct tuner *tu, struct need keep);
+/* the search in progress starts no trial after until (0: its share is
+ * the searches' time): set it, and return what it was (strands each keep
+ * their own) */
+double budget_until(struct tuner *tu, double until);
 /* may a trial start now? With the searches under way, one that would end
  * after their end (by the trials so far) may not, and the searches stop */
 int budget_maystart(struct tuner *tu);

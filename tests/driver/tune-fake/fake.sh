@@ -15,8 +15,9 @@
 # a shadow build would ("mpcc-shadow KERNEL INS LAUNCHES TOTAL"), one for
 # each instruction shadowed, the k-th (from 1) with TOTAL k * 1e-6.
 # FAKE_FAIL=nan|crash|count|sleep makes every lambda >= 48 fail that way.
-# FAKE_LOG=FILE appends "CUDA_VISIBLE_DEVICES=... lambda=... slurm_job=... timed=yes|no"
-# per run (timed: the timing build's).
+# FAKE_LOG=FILE appends "CUDA_VISIBLE_DEVICES=... lambda=... slurm_job=... timed=yes|no
+# dir=... start=..." per run (timed: the timing build's; dir: the last name
+# of $MPCC_TUNE_DIR, the trial's; start: when it started, seconds since 1970).
 # FAKE_NOGPU=1: prints what a CUDA program prints without a GPU, no number.
 # FAKE_BASENAN=1: the fourth number is nan whatever the setting.
 # FAKE_NOISE=P: time_ms is 10 +- P% at random, whatever the setting.
@@ -37,6 +38,7 @@ if [ -n "$FAKE_NOGPU" ]; then
 	echo "CUDA error: no CUDA-capable device is detected"
 	exit 0
 fi
+started=$(date +%s.%N)
 [ -n "$FAKE_SLEEP" ] && sleep "$FAKE_SLEEP"
 lambda=$(grep -A1 'mov.u32.*%warpid' "$ptx" | sed -n 's/.*setp\.lt\.u32.*, \([0-9][0-9]*\);.*/\1/p' | head -1)
 # at lambda 64 every warp of an sm_90 takes the fast body, and sfu keeps it
@@ -48,7 +50,7 @@ sets=$(sed -n '/\.entry _Z5multi/,/^}/p' "$ptx" | grep -c 'cvt\.rn\.f32\.f64')
 grep -q '__mpcc_sh[0-9]*_ins\[' "$ptx" && lambda=0 sets=0
 timed=no
 grep -q '__mpcc_sh[0-9]*_enter' "$ptx" && timed=yes
-[ -n "$FAKE_LOG" ] && echo "CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES-unset} lambda=$lambda slurm_job=${SLURM_JOB_ID-none} timed=$timed" >>"$FAKE_LOG"
+[ -n "$FAKE_LOG" ] && echo "CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES-unset} lambda=$lambda slurm_job=${SLURM_JOB_ID-none} timed=$timed dir=$(basename "${MPCC_TUNE_DIR:-none}") start=$started" >>"$FAKE_LOG"
 if [ $timed = yes ]; then
 	grep -q '\.entry _Z3hotiPKdPd' "$ptx" && echo "mpcc-time _Z3hotiPKdPd 3 20000000"
 	grep -q '\.entry _Z4coldiPd' "$ptx" && echo "mpcc-time _Z4coldiPd 1 100"
