@@ -8,6 +8,7 @@
  * from that profile to check it builds the winning binary. man mpcc-tune. */
 #include "tune/output/output.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -315,6 +316,20 @@ workdir(struct options *o)
 	o->workdir = t;
 }
 
+/* does the step cache hold steps already (a build made before with it)? */
+static int
+warmcache(const char *dir)
+{
+	DIR *d = dir && *dir ? opendir(dir) : NULL;
+	struct dirent *e;
+	int n = 0;
+	while (d && !n && (e = readdir(d)))
+		n = strlen(e->d_name) == 32;   /* an entry: the hex of its key */
+	if (d)
+		closedir(d);
+	return n;
+}
+
 static void
 keepnote(const struct options *o)
 {
@@ -349,23 +364,10 @@ noise(struct tuner *tu)
 	        100 * threshold(tu));
 }
 
-/* the baseline (and the ideal build of Eq. 3); its runs' spread is the noise */
+/* the ideal build of Eq. 3 (--ideal-build), with no transform */
 static void
-baseline(struct tuner *tu)
+ideal(struct tuner *tu)
 {
-	struct setting none = {0};
-	tu->base = trial_for(tu, &none, 0);
-	timing_ahead(tu);
-	tuner_eval(tu, &tu->base, 1);
-	if (tu->base->verdict != V_OK) {
-		char *o = fmt("%s/run.out", tu->base->dir), *e = fmt("%s/run.err", tu->base->dir);
-		char *lo = lastlines(o, 10), *le = lastlines(e, 10);
-		die("the baseline failed: %s\n%s%s  no profile written", tu->base->why ? tu->base->why :
-		    session_halt(tu) ? session_halt(tu) : "it did not run", lo, le);
-	}
-	noise(tu);
-	if (!tu->o->ideal)
-		return;
 	struct trial *t = xcalloc(1, sizeof *t);
 	t->id = tu->nt;
 	t->cmd = tu->o->ideal;
@@ -377,6 +379,26 @@ baseline(struct tuner *tu)
 	tu->t[tu->nt++] = t;
 	tuner_eval_alone(tu, t);   /* no guess starts beside the ideal's build */
 	tu->idealt = t;
+}
+
+/* the baseline, the timing build beside it (and the ideal build of Eq. 3);
+ * the baseline's runs' spread is the noise */
+static void
+baseline(struct tuner *tu)
+{
+	struct setting none = {0};
+	tu->base = trial_for(tu, &none, 0);
+	struct trial *t[2] = {tu->base, timing_build(tu)};
+	tuner_eval(tu, t, 2);
+	if (tu->base->verdict != V_OK) {
+		char *o = fmt("%s/run.out", tu->base->dir), *e = fmt("%s/run.err", tu->base->dir);
+		char *lo = lastlines(o, 10), *le = lastlines(e, 10);
+		die("the baseline failed: %s\n%s%s  no profile written", tu->base->why ? tu->base->why :
+		    session_halt(tu) ? session_halt(tu) : "it did not run", lo, le);
+	}
+	noise(tu);
+	if (tu->o->ideal)
+		ideal(tu);
 }
 
 /* the trials of a setting (not the baseline, not instrumented) that ran */
@@ -448,6 +470,7 @@ main(int argc, char **argv)
 	 * nvcc's steps (driver/stepcache.c); MPCC_STEP_CACHE set (empty: none) wins */
 	char *cache = fmt("%s/cache", o.workdir);
 	setenv("MPCC_STEP_CACHE", cache, 0);
+	tu.warm = warmcache(getenv("MPCC_STEP_CACHE"));
 	free(cache);
 	/* and reads a report's outcomes, never ptxas's figures, whose two
 	 * ptxas -v runs a file took 27% of a timing build of S3D.cu */

@@ -136,6 +136,8 @@ struct trial {
 	double build, cost;     /* seconds of wall time: its build; its build and runs */
 	double steps[NSTEPS];   /* seconds of its build's steps of each kind (mpcc's
 	                         * MPCC_STEP_LOG, summed over the compiles) */
+	int keyed, hits;        /* its build's steps the step cache keeps, and of them
+	                         * those it had (a build made before: a warm cache) */
 	double judged;          /* seconds its output's comparison took */
 };
 
@@ -190,6 +192,8 @@ struct tuner {
 	double noise;           /* the baseline's runs: (max - min) / median, an outlier
 	                         * left out (steady()) */
 	int outlier;            /* the baseline's run left out (-1: none) */
+	int warm;               /* the step cache held steps when the session began (a
+	                         * build made before through mpcc, MPCC_STEP_CACHE set) */
 	struct trial **t;       /* every trial, the cache of settings */
 	int nt, cap;
 	struct kern *k;

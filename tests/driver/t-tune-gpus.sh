@@ -3,8 +3,11 @@
 # the runs of the fake program of tune-fake/ (fake.sh, its FAKE_LOG: each
 # run's GPU, trial directory and start). With --jobs 4 the searches of the
 # three hot kernels run side by side from their first trial, each on the
-# baseline, and their winners are composed; four rounds of the confirmation
-# run at once. --jobs 1 keeps what --jobs 4 keeps.
+# baseline, and their winners are composed; the timing build is built once
+# the baseline's build is done and runs on another GPU while the baseline
+# runs; four rounds of the confirmation run at once. --jobs 1 keeps what
+# --jobs 4 keeps. A build made before through mpcc with the session's step
+# cache makes the baseline's build a cache hit.
 . "$(dirname "$0")/lib.sh"
 : "${MPCC_TUNE:?set MPCC_TUNE to the mpcc-tune executable}"
 FAKE="$MPCC_SRC/tests/driver/tune-fake"
@@ -82,6 +85,21 @@ else
 	fail "jobs 1: $(rules j1); jobs 4: $(rules j4)"
 fi
 
+# the baseline (t0) runs 5 times, 2 s each, on GPU 0; the timing build's
+# preprocessing comes from the step cache that the baseline's build filled
+testing "--jobs 4: the timing build is built after the baseline's build, and runs on another GPU while it runs"
+timed=$(grep 'timed=yes' "$T/j4/runs.log")
+last=$(sed -n 's/.* dir=t0 start=\([0-9.]*\)$/\1/p' "$T/j4/runs.log" | sed -n 5p)
+if [ -z "$timed" ] || [ -z "$last" ]; then
+	fail "no timed run, or the baseline ran fewer than 5 times: $(head -7 "$T/j4/runs.log")"
+elif ! awk -v t="${timed##*start=}" -v l="$last" 'BEGIN { exit !(t < l) }' ||
+     [ "${timed%% *}" = CUDA_VISIBLE_DEVICES=0 ] ||
+     ! grep -q '^front [0-9.]* hit$' "$T/j4/work/t1/steps.log"; then
+	fail "the timed run ($timed) began after the baseline's last ($last), or on its GPU, or built every front step: $(cat "$T/j4/work/t1/steps.log" | tr '\n' ';')"
+else
+	passed
+fi
+
 # the confirmation's 14 runs, the last of the log: rounds 1-4 at once
 # (two runs on each of GPUs 0-3), then rounds 5-7 (two on each of GPUs 0-2)
 testing "--jobs 4: four rounds of the confirmation at once"
@@ -92,4 +110,30 @@ else
 	fail "the last 14 runs: $runs"
 fi
 
+# two GPUs: the baseline on one, the timing build on the other
+testing "--jobs 2: the timing build runs on the other GPU while the baseline runs"
+FAKE_SLEEP=0.6 tune j2 --jobs 2 --max-trials 3 --dry-run
+timed=$(grep 'timed=yes' "$T/j2/runs.log")
+last=$(sed -n 's/.* dir=t0 start=\([0-9.]*\)$/\1/p' "$T/j2/runs.log" | sed -n 5p)
+if [ -n "$timed" ] && [ -n "$last" ] && awk -v t="${timed##*start=}" -v l="$last" 'BEGIN { exit !(t < l) }' &&
+   [ "${timed%% *}" = CUDA_VISIBLE_DEVICES=1 ]; then
+	passed
+else
+	fail "the timed run: $timed; the baseline's fifth began at $last"
+fi
+# the user built the program through mpcc before, with the step cache the
+# session is given (MPCC_STEP_CACHE set): the baseline's build finds every
+# step it keeps there
+testing "a warm step cache: the baseline's build is a cache hit, and its line says so"
+d=$T/warm
+rm -rf "$d" && mkdir -p "$d" && cp "$FAKE/k.cu" "$FAKE/fake.sh" "$d/"
+(cd "$d" && export MPCC_STEP_CACHE="$d/cache" && "$MPCC" -arch=sm_90 -ptx k.cu -o k.ptx &&
+	"$MPCC_TUNE" --build "$MPCC -arch=sm_90 -ptx k.cu -o k.ptx" --run "sh fake.sh k.ptx" \
+	--time 'time_ms=([0-9.]+)' --qos 2.55e-4 --min-share 1 --runs 1 --max-trials 3 --dry-run >out 2>err)
+if grep -q '^mpcc-tune: \[t0\] .*; its build ([0-9.]* s) a cache hit: \([1-9][0-9]*\) of \1 steps from the step cache' "$d/err" &&
+   grep -q 'trial builds: .*from a warm step cache' "$d/err"; then
+	passed
+else
+	fail "$(grep -e '\[t0\]' -e 'trial builds' -e error "$d/err")"
+fi
 finish

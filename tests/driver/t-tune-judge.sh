@@ -40,6 +40,23 @@ else
 	passed
 fi
 
+# each trial in its own directory: the timing build, asked for with the
+# baseline, runs beside it; the session must not wait for its verdict,
+# which needs the baseline's
+testing "a baseline that crashes ends the session at once, saying so"
+d=$T/basecrash
+rm -rf "$d" && mkdir -p "$d" && cp "$FAKE/k.cu" "$FAKE/fake.sh" "$d/"
+(cd "$d" && FAKE_FAIL=base timeout 120 "$MPCC_TUNE" --build "mkdir -p \$MPCC_TUNE_DIR && $MPCC -arch=sm_90 -ptx k.cu -o \$MPCC_TUNE_DIR/k.ptx" \
+	--run "sh fake.sh \$MPCC_TUNE_DIR/k.ptx" --runs 1 --workdir "$d/work" --qos 2.55e-4 --min-share 1 \
+	--time 'time_ms=([0-9.]+)' --jobs 2 >out 2>err)
+echo $? >"$d/rc"
+if [ "$(cat "$d/rc")" = 1 ] && grep -q '^mpcc-tune: error: the baseline failed: run 1 exited with 3' "$d/err" &&
+   [ ! -e "$d/.mpcc.yaml" ]; then
+	passed
+else
+	fail "rc $(cat "$d/rc") (124: it hung): $(tail -3 "$d/err")"
+fi
+
 testing "a baseline that prints nan where numbers are expected fails loudly"
 FAKE_BASENAN=1 tune basenan k.cu --qos 2.55e-4 --min-share 1 --time 'time_ms=([0-9.]+)'
 if [ "$(cat "$T/basenan/rc")" != 0 ] && [ ! -e "$T/basenan/.mpcc.yaml" ] &&

@@ -143,9 +143,13 @@ table_builds(const struct tuner *tu)
 	double b = trialmedian(tu, buildof, 0), full = tu->base->build;
 	if (b < 0 || !(full > 0))
 		return;
-	fprintf(stderr, "mpcc-tune: trial builds: median %.3g s, %.2fx the full build (%.3g s, the "
-	        "baseline's)\nmpcc-tune: of a trial (medians; a build's steps summed over its "
-	        "compiles):", b, b / full, full);
+	if (tu->warm && tu->base->hits)   /* no build of the session was a full one */
+		fprintf(stderr, "mpcc-tune: trial builds: median %.3g s (the baseline's, %.3g s, had %d of "
+		        "its %d steps from a warm step cache)", b, full, tu->base->hits, tu->base->keyed);
+	else
+		fprintf(stderr, "mpcc-tune: trial builds: median %.3g s, %.2fx the full build (%.3g s, the "
+		        "baseline's)", b, b / full, full);
+	fprintf(stderr, "\nmpcc-tune: of a trial (medians; a build's steps summed over its compiles):");
 	for (int k = 0; k < NSTEPS; k++)
 		fprintf(stderr, " %s %.3g s,", k == ST_OTHER ? "other steps" : stepnames[k],
 		        trialmedian(tu, stepof, k));

@@ -165,12 +165,25 @@ stoppool(int guesses)
 	free(g);
 }
 
-/* may a build start? A build that does not name $MPCC_TUNE_DIR writes the
- * program the trials share: it waits until no other trial needs it */
+/* is t's build to come or under way? */
+static int
+building(const struct trial *t)
+{
+	for (int i = 0; t && i < P.n; i++)
+		if (P.j[i].t == t && (P.j[i].state == J_WAIT || P.j[i].state == J_BUILD))
+			return 1;
+	return 0;
+}
+
+/* may a build start? None starts beside the baseline's, whose steps fill
+ * the step cache that the others read (the timing build's preprocessing
+ * and cicc: builds while the baseline runs). A build that does not name
+ * $MPCC_TUNE_DIR writes the program the trials share: it waits until no
+ * other trial needs it */
 static int
 canbuild(const struct tuner *tu, const struct job *j)
 {
-	if (P.builds >= P.bmax)
+	if (P.builds >= P.bmax || (j->t != tu->base && building(tu->base)))
 		return 0;
 	/* with one GPU a built guess waits to be asked for, holding no slot */
 	int guesses = P.rmax > 1 ? underway(1) : guessbuilds();
@@ -184,10 +197,15 @@ canbuild(const struct tuner *tu, const struct job *j)
 	return 1;
 }
 
-/* the verdict of a trial whose runs are done, once the baseline has one */
+/* the verdict of a trial whose runs are done, once the baseline has one;
+ * none where the baseline failed (the session ends) */
 static void
 finish(struct tuner *tu, struct job *j)
 {
+	if (j->t != tu->base && tu->base && tu->base->verdict > V_OK) {
+		j->state = J_DONE;   /* the baseline failed: nothing to judge it by */
+		return;
+	}
 	if (j->t != tu->base && (!tu->base || tu->base->verdict != V_OK))
 		return;
 	trial_judge(tu, j->t);

@@ -251,10 +251,10 @@ timing(struct tuner *tu)
 	return t;
 }
 
-void
-timing_ahead(struct tuner *tu)
+struct trial *
+timing_build(struct tuner *tu)
 {
-	speculate(tu, timing(tu), 0);
+	return timing(tu);
 }
 
 struct trial *

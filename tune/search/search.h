@@ -80,8 +80,10 @@ int units_first(struct tuner *tu, const struct setting *base, const struct kern 
  * instrumentation pass's timers; marks the hot ones; prints the list. The
  * timing build's trial */
 struct trial *find_kernels(struct tuner *tu);
-/* the timing build, a guess while the baseline builds and runs */
-void timing_ahead(struct tuner *tu);
+/* the timing build's trial, asked for with the baseline: it builds once
+ * the baseline's build is done and runs while the baseline runs, on
+ * another GPU where there is one */
+struct trial *timing_build(struct tuner *tu);
 /* the shadow build: each f64 op's error total, by statement index, for kernel */
 struct optotal {
 	long ins;               /* statement index in the kernel as nvcc wrote it */

@@ -64,10 +64,15 @@ progress(struct tuner *tu, const struct trial *t)
 	fprintf(stderr, "mpcc-tune: [t%d] %s: ", t->id, t->what);
 	if (t->verdict != V_OK)
 		fprintf(stderr, "%s: %s", verdictname[t->verdict], t->why ? t->why : "");
-	else if (t == tu->base)
+	else if (t == tu->base) {
 		fprintf(stderr, "time %.4g%s (median of %d; they spread over %.1f%%), %ld %s",
 		        t->time, unit, t->ntimes, 100 * spread(t->times, t->ntimes), t->nnum,
 		        plural(t->nnum, "number", "numbers"));
+		if (tu->warm && t->hits)   /* a build made before through mpcc, the same cache */
+			fprintf(stderr, "; its build (%.3g s) %s: %d of %d steps from the step cache",
+			        t->build, t->hits == t->keyed ? "a cache hit" : "in part a cache hit",
+			        t->hits, t->keyed);
+	}
 	else {
 		int probe = instrumented(t);
 		fprintf(stderr, "time %.4g%s (%.3fx), %s %.3g", t->time, unit, speedup(tu, t),

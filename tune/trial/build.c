@@ -193,22 +193,26 @@ anew(struct tuner *tu, struct trial *t)
 const char *const stepnames[] = {"transform", "ptxas", "host", "link", "other"};
 
 /* the seconds of t's build's steps by kind, from mpcc's lines
- * "KIND SECONDS HOW" (MPCC_STEP_LOG); what mpcc did not run (make, the
- * other commands of --build) is not there */
+ * "KIND SECONDS HOW" (MPCC_STEP_LOG), and how many the step cache kept
+ * (HOW hit or embed) of those it keeps (and miss); what mpcc did not run
+ * (make, the other commands of --build) is not there */
 static void
 steptimes(struct trial *t)
 {
 	char *path = trial_path(t, "steps.log"), *text = readfile(path, NULL);
 	memset(t->steps, 0, sizeof t->steps);
+	t->hits = t->keyed = 0;
 	for (char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l)) {
-		char kind[16];
+		char kind[16], how[16] = "";
 		double s;
 		int k = 0;
-		if (sscanf(l, "%15s %lf", kind, &s) != 2 || !(s >= 0))
+		if (sscanf(l, "%15s %lf %15s", kind, &s, how) < 2 || !(s >= 0))
 			continue;
 		while (k < ST_OTHER && strcmp(kind, stepnames[k]))
 			k++;
 		t->steps[k] += s;
+		t->hits += !strcmp(how, "hit") || !strcmp(how, "embed");
+		t->keyed += !strcmp(how, "hit") || !strcmp(how, "embed") || !strcmp(how, "miss");
 	}
 	free(text), free(path);
 }

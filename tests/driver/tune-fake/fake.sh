@@ -14,7 +14,9 @@
 # error shadows in the PTX's kernel (sets.cu or big.cu) it prints the lines
 # a shadow build would ("mpcc-shadow KERNEL INS LAUNCHES TOTAL"), one for
 # each instruction shadowed, the k-th (from 1) with TOTAL k * 1e-6.
-# FAKE_FAIL=nan|crash|count|sleep makes every lambda >= 48 fail that way.
+# FAKE_FAIL=nan|crash|count|sleep makes every lambda >= 48 fail that way;
+# FAKE_FAIL=base makes the program with no transform (the baseline's
+# build, not timed) exit 3.
 # FAKE_LOG=FILE appends "CUDA_VISIBLE_DEVICES=... lambda=... slurm_job=... timed=yes|no
 # dir=... start=..." per run (timed: the timing build's; dir: the last name
 # of $MPCC_TUNE_DIR, the trial's; start: when it started, seconds since 1970).
@@ -70,6 +72,7 @@ if grep -q '__mpcc_sh[0-9]*_ins\[' "$ptx"; then
 	sed -n 's/^\.global .* __mpcc_sh[0-9]*_ins\[[0-9]*\] = {\(.*\)};$/\1/p' "$ptx" | tr -d ' ' | tr ',' '\n' |
 		awk -v k="$k" '{ printf "mpcc-shadow %s %s 1 %.9e\n", k, $1, NR * 1e-6 }'
 fi
+[ "${FAKE_FAIL:-}" = base ] && [ "$lambda$sets$timed" = 00no ] && exit 3
 if [ "$lambda" -ge 48 ]; then
 	case $FAKE_FAIL in
 	crash) exit 3 ;;
