@@ -50,7 +50,8 @@ static const char usage_text[] =
 	"  --slow X              a run over X times the baseline's time fails (default 3)\n"
 	"  --jobs N              run N candidates at once, one GPU each\n"
 	"  --build-jobs N        build N candidates at once (default: the cores)\n"
-	"  --launcher CMD        prefix every run (e.g. 'srun -n1 --gpus=1')\n"
+	"  --launcher CMD        prefix every run (e.g. 'srun -n1 --gpus=1'; in a Slurm allocation of\n"
+	"                        GPUs with --jobs N, a step on one of its GPUs unless given; '': none)\n"
 	"  --binary FILE         the program --build makes: each trial keeps a copy ($MPCC_TUNE_DIR/binary)\n"
 	"  --policy FILE         the .mpcc.yaml to write (default: the nearest, else ./.mpcc.yaml)\n"
 	"  --profile NAME        the profile to write (default tuned)\n"
@@ -248,6 +249,55 @@ measureopts(struct options *o, const char *given)
 		note("--measure searches nothing: it ignores %s", b.s);
 	buf_release(&b);
 	o->minshare = 0, o->runs = 1, o->ideal = NULL;
+}
+
+/* is prog a file of PATH that can run? */
+static int
+onpath(const char *prog)
+{
+	const char *path = getenv("PATH");
+	int found = 0;
+	for (const char *p = path ? path : ""; *p && !found; p += *p == ':') {
+		size_t n = strcspn(p, ":");
+		char *f = fmt("%.*s/%s", (int)n, p, prog);
+		found = n && access(f, X_OK) == 0;
+		free(f);
+		p += n;
+	}
+	return found;
+}
+
+/* does Slurm job id hold GPUs (gres:gpu or gres/gpu in what scontrol says
+ * of it: TresPerJob, TresPerNode, TRES)? The environment does not say so
+ * under every form (salloc --gres) */
+static int
+slurmgpus(struct tuner *tu, const char *job)
+{
+	char *out = fmt("%s/slurm-job", tu->o->workdir), *line = fmt("scontrol show job -o %s", job);
+	double wall;
+	int st = shell(tu, line, NULL, out, out, 0, &wall);
+	char *text = st ? NULL : readfile(out, NULL);
+	int gpus = text && (strstr(text, "gres:gpu") || strstr(text, "gres/gpu"));
+	unlink(out);
+	free(out), free(line), free(text);
+	return gpus;
+}
+
+/* --jobs N inside a Slurm allocation (salloc, sbatch: SLURM_JOB_ID) that
+ * holds GPUs, no --launcher given: each run a step of its own on one GPU of
+ * the allocation (of any of its nodes); the builds stay here. --launcher
+ * '' runs them here */
+static void
+slurm(struct options *o, struct tuner *tu)
+{
+	const char *job = getenv("SLURM_JOB_ID");
+	if (o->launcher && !*o->launcher)
+		o->launcher = NULL;
+	else if (!o->launcher && job && *job && o->jobs > 1 && onpath("srun") && slurmgpus(tu, job)) {
+		o->launcher = "srun --exact --nodes=1 --ntasks=1 --gpus=1 --quiet";
+		note("Slurm job %s: each run is a step of its own on one GPU of the allocation ('%s'); "
+		     "--launcher '' runs them here", job, o->launcher);
+	}
 }
 
 static void
@@ -466,6 +516,7 @@ main(int argc, char **argv)
 		     "--binary, so every candidate runs the same program: one candidate at a time");
 	workdir(&o);
 	keepnote(&o);
+	slurm(&o, &tu);
 	/* every build of the session, the baseline's first, shares one cache of
 	 * nvcc's steps (driver/stepcache.c); MPCC_STEP_CACHE set (empty: none) wins */
 	char *cache = fmt("%s/cache", o.workdir);

@@ -22,7 +22,7 @@ guessing(const struct tuner *tu)
 int
 pool_apart(const struct tuner *tu)
 {
-	return apart(tu) && tu->o->jobs > 1 && !tu->o->launcher;
+	return apart(tu) && tu->o->jobs > 1;
 }
 
 int

@@ -43,7 +43,8 @@ int pool_gpus(const struct tuner *tu);
 /* may guesses build (trials and builds side by side), and with --jobs 2
  * or more run on a free GPU? */
 int guessing(const struct tuner *tu);
-/* may two programs run at once, on GPUs 0 and 1 (the confirmation's rounds)? */
+/* may two programs run at once, on GPUs 0 and 1, or two GPUs the launcher
+ * gives (the confirmation's rounds)? */
 int sidebyside(const struct tuner *tu);
 /* the trial of s: from the cache, or new (not yet run) */
 struct trial *trial_for(struct tuner *tu, const struct setting *s, double x);
@@ -97,6 +98,12 @@ int run_once(struct tuner *tu, const char *dir, const char *out, const char *err
  * --jobs): each its *v and *why; -1 if any failed */
 int run_side(struct tuner *tu, int n, char *const *dir, char *const *out, char *const *err,
              double *v, char **why);
+/* under the launcher, n pairs of runs at once: the programs in dir[2i]
+ * and dir[2i + 1] in turn, as one command of the launcher (a script that
+ * times each), so that a pair shares the GPU it gives: each run's *v and
+ * *why; -1 if any failed */
+int run_pairs(struct tuner *tu, int n, char *const *dir, char *const *out, char *const *err,
+              double *v, char **why);
 /* build t's setting again (with its environment, the report to rep) */
 int build_once(struct tuner *tu, const struct trial *t, const char *rep, const char *log);
 
