@@ -8,14 +8,14 @@
 int
 apart(const struct tuner *tu)
 {
-	return tu->run && strstr(tu->run, "MPCC_TUNE_DIR") &&
-	       (strstr(tu->build, "MPCC_TUNE_DIR") || tu->binary) &&
-	       (!tu->output || !strcmp(tu->output, "stdout") || strstr(tu->output, "MPCC_TUNE_DIR"));
+	return tu->o->run && strstr(tu->o->run, "MPCC_TUNE_DIR") &&
+	       (strstr(tu->o->build, "MPCC_TUNE_DIR") || tu->o->binary) &&
+	       (!tu->o->output || !strcmp(tu->o->output, "stdout") || strstr(tu->o->output, "MPCC_TUNE_DIR"));
 }
 
 int
 buildsapart(const struct tuner *tu)
 {
-	return tu->build && strstr(tu->build, "MPCC_TUNE_DIR") &&
-	       (!tu->binary || strstr(tu->binary, "MPCC_TUNE_DIR"));
+	return tu->o->build && strstr(tu->o->build, "MPCC_TUNE_DIR") &&
+	       (!tu->o->binary || strstr(tu->o->binary, "MPCC_TUNE_DIR"));
 }

@@ -51,7 +51,8 @@ static const char usage_text[] =
 	"  --slow X              a run over X times the baseline's time fails (default 3)\n"
 	"  --jobs N              run N candidates at once, one GPU each\n"
 	"  --build-jobs N        build N candidates at once (default: the cores)\n"
-	"  --launcher CMD        prefix every run (e.g. 'srun -n1 --gpus=1')\n"
+	"  --launcher CMD        prefix every run (e.g. 'srun -n1 --gpus=1'; in a Slurm allocation of\n"
+	"                        GPUs with --jobs N, a step on one of its GPUs unless given; '': none)\n"
 	"  --binary FILE         the program --build makes: each trial keeps a copy ($MPCC_TUNE_DIR/binary)\n"
 	"  --policy FILE         the .mpcc.yaml to write (default: the nearest, else ./.mpcc.yaml)\n"
 	"  --profile NAME        the profile to write (default tuned)\n"
@@ -149,56 +150,56 @@ static const struct option longopts[] = {
 
 /* one option c with its argument v */
 static void
-option(struct tuner *tu, int c, const char *v, int *qos)
+option(struct options *o, int c, const char *v, int *qos)
 {
 	static const char *const otypes[] = {"text", "f32", "f64", NULL},
 	                         *const metrics[] = {"mean-rel", "max-rel", "rel-fro", "digits", NULL},
 	                         *const searches[] = {"heu", "linear", "exhaustive", NULL},
 	                         *const modes[] = {"1", "2", "3", NULL};
 	switch (c) {
-	case O_BUILD: tu->build = v; break;
-	case O_RUN: tu->run = v; break;
-	case O_OUTPUT: tu->output = v; break;
-	case O_OTYPE: tu->otype = word("--output-type", v, otypes); break;
-	case O_METRIC: tu->metric = word("--metric", v, metrics); break;
-	case O_QOS: tu->qos = num("--qos", v, 0), *qos = 1; break;
-	case O_NONFINITE: tu->nonfinite = 1; break;
-	case O_TIME: tu->timepat = strcmp(v, "wall") ? v : NULL; break;
-	case O_HIGHER: tu->higher = 1; break;
-	case O_RUNS: tu->runs = num("--runs", v, 1); break;
+	case O_BUILD: o->build = v; break;
+	case O_RUN: o->run = v; break;
+	case O_OUTPUT: o->output = v; break;
+	case O_OTYPE: o->otype = word("--output-type", v, otypes); break;
+	case O_METRIC: o->metric = word("--metric", v, metrics); break;
+	case O_QOS: o->qos = num("--qos", v, 0), *qos = 1; break;
+	case O_NONFINITE: o->nonfinite = 1; break;
+	case O_TIME: o->timepat = strcmp(v, "wall") ? v : NULL; break;
+	case O_HIGHER: o->higher = 1; break;
+	case O_RUNS: o->runs = num("--runs", v, 1); break;
 	case O_BUDGET:
-		if ((tu->budget = duration(v)) <= 0)
+		if ((o->budget = duration(v)) <= 0)
 			die("--budget must be a duration such as 90s, 15m or 2h, not '%s'", v);
 		break;
-	case O_MAXTRIALS: tu->maxtrials = num("--max-trials", v, 1); break;
-	case O_STOPAFTER: tu->stopafter = num("--stop-after", v, 0); break;
-	case O_TRANSFORM: tu->transform = transform(v); break;
-	case O_KERNELS: tu->kernels = v; break;
-	case O_MINSHARE: tu->minshare = num("--min-share", v, 0); break;
-	case O_SEARCH: tu->search = word("--search", v, searches); break;
-	case O_STEP: tu->step = num("--step", v, 1); break;
-	case O_LMAX: tu->lmax = num("--lambda-max", v, 1); break;
-	case O_SHADOW: tu->shadow = 1; break;
-	case O_MODE: tu->mode = 1 + word("--mode", v, modes); break;
-	case O_PERF: tu->perf = num("--perf-threshold", v, 0); break;
-	case O_IDEAL: tu->ideal = v; break;
-	case O_MINGAIN: tu->mingain = num("--min-gain", v, 0); break;
-	case O_CONFIRM: tu->confirm = num("--confirm", v, 7); break;
-	case O_SLOW: tu->slow = num("--slow", v, 1); break;
-	case O_JOBS: tu->jobs = num("--jobs", v, 1); break;
-	case O_BJOBS: tu->bjobs = num("--build-jobs", v, 1); break;
-	case O_LAUNCHER: tu->launcher = v; break;
-	case O_BINARY: tu->binary = v; break;
-	case O_POLICY: tu->policy = v; break;
-	case O_PROFILE: tu->profile = v; break;
-	case O_DRYRUN: tu->dryrun = 1; break;
-	case O_SVG: tu->svg = v; break;
-	case O_WORKDIR: tu->workdir = v; break;
-	case O_KEEP: tu->keep = 1; break;
+	case O_MAXTRIALS: o->maxtrials = num("--max-trials", v, 1); break;
+	case O_STOPAFTER: o->stopafter = num("--stop-after", v, 0); break;
+	case O_TRANSFORM: o->transform = transform(v); break;
+	case O_KERNELS: o->kernels = v; break;
+	case O_MINSHARE: o->minshare = num("--min-share", v, 0); break;
+	case O_SEARCH: o->search = word("--search", v, searches); break;
+	case O_STEP: o->step = num("--step", v, 1); break;
+	case O_LMAX: o->lmax = num("--lambda-max", v, 1); break;
+	case O_SHADOW: o->shadow = 1; break;
+	case O_MODE: o->mode = 1 + word("--mode", v, modes); break;
+	case O_PERF: o->perf = num("--perf-threshold", v, 0); break;
+	case O_IDEAL: o->ideal = v; break;
+	case O_MINGAIN: o->mingain = num("--min-gain", v, 0); break;
+	case O_CONFIRM: o->confirm = num("--confirm", v, 7); break;
+	case O_SLOW: o->slow = num("--slow", v, 1); break;
+	case O_JOBS: o->jobs = num("--jobs", v, 1); break;
+	case O_BJOBS: o->bjobs = num("--build-jobs", v, 1); break;
+	case O_LAUNCHER: o->launcher = v; break;
+	case O_BINARY: o->binary = v; break;
+	case O_POLICY: o->policy = v; break;
+	case O_PROFILE: o->profile = v; break;
+	case O_DRYRUN: o->dryrun = 1; break;
+	case O_SVG: o->svg = v; break;
+	case O_WORKDIR: o->workdir = v; break;
+	case O_KEEP: o->keep = 1; break;
 	case 'h':
 	case O_HELP: usage(0);
 	case O_VERSION: printf("mpcc-tune %s\n", MPCC_VERSION), exit(0);
-	case O_MEASURE: tu->measure = 1; break;
+	case O_MEASURE: o->measure = 1; break;
 	default: BUG("option %d has no case", c);
 	}
 }
@@ -245,7 +246,7 @@ static const int searchopts[] = {
 /* --measure: one note for the search's options given, which it ignores;
  * every kernel --kernels selects gets its facts, and each program runs once */
 static void
-measureopts(struct tuner *tu, const char *given)
+measureopts(struct options *o, const char *given)
 {
 	struct buf b = BUF_INIT;
 	for (size_t i = 0; i < countof(searchopts); i++)
@@ -255,46 +256,92 @@ measureopts(struct tuner *tu, const char *given)
 	if (b.n)
 		note("--measure searches nothing: it ignores %s", b.s);
 	buf_release(&b);
-	tu->minshare = 0, tu->runs = 1, tu->ideal = NULL;
+	o->minshare = 0, o->runs = 1, o->ideal = NULL;
+}
+
+/* is prog a file of PATH that can run? */
+static int
+onpath(const char *prog)
+{
+	const char *path = getenv("PATH");
+	int found = 0;
+	for (const char *p = path ? path : ""; *p && !found; p += *p == ':') {
+		size_t n = strcspn(p, ":");
+		char *f = fmt("%.*s/%s", (int)n, p, prog);
+		found = n && access(f, X_OK) == 0;
+		free(f);
+		p += n;
+	}
+	return found;
+}
+
+/* does Slurm job id hold GPUs (gres:gpu or gres/gpu in what scontrol says
+ * of it: TresPerJob, TresPerNode, TRES)? The environment does not say so
+ * under every form (salloc --gres) */
+static int
+slurmgpus(struct tuner *tu, const char *job)
+{
+	char *out = fmt("%s/slurm-job", tu->o->workdir), *line = fmt("scontrol show job -o %s", job);
+	double wall;
+	int st = shell(tu, line, NULL, out, out, 0, &wall);
+	char *text = st ? NULL : readfile(out, NULL);
+	int gpus = text && (strstr(text, "gres:gpu") || strstr(text, "gres/gpu"));
+	unlink(out);
+	free(out), free(line), free(text);
+	return gpus;
+}
+
+/* --jobs N inside a Slurm allocation (salloc, sbatch: SLURM_JOB_ID) that
+ * holds GPUs, no --launcher given: each run a step of its own on one GPU of
+ * the allocation (of any of its nodes); the builds stay here. --launcher
+ * '' runs them here */
+static void
+slurm(struct options *o, struct tuner *tu)
+{
+	const char *job = getenv("SLURM_JOB_ID");
+	if (o->launcher && !*o->launcher)
+		o->launcher = NULL;
+	else if (!o->launcher && job && *job && o->jobs > 1 && onpath("srun") && slurmgpus(tu, job)) {
+		o->launcher = "srun --exact --nodes=1 --ntasks=1 --gpus=1 --quiet";
+		note("Slurm job %s: each run is a step of its own on one GPU of the allocation ('%s'); "
+		     "--launcher '' runs them here", job, o->launcher);
+	}
 }
 
 static void
-options(struct tuner *tu, int argc, char **argv)
+options(struct options *o, int argc, char **argv)
 {
 	int qos = 0, c;
 	char given[O_MEASURE - O_BUILD + 1] = {0};
-	*tu = (struct tuner){.left = -1, .output = "stdout", .runs = 5, .step = 4, .lmax = 64, .mode = 1,
-	                     .minshare = 5, .mingain = 1, .slow = 3, .jobs = 1, .profile = "tuned",
-	                     .svg = "mpcc-tune.svg", .transform = firsttuned(), .confirm = 7,
-	                     .stopafter = 3, .t0 = now()};
+	*o = (struct options){.output = "stdout", .runs = 5, .step = 4, .lmax = 64, .mode = 1,
+	                      .minshare = 5, .mingain = 1, .slow = 3, .jobs = 1, .profile = "tuned",
+	                      .svg = "mpcc-tune.svg", .transform = firsttuned(), .confirm = 7,
+	                      .stopafter = 3};
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
-	tu->bjobs = cores > 0 ? cores : 1;
+	o->bjobs = cores > 0 ? cores : 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1)
 		if (c == '?' || c == ':')
 			badopt(argv, c);
 		else
-			option(tu, c, optarg, &qos), given[c - O_BUILD] = 1;
+			option(o, c, optarg, &qos), given[c - O_BUILD] = 1;
 	if (optind < argc)
 		die("unexpected argument '%s' (mpcc-tune --help)", argv[optind]);
-	if (tu->measure && (!tu->build || !tu->run))
+	if (o->measure && (!o->build || !o->run))
 		die("--measure needs --build and --run (mpcc-tune --help)");
-	if (!tu->build || !tu->run || (!qos && !tu->measure))
+	if (!o->build || !o->run || (!qos && !o->measure))
 		die("--build, --run and --qos are required (mpcc-tune --help)");
-	if (tu->measure)
-		measureopts(tu, given);
-	if (tu->timepat) {
+	if (o->measure)
+		measureopts(o, given);
+	if (o->timepat) {
 		/* as grep reads it: ^ and $ at every line */
-		int e = regcomp(&tu->re, tu->timepat, REG_EXTENDED | REG_NEWLINE);
+		int e = regcomp(&o->re, o->timepat, REG_EXTENDED | REG_NEWLINE);
 		if (e) {
 			char msg[256];
-			regerror(e, &tu->re, msg, sizeof msg);
-			die("--time '%s': %s", tu->timepat, msg);
+			regerror(e, &o->re, msg, sizeof msg);
+			die("--time '%s': %s", o->timepat, msg);
 		}
 	}
-	if (tu->jobs > 1 && !apart(tu))
-		warn("--jobs: --run does not name $MPCC_TUNE_DIR, or --build does not and there is no "
-		     "--binary, so every candidate runs the same program: one candidate at a time");
 }
 
 /* why no GPU is visible here (malloc'd), NULL when one is: every GPU
@@ -326,11 +373,14 @@ nogpu(void)
  * MPCC_TUNE_NO_GPU_CHECK=1 is for a --run that reaches a GPU another way
  * (or a program that needs none: the tests' fake) */
 static void
-gpucheck(const struct tuner *tu)
+gpucheck(const struct options *o)
 {
-	const char *skip = getenv("MPCC_TUNE_NO_GPU_CHECK");
+	const char *skip = getenv("MPCC_TUNE_NO_GPU_CHECK"), *job = getenv("SLURM_JOB_ID");
 	char *why;
-	if (tu->launcher || (skip && *skip && strcmp(skip, "0")) || !(why = nogpu()))
+	/* with a launcher, or --jobs inside a Slurm job (slurm()), the runs go
+	 * where it sends them */
+	if ((o->launcher && *o->launcher) || (job && *job && o->jobs > 1) ||
+	    (skip && *skip && strcmp(skip, "0")) || !(why = nogpu()))
 		return;
 	die("no GPU is visible here (%s): mpcc-tune needs one to time the program's kernels, and "
 	    "built nothing (with --launcher the runs go where it sends them; "
@@ -352,67 +402,104 @@ keptnote(void)
 }
 
 static void
-workdir(struct tuner *tu)
+workdir(struct options *o)
 {
-	if (tu->workdir) {
-		if (mkdir(tu->workdir, 0777) < 0 && access(tu->workdir, W_OK) < 0)
-			die("cannot make the work directory '%s'", tu->workdir);
-		char *abs = realpath(tu->workdir, NULL);
-		tu->workdir = abs;
+	if (o->workdir) {
+		if (mkdir(o->workdir, 0777) < 0 && access(o->workdir, W_OK) < 0)
+			die("cannot make the work directory '%s'", o->workdir);
+		char *abs = realpath(o->workdir, NULL);
+		o->workdir = abs;
 		return;
 	}
 	char *t = fmt("%s/mpcc-tune-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	if (!mkdtemp(t))
 		die("cannot make a temporary directory");
-	tu->workdir = t;
+	o->workdir = t;
+}
+
+/* does the step cache hold steps already (a build made before with it)? */
+static int
+warmcache(const char *dir)
+{
+	DIR *d = dir && *dir ? opendir(dir) : NULL;
+	struct dirent *e;
+	int n = 0;
+	while (d && !n && (e = readdir(d)))
+		n = strlen(e->d_name) == 32;   /* an entry: the hex of its key */
+	if (d)
+		closedir(d);
+	return n;
 }
 
 static void
-keepnote(const struct tuner *tu)
+keepnote(const struct options *o)
 {
-	kept = tu->workdir;
-	keep_asked = tu->keep;
+	kept = o->workdir;
+	keep_asked = o->keep;
 	self = getpid();
 	atexit(keptnote);
 }
 
-/* the baseline (and the ideal build of Eq. 3); its runs' spread is the noise */
+/* the spread of the baseline's runs, an outlier left out: the noise */
 static void
-baseline(struct tuner *tu)
+noise(struct tuner *tu)
 {
-	struct setting none = {0};
-	tu->base = trial_for(tu, &none, 0);
-	timing_ahead(tu);
-	tuner_eval(tu, &tu->base, 1);
-	if (tu->base->verdict != V_OK) {
-		char *o = fmt("%s/run.out", tu->base->dir), *e = fmt("%s/run.err", tu->base->dir);
-		char *lo = lastlines(o, 10), *le = lastlines(e, 10);
-		die("the baseline failed: %s\n%s%s  no profile written", tu->base->why ? tu->base->why :
-		    tu->halt ? tu->halt : "it did not run", lo, le);
-	}
-	tu->noise = spread(tu->base->times, tu->base->ntimes);
-	if (!tu->measure)
-		fprintf(stderr, "mpcc-tune: noise: the baseline's %d runs spread over %.1f%%: a setting "
-		        "counts as faster beyond %.1f%%\n", tu->base->ntimes, 100 * tu->noise,
-		        100 * threshold(tu));
-	if (!tu->ideal)
+	const struct trial *b = tu->base;
+	tu->noise = steady(b->times, b->ntimes, &tu->outlier);
+	if (tu->o->measure)
 		return;
-	const char *build = tu->build;
+	fprintf(stderr, "mpcc-tune: noise: the baseline's %d runs spread over ", b->ntimes);
+	if (tu->outlier >= 0) {
+		double x = b->times[tu->outlier], *rest = xmalloc(b->ntimes * sizeof *rest);
+		int m = 0;
+		for (int i = 0; i < b->ntimes; i++)
+			if (i != tu->outlier)
+				rest[m++] = b->times[i];
+		fprintf(stderr, "%.1f%%, but run %d (%.4g, %.2fx the others' median) is an outlier, its "
+		        "gap to the nearest run over 3 times their spread: left out, the other %d runs "
+		        "spread over ", 100 * spread(b->times, b->ntimes), tu->outlier + 1, x,
+		        x / median(rest, m), m);
+		free(rest);
+	}
+	fprintf(stderr, "%.1f%%: a setting counts as faster beyond %.1f%%\n", 100 * tu->noise,
+	        100 * threshold(tu));
+}
+
+/* the ideal build of Eq. 3 (--ideal-build), with no transform */
+static void
+ideal(struct tuner *tu)
+{
 	struct trial *t = xcalloc(1, sizeof *t);
 	t->id = tu->nt;
+	t->cmd = tu->o->ideal;
 	t->env = xstrdup("off");
 	t->what = xstrdup("ideal build (--ideal-build)");
 	t->x = -1;
 	t->verdict = -1;
 	vgrow(tu->t, tu->nt, tu->cap);
 	tu->t[tu->nt++] = t;
-	tu->build = tu->ideal;
-	int guesses = tu->nspec;   /* none may start with the ideal's build */
-	tu->nspec = 0;
-	tuner_eval(tu, &t, 1);
-	tu->nspec = guesses;
-	tu->build = build;
+	tuner_eval_alone(tu, t);   /* no guess starts beside the ideal's build */
 	tu->idealt = t;
+}
+
+/* the baseline, the timing build beside it (and the ideal build of Eq. 3);
+ * the baseline's runs' spread is the noise */
+static void
+baseline(struct tuner *tu)
+{
+	struct setting none = {0};
+	tu->base = trial_for(tu, &none, 0);
+	struct trial *t[2] = {tu->base, timing_build(tu)};
+	tuner_eval(tu, t, 2);
+	if (tu->base->verdict != V_OK) {
+		char *o = fmt("%s/run.out", tu->base->dir), *e = fmt("%s/run.err", tu->base->dir);
+		char *lo = lastlines(o, 10), *le = lastlines(e, 10);
+		die("the baseline failed: %s\n%s%s  no profile written", tu->base->why ? tu->base->why :
+		    session_halt(tu) ? session_halt(tu) : "it did not run", lo, le);
+	}
+	noise(tu);
+	if (tu->o->ideal)
+		ideal(tu);
 }
 
 /* the trials of a setting (not the baseline, not instrumented) that ran */
@@ -425,52 +512,14 @@ candidates(const struct tuner *tu)
 	return n;
 }
 
-/* may another confirmation start within --budget? */
-static int
-timefor(const struct tuner *tu)
-{
-	return !spent(tu->budget ? tu->t0 + tu->budget : 0, tu->reserve);
-}
-
-/* the answer: the fastest trial of the session within the QoS that beats
- * the noise and is confirmed in interleaved runs (up to three tried, as
- * --budget allows); NULL with *note saying why none */
-static struct trial *
-choose(struct tuner *tu, struct confirmation *cf, char **note)
-{
-	struct trial **w, *win = NULL;
-	int n = winners(tu, &w), met = 0, tried = 0;
-	*cf = (struct confirmation){0};
-	for (int i = 0; i < tu->nt; i++)
-		met += eligible(tu, tu->t[i]);
-	for (int i = 0; i < n && i < 3 && !win && (!i || timefor(tu)); i++, tried++) {
-		confirm(tu, w[i], cf);
-		win = cf->ok ? w[i] : NULL;
-	}
-	if (win)
-		*note = NULL;
-	else if (n)
-		*note = fmt("the fastest setting within the QoS (%s, %.3fx in its search) was not confirmed "
-		            "against the baseline beyond the noise (%.1f%%)%s", w[0]->what, speedup(tu, w[0]),
-		            100 * threshold(tu), tried < n && tried < 3 ? "; --budget left no time to "
-		            "confirm the next" : "");
-	else if (met)
-		*note = fmt("no setting within the QoS ran faster than the baseline beyond the noise "
-		            "(%.1f%%; %d met the QoS)", 100 * threshold(tu), met);
-	else
-		*note = xstrdup("no setting met the QoS");
-	free(w);
-	return win;
-}
-
 /* the profile for win (or none): printed, or written and checked; 0 or -1 */
 static int
 writeprofile(struct tuner *tu, const struct trial *win, const char *note)
 {
 	/* what the winner's build applied: a kernel that refused its knob is nvcc's */
 	struct setting none = {0}, s = win ? setting_copy(&win->set) : none;
-	if (tu->dryrun) {
-		char *y = profile_yaml(&s, tu->k, tu->nk, tu->profile, "  ", note);
+	if (tu->o->dryrun) {
+		char *y = profile_yaml(&s, tu->k, tu->nk, tu->o->profile, "  ", note);
 		printf("\n%s", y);
 		free(y);
 		fprintf(stderr, "mpcc-tune: --dry-run: nothing written\n");
@@ -479,11 +528,11 @@ writeprofile(struct tuner *tu, const struct trial *win, const char *note)
 	}
 	char *p = profile_path(tu);
 	writing = 1;
-	int rc = profile_write(p, tu->profile, &s, tu->k, tu->nk, note) < 0 ||
+	int rc = profile_write(p, tu->o->profile, &s, tu->k, tu->nk, note) < 0 ||
 	         profile_check(tu, win ? win : tu->base, p) < 0 ? -1 : 0;
 	if (!rc)
 		fprintf(stderr, "mpcc-tune: profile '%s' written to %s: build with MPCC_PROFILE=%s%s\n",
-		        tu->profile, p, tu->profile, tu->policy ? " and MPCC_POLICY=that file" : "");
+		        tu->o->profile, p, tu->o->profile, tu->o->policy ? " and MPCC_POLICY=that file" : "");
 	free(p);
 	setting_release(&s);
 	return rc;
@@ -493,9 +542,9 @@ writeprofile(struct tuner *tu, const struct trial *win, const char *note)
 static int
 cleanup(const struct tuner *tu, int rc)
 {
-	if (!tu->keep && !rc) {
-		if (rmtree(tu->workdir) < 0)
-			warn("cannot remove '%s': %s", tu->workdir, strerror(errno));
+	if (!tu->o->keep && !rc) {
+		if (rmtree(tu->o->workdir) < 0)
+			warn("cannot remove '%s': %s", tu->o->workdir, strerror(errno));
 		else
 			kept = NULL;
 	}
@@ -505,53 +554,59 @@ cleanup(const struct tuner *tu, int rc)
 int
 main(int argc, char **argv)
 {
+	static struct options o;
 	struct tuner tu;
 	struct confirmation cf;
 	char *note;
 	progname = "mpcc-tune";
 	passes_init();
-	options(&tu, argc, argv);
-	gpucheck(&tu);
-	workdir(&tu);
-	keepnote(&tu);
+	options(&o, argc, argv);
+	gpucheck(&o);
+	tu = (struct tuner){.o = &o, .t0 = now(), .outlier = -1};
+	if (o.jobs > 1 && !apart(&tu))
+		warn("--jobs: --run does not name $MPCC_TUNE_DIR, or --build does not and there is no "
+		     "--binary, so every candidate runs the same program: one candidate at a time");
+	workdir(&o);
+	keepnote(&o);
+	slurm(&o, &tu);
 	/* every build of the session, the baseline's first, shares one cache of
 	 * nvcc's steps (driver/stepcache.c); MPCC_STEP_CACHE set (empty: none) wins */
-	char *cache = fmt("%s/cache", tu.workdir);
+	char *cache = fmt("%s/cache", o.workdir);
 	setenv("MPCC_STEP_CACHE", cache, 0);
+	tu.warm = warmcache(getenv("MPCC_STEP_CACHE"));
 	free(cache);
 	/* and reads a report's outcomes, never ptxas's figures, whose two
 	 * ptxas -v runs a file took 27% of a timing build of S3D.cu */
 	setenv("MPCC_REPORT_NO_PTXAS", "1", 0);
 	catchint();
 	atexit(killall);   /* a session that dies leaves no build or run behind */
-	tu.eval = trials_run;
-	fprintf(stderr, "mpcc-tune: work directory %s\n", tu.workdir);
+	fprintf(stderr, "mpcc-tune: work directory %s\n", o.workdir);
 	baseline(&tu);
 	struct trial *timed = find_kernels(&tu);
-	if (tu.measure)
+	if (o.measure)
 		return cleanup(&tu, measure_facts(&tu, timed));
-	budget_start(&tu);
+	budget_start(&tu, answer_needs(&tu));
 	search_all(&tu);
 	trials_drop(&tu);
-	const char *stopped = tu.halt;
+	const char *stopped = session_halt(&tu);
 	if (stopped)
 		fprintf(stderr, "mpcc-tune: the searches stopped: %s\n", stopped);
-	tu.halt = NULL, tu.deadline = 0;   /* the confirmation runs */
+	budget_end(&tu);   /* the confirmation runs */
 	if (stopped && !candidates(&tu)) {   /* nothing measured: the profile stays as it is */
 		error("the searches tried no setting (%s): profile '%s' left as it was", stopped,
-		      tu.profile);
+		      o.profile);
 		return 1;
 	}
 	struct trial *win = choose(&tu, &cf, &note);
 	table_print(&tu, win, &cf);
-	if (svg_write(&tu, win, tu.svg) < 0)
-		error("cannot write '%s'", tu.svg);
+	if (svg_write(&tu, win, o.svg) < 0)
+		error("cannot write '%s'", o.svg);
 	else
-		fprintf(stderr, "mpcc-tune: plots in %s\n", tu.svg);
-	fprintf(stderr, "mpcc-tune: %d %s built and run (the baseline's included)", tu.ntrials,
-	        plural(tu.ntrials, "trial", "trials"));
-	if (tu.nguess)
-		fprintf(stderr, ", and %d guesses run that no search asked for", tu.nguess);
+		fprintf(stderr, "mpcc-tune: plots in %s\n", o.svg);
+	fprintf(stderr, "mpcc-tune: %d %s built and run (the baseline's included)", pool_asked(&tu),
+	        plural(pool_asked(&tu), "trial", "trials"));
+	if (pool_guessed(&tu))
+		fprintf(stderr, ", and %d guesses run that no search asked for", pool_guessed(&tu));
 	fprintf(stderr, "; %.0f s\n", now() - tu.t0);
 	table_builds(&tu);
 	table_model(&tu);

@@ -4,7 +4,9 @@
  * Times vary from run to run. The baseline runs several times first, and
  * the spread of its runs, (max - min) / median, is the session's noise: a
  * trial counts as faster only where its gain over the baseline (or over
- * what a search already kept) exceeds that spread and --min-gain. The
+ * what a search already kept) exceeds that spread and --min-gain. One run
+ * that another job on the host slowed is left out of it (steady()): the
+ * spread of the others is the noise, and the log says so. The
  * answer is the fastest eligible trial of the whole session, whatever
  * search ran it: the searches only choose what to try. */
 #include "tune/tune.h"
@@ -15,7 +17,7 @@
 double
 speedup(const struct tuner *tu, const struct trial *t)
 {
-	return tu->higher ? t->time / tu->base->time : tu->base->time / t->time;
+	return tu->o->higher ? t->time / tu->base->time : tu->base->time / t->time;
 }
 
 double
@@ -30,10 +32,48 @@ spread(const double *v, int n)
 	return m > 0 ? (hi - lo) / m : 0;
 }
 
+/* a run is an outlier where its gap to the nearest other run is over
+ * OUTLIER times the spread of the others: Dixon's Q over 0.75, which 5
+ * runs of a normal spread reach by chance about 4% of the time, and one
+ * run of 3x the others' time always */
+#define OUTLIER 3
+
+double
+steady(const double *v, int n, int *out)
+{
+	*out = -1;
+	if (n < 4)
+		return spread(v, n);
+	int lo = 0, hi = 0;
+	for (int i = 1; i < n; i++)
+		lo = v[i] < v[lo] ? i : lo, hi = v[i] > v[hi] ? i : hi;
+	/* the second smallest and largest: the nearest runs to the extremes */
+	double lo2 = INFINITY, hi2 = -INFINITY;
+	for (int i = 0; i < n; i++) {
+		if (i != lo)
+			lo2 = fmin(lo2, v[i]);
+		if (i != hi)
+			hi2 = fmax(hi2, v[i]);
+	}
+	int x = v[hi] - hi2 >= lo2 - v[lo] ? hi : lo;   /* the larger gap */
+	double gap = x == hi ? v[hi] - hi2 : lo2 - v[lo];
+	double *rest = xmalloc(n * sizeof *rest);
+	int m = 0;
+	for (int i = 0; i < n; i++)
+		if (i != x)
+			rest[m++] = v[i];
+	double others = spread(rest, m), med = median(rest, m);
+	free(rest);
+	if (!(gap > OUTLIER * others * med))
+		return spread(v, n);
+	*out = x;
+	return others;
+}
+
 double
 threshold(const struct tuner *tu)
 {
-	return fmax(tu->noise, tu->mingain / 100);
+	return fmax(tu->noise, tu->o->mingain / 100);
 }
 
 int
@@ -41,7 +81,7 @@ beats(const struct tuner *tu, const struct trial *a, const struct trial *b)
 {
 	if (a->verdict != V_OK || b->verdict != V_OK)
 		return a->verdict == V_OK;
-	double gain = tu->higher ? a->time / b->time : b->time / a->time;
+	double gain = tu->o->higher ? a->time / b->time : b->time / a->time;
 	return gain > 1 + threshold(tu);
 }
 
@@ -71,55 +111,15 @@ fastest(const struct tuner *tu, struct trial **t, int n)
 	return best;
 }
 
-static const struct tuner *sorting;
-
-static int
-byspeed(const void *a, const void *b)
-{
-	const struct trial *s = *(struct trial *const *)a, *t = *(struct trial *const *)b;
-	double x = speedup(sorting, s), y = speedup(sorting, t);
-	return x != y ? (x < y) - (x > y) : (s->id > t->id) - (s->id < t->id);
-}
-
-/* the knobs a trial's build applied */
-static int
-knobs(const struct trial *t)
-{
-	int n = 0;
-	for (int i = 0; i < t->set.n; i++)
-		n += !t->set.k[i].refused;
-	return n;
-}
-
-int
-winners(const struct tuner *tu, struct trial ***out)
-{
-	struct trial **w = xmalloc((tu->nt + 1) * sizeof *w);
-	int n = 0, k = 0;
-	for (int i = 0; i < tu->nt; i++)
-		if (eligible(tu, tu->t[i]) && beats(tu, tu->t[i], tu->base))
-			w[n++] = tu->t[i];
-	sorting = tu;
-	qsort(w, n, sizeof *w, byspeed);
-	/* within the noise of the fastest, the fewest knobs first: a knob that
-	 * gains nothing one can measure is a risk taken for nothing */
-	for (int i = 1; i < n && !beats(tu, w[0], w[i]); i++)
-		k = knobs(w[i]) < knobs(w[k]) ? i : k;
-	for (struct trial *first = w[k]; k > 0; k--)
-		w[k] = w[k - 1], w[k - 1] = first;
-	*out = w;
-	return n;
-}
-
 /* the percentage of the ideal speed-up (003, Eq. 3) of t; without an ideal
  * build, the percentage of speed-up over the baseline */
 double
 ofideal(const struct tuner *tu, const struct trial *t)
 {
-	double p = tu->higher ? t->time : 1 / t->time, p64 = tu->higher ? tu->base->time : 1 / tu->base->time;
+	double p = tu->o->higher ? t->time : 1 / t->time, p64 = tu->o->higher ? tu->base->time : 1 / tu->base->time;
 	if (!tu->idealt || tu->idealt->verdict != V_OK)
 		return (p / p64 - 1) * 100;
-	double p32 = tu->higher ? tu->idealt->time : 1 / tu->idealt->time;
+	double p32 = tu->o->higher ? tu->idealt->time : 1 / tu->idealt->time;
 	return (p - p64) / (p32 - p64) * 100;
 }
 

@@ -206,8 +206,8 @@ metric(const struct errors *e, int m)
 int
 qos_met(const struct tuner *tu, const struct errors *e)
 {
-	double v = metric(e, tu->metric);
-	return tu->metric == M_DIGITS ? v >= tu->qos : v <= tu->qos;
+	double v = metric(e, tu->o->metric);
+	return tu->o->metric == M_DIGITS ? v >= tu->o->qos : v <= tu->o->qos;
 }
 
 static int

@@ -11,17 +11,30 @@
  * knob on one kernel (a grid, its words, or the units its stats list, in
  * GPUMixer's modes: search/units.c), search/auto.c composes them over
  * kernels and passes. The answer is the fastest trial of the session
- * within the QoS whose gain is beyond the noise (measure.c), confirmed
- * against the baseline in interleaved runs (search/confirm.c); then a
- * table, an SVG and a profile of .mpcc.yaml (output/). What tune knows of
- * a pass, it reads in the pass table (passes.c): no pass is named in tune/.
+ * within the QoS whose gain is beyond the noise (answer/choose.c),
+ * confirmed against the baseline in interleaved runs (answer/confirm.c);
+ * then a table, an SVG and a profile of .mpcc.yaml (output/). What tune
+ * knows of a pass, it reads in the pass table (passes.c): no pass is named
+ * in tune/.
  *
  * Only the pool (pool/) starts builds and runs: the trials the searches ask
  * for, and with --jobs N the guesses at what they will ask for next
  * (speculate()), which fill the slots a batch leaves free: the first
  * trials of the kernels still to search, the next lists of a growing list
- * of units. What a session may spend (--budget, --max-trials, Ctrl-C) and
- * what it says of its progress is the session's (session/).
+ * of units. With --jobs N the searches of different kernels run side by
+ * side, each in a strand of the pool (pool/strand.c), and their winners
+ * are composed (search/compose.c). What a session may spend (--budget,
+ * --max-trials, Ctrl-C) and what it says of its progress is the
+ * session's (session/).
+ *
+ * struct tuner holds the options, which the session only reads, and what
+ * every room reads: the baseline, its noise, the trials, the kernels. Each
+ * room keeps its own state in a struct of its header (struct session,
+ * struct pool, struct searches), made at its first use and changed only
+ * by its own files; a room below is told what it must know of those above
+ * (the pool's trials under way, session_running(); the searches' plan,
+ * session_plan(); what the answer needs, answer_needs() given to
+ * budget_start()), and never reads their state.
  *
  * The rooms of tune/, each a folder with one header, the highest first.
  * Files call only files later in this list, so a room calls only the
@@ -30,10 +43,13 @@
  *   main.c     the options and the session, start to end
  *   output/    facts.c table.c profile.c svg.c: --measure's facts, the table,
  *              the profile, the plots
- *   search/    confirm.c auto.c search.c units.c kernels.c curve.c: the
- *              searches, what they try and keep, and the winner's confirmation
- *   pool/      ask.c side.c pool.c: the trials asked for and guessed, their
- *              build and run slots and GPUs, the one waiting loop
+ *   answer/    choose.c confirm.c: the fastest trial within the QoS beyond
+ *              the noise, confirmed against the baseline; what that takes
+ *   search/    auto.c compose.c search.c units.c kernels.c curve.c: the
+ *              searches, what they try and keep, side by side and composed
+ *   pool/      ask.c strand.c side.c pool.c: the trials asked for and
+ *              guessed, the searches side by side, their build and run
+ *              slots and GPUs, the one waiting loop
  *   trial/     judge.c run.c build.c: one trial's build, runs and verdict
  *   session/   progress.c budget.c signal.c: the budget, Ctrl-C, the
  *              progress lines (the processes are common/spawn.c's)
@@ -94,6 +110,7 @@ extern const char *const stepnames[];
 
 struct trial {
 	int id;                 /* t<id>/ in the work directory; 0 is the baseline */
+	const char *cmd;        /* its build command; NULL: --build (--ideal-build's is its own) */
 	struct setting set;
 	char *env;              /* MPCC_SET */
 	char *what;             /* the setting in words, for progress and tables */
@@ -119,6 +136,8 @@ struct trial {
 	double build, cost;     /* seconds of wall time: its build; its build and runs */
 	double steps[NSTEPS];   /* seconds of its build's steps of each kind (mpcc's
 	                         * MPCC_STEP_LOG, summed over the compiles) */
+	int keyed, hits;        /* its build's steps the step cache keeps, and of them
+	                         * those it had (a build made before: a warm cache) */
 	double judged;          /* seconds its output's comparison took */
 };
 
@@ -142,39 +161,12 @@ struct kern {
 	char *src;              /* its source file, as the build named it (NULL: not known) */
 };
 
-/* one search over one knob, for the table, the SVG and the summary */
-struct curve {
-	char *kernel;           /* demangled */
-	int pass;
-	const char *how;        /* "heu", "linear", "exhaustive", "mode 1" ... */
-	struct trial **t;       /* the trials of this search, in the order run */
-	int n;
-	struct trial *best;     /* NULL: nothing met the QoS */
-	int runs;               /* trials it built and ran (the cache's not counted) */
-	char *stop;             /* why it stopped, in words */
-};
-
-/* the winner's interleaved runs against the baseline (confirm.c) */
-struct confirmation {
-	int rounds;             /* rounds run */
-	double median, lo, hi;  /* the rounds' speed-ups: median and range */
-	double basespread;      /* the spread of the baseline's runs in the rounds */
-	int ok;                 /* the median beats the noise */
-};
-
-/* a trial a search may ask for soon (speculate()): the search in progress
- * guesses with ranks below RANKS, those of the searches to come above */
-#define RANKS 100
-struct guess {
-	struct trial *t;
-	int rank;               /* lower: sooner */
-};
-
 enum { S_HEU, S_LINEAR, S_EXHAUSTIVE };   /* --search */
 enum { O_TEXT, O_F32, O_F64 };            /* --output-type */
 
-struct tuner {
-	/* options */
+/* what the command line says: main.c's options() fills it, and the
+ * session reads it and never changes it */
+struct options {
 	const char *build, *run, *output, *timepat, *launcher, *kernels;
 	const char *policy, *profile, *svg, *workdir, *ideal, *binary;
 	int transform;          /* a passes[] index, or -1: auto */
@@ -184,48 +176,42 @@ struct tuner {
 	double qos, perf, minshare, mingain, slow;   /* minshare, mingain, perf: % */
 	double budget;          /* --budget, seconds (0: none) */
 	regex_t re;
-	/* state: the baseline, the trials, the kernels */
+};
+
+/* each room's own state, declared in its header (tune.h's list): only
+ * its files change it */
+struct session;
+struct pool;
+struct searches;
+
+struct tuner {
+	const struct options *o;   /* read-only */
+	double t0;              /* the session's start (now()) */
+	/* what every room reads: the baseline, the trials, the kernels */
 	struct trial *base, *idealt;
-	double noise;           /* the baseline's runs: (max - min) / median */
+	double noise;           /* the baseline's runs: (max - min) / median, an outlier
+	                         * left out (steady()) */
+	int outlier;            /* the baseline's run left out (-1: none) */
+	int warm;               /* the step cache held steps when the session began (a
+	                         * build made before through mpcc, MPCC_STEP_CACHE set) */
 	struct trial **t;       /* every trial, the cache of settings */
 	int nt, cap;
 	struct kern *k;
 	int nk;
-	/* the searches' (search/) */
-	struct curve **c;
-	int nc, capc;
-	int left;               /* trials the search in progress may still run, after
-	                         * the batch being run (-1: not known) */
-	int later;              /* trials the searches after it will likely run */
-	/* the guesses of the searches to come, made again from what is known
-	 * before each batch (search/auto.c's, called by search_ask(): the
-	 * search room's own, which the pool never calls); NULL: none */
-	void (*ahead)(struct tuner *tu);
-	/* the pool's (pool/) */
-	int ntrials;            /* trials a search asked for, built and run, the baseline's
-	                         * included */
-	int nguess;             /* trials built and run as guesses (speculate()) */
-	int pending;            /* trials of the batch being run not done yet */
-	int inflight;           /* of them, those that started */
-	struct guess *spec;     /* speculate(): what may be asked for next, soonest first */
-	int nspec, capspec;
-	/* build and run trials (pool/pool.c's trials_run; tests put a model here):
-	 * t[0..asked) before it returns, the rest (guesses) as slots allow */
-	void (*eval)(struct tuner *tu, struct trial **t, int n, int asked);
-	void *arg;              /* for eval */
-	/* the session's budget (session/budget.c) */
-	double t0;              /* the session's start (now()) */
-	double tsearch;         /* when the searches started */
-	double deadline;        /* no trial starts after it, or runs on past it (0: none) */
-	double until;           /* the search in progress starts no trial after it */
-	double reserve;         /* seconds kept for the confirmation and the check */
-	const char *halt;       /* why every search stops now (NULL: go on) */
+	/* the rooms', each made at its first use */
+	struct session *ses;    /* session/budget.c's session_of() */
+	struct pool *pool;      /* pool/pool.c's pool_of() */
+	struct searches *srch;  /* search/curve.c's searches_of() */
 };
 
 /* measure.c */
 double speedup(const struct tuner *tu, const struct trial *t);   /* over the baseline */
 /* the relative spread of v: (max - min) / median */
 double spread(const double *v, int n);
+/* spread() with an outlier left out: a value whose gap to the nearest
+ * other is over 3 times the spread of the others (then *out is its index;
+ * -1: none, with fewer than 4 values too) */
+double steady(const double *v, int n, int *out);
 /* the gain a trial must reach to count as faster: the baseline's noise,
  * or --min-gain when larger (a fraction: 0.05) */
 double threshold(const struct tuner *tu);
@@ -237,10 +223,6 @@ int instrumented(const struct trial *t);
 int eligible(const struct tuner *tu, const struct trial *t);
 /* the fastest eligible trial among t[] (NULL if none) */
 struct trial *fastest(const struct tuner *tu, struct trial **t, int n);
-/* every eligible trial of the session that beats the baseline, fastest
- * first, except that of those within the noise of the fastest the one with
- * the fewest knobs comes first; their count */
-int winners(const struct tuner *tu, struct trial ***out);
 /* the percentage of the ideal speed-up (003, Eq. 3) that t reaches */
 double ofideal(const struct tuner *tu, const struct trial *t);
 /* a kernel's measured speed-up is said only where the noise moves it by at

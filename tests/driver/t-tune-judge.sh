@@ -1,6 +1,7 @@
 #!/bin/sh
 # mpcc-tune's judgement (issue 27): outputs that cannot be compared end the
-# session loudly; a gain within the noise is no gain; the answer is the
+# session loudly; a gain within the noise is no gain, and one outlier run of
+# the baseline does not make the noise (issue 48); the answer is the
 # fastest setting measured within the QoS, whatever search measured it;
 # kernels are chosen by their share of the kernel time, not of the run.
 # Against the fake program of t-tune-fake.sh (tune-fake/fake.sh), built by
@@ -39,6 +40,23 @@ else
 	passed
 fi
 
+# each trial in its own directory: the timing build, asked for with the
+# baseline, runs beside it; the session must not wait for its verdict,
+# which needs the baseline's
+testing "a baseline that crashes ends the session at once, saying so"
+d=$T/basecrash
+rm -rf "$d" && mkdir -p "$d" && cp "$FAKE/k.cu" "$FAKE/fake.sh" "$d/"
+(cd "$d" && FAKE_FAIL=base timeout 120 "$MPCC_TUNE" --build "mkdir -p \$MPCC_TUNE_DIR && $MPCC -arch=sm_90 -ptx k.cu -o \$MPCC_TUNE_DIR/k.ptx" \
+	--run "sh fake.sh \$MPCC_TUNE_DIR/k.ptx" --runs 1 --workdir "$d/work" --qos 2.55e-4 --min-share 1 \
+	--time 'time_ms=([0-9.]+)' --jobs 2 >out 2>err)
+echo $? >"$d/rc"
+if [ "$(cat "$d/rc")" = 1 ] && grep -q '^mpcc-tune: error: the baseline failed: run 1 exited with 3' "$d/err" &&
+   [ ! -e "$d/.mpcc.yaml" ]; then
+	passed
+else
+	fail "rc $(cat "$d/rc") (124: it hung): $(tail -3 "$d/err")"
+fi
+
 testing "a baseline that prints nan where numbers are expected fails loudly"
 FAKE_BASENAN=1 tune basenan k.cu --qos 2.55e-4 --min-share 1 --time 'time_ms=([0-9.]+)'
 if [ "$(cat "$T/basenan/rc")" != 0 ] && [ ! -e "$T/basenan/.mpcc.yaml" ] &&
@@ -65,6 +83,25 @@ if [ "$(cat "$T/noise/rc")" != 0 ]; then
 	fail "mpcc-tune failed: $(tail -5 "$T/noise/err")"
 elif ! grep -q 'rules: \[\]' "$T/noise/.mpcc.yaml" || ! grep -q 'mpcc-tune: no rule: ' "$T/noise/err"; then
 	fail "$(cat "$T/noise/.mpcc.yaml"; grep -e winner -e 'no rule' -e noise "$T/noise/err")"
+else
+	passed
+fi
+
+# the runs vary by +-1%, and the baseline's third takes 3x the others' time
+# (another job on the host): the noise must be about the others' spread,
+# not 200%, for lambda 32's gain (1.333x) to count
+testing "one baseline run of 3x the others' time: the noise is within 2x of the others' spread"
+FAKE_JITTER=1 FAKE_OUTLIER=$T/outlier.times tune outlier k.cu --qos 2.55e-4 --min-share 1 \
+	--time 'time_ms=([0-9.]+)' --runs 5 --dry-run
+others=$(sed -n '1,5p' "$T/outlier.times" | sed 3d | sort -g |
+	awk '{ v[NR] = $1 } END { printf "%.4f", 100 * (v[4] - v[1]) / ((v[2] + v[3]) / 2) }')
+noise=$(sed -n 's/^mpcc-tune: noise: .* spread over \([0-9.]*\)%: a setting counts as faster beyond .*/\1/p' "$T/outlier/err")
+if [ "$(cat "$T/outlier/rc")" != 0 ] || [ -z "$noise" ]; then
+	fail "rc $(cat "$T/outlier/rc"): $(grep -e noise -e error "$T/outlier/err")"
+elif ! awk -v n="$noise" -v o="$others" 'BEGIN { exit !(n <= 2 * o + 0.05 && 2 * n + 0.05 >= o) }'; then
+	fail "noise $noise%, the other runs' spread $others%: $(grep 'noise:' "$T/outlier/err")"
+elif ! grep -q 'outlier' "$T/outlier/err" || ! grep -q 'sfu: {lambda: 32,' "$T/outlier/out"; then
+	fail "$(grep -e 'noise:' -e 'no rule' -e winner "$T/outlier/err")"
 else
 	passed
 fi

@@ -3,9 +3,14 @@
 # one-node cluster of Debian's slurm-wlm on localhost (munged, slurmctld,
 # slurmd, started here as root, in a private directory, on free ports),
 # running the fake program's trials (tune-fake/fake.sh). This is the
-# recipe of mpcc-tune(1), SLURM. Skipped, with the reason, where the
-# daemons cannot start (not root, no slurm-wlm or munge: install them with
-# scripts/install-deps.sh --test); MPCC_REQUIRE_SLURM=1 (CI) makes that a failure.
+# recipe of mpcc-tune(1), SLURM. The node has four fake GPUs (a gres of
+# four character devices that are not GPUs: Slurm gives each step one, as
+# CUDA_VISIBLE_DEVICES) and says it has 8 CPUs, so that four steps run at
+# once on two cores: --jobs 4 inside an allocation (issue 48) runs each
+# trial as a step on one of its GPUs, and keeps what --jobs 4 keeps here.
+# Skipped, with the reason, where the daemons cannot start (not root, no
+# slurm-wlm or munge: install them with scripts/install-deps.sh --test);
+# MPCC_REQUIRE_SLURM=1 (CI) makes that a failure.
 . "$(dirname "$0")/lib.sh"
 : "${MPCC_TUNE:?set MPCC_TUNE to the mpcc-tune executable}"
 FAKE="$MPCC_SRC/tests/driver/tune-fake"
@@ -69,8 +74,14 @@ SelectTypeParameters=CR_Core
 JobAcctGatherType=jobacct_gather/none
 AccountingStorageType=accounting_storage/none
 JobCompType=jobcomp/none
-NodeName=$node NodeAddr=127.0.0.1 CPUs=$(nproc) State=UNKNOWN
+SlurmdParameters=config_overrides
+GresTypes=gpu
+NodeName=$node NodeAddr=127.0.0.1 CPUs=8 Gres=gpu:4 State=UNKNOWN
 PartitionName=mpcc Nodes=ALL Default=YES MaxTime=INFINITE State=UP
+EOF
+cat >"$S/gres.conf" <<EOF
+AutoDetect=off
+NodeName=$node Name=gpu File=/dev/null,/dev/zero,/dev/full,/dev/urandom
 EOF
 SLURM_CONF=$S/slurm.conf
 export SLURM_CONF
@@ -117,5 +128,58 @@ elif ! grep -q '^confirmation: 7 interleaved rounds .*: confirmed$' "$d/out"; th
 	fail "$(grep -e confirm "$d/err" | tail -3)"
 else
 	passed
+fi
+# the three kernels of t-tune-gpus.sh, each trial in its own directory
+FAKE3="mkdir -p \$MPCC_TUNE_DIR && $MPCC -arch=sm_90 -ptx three.cu -o \$MPCC_TUNE_DIR/k.ptx"
+three() {
+	d=$T/$1
+	shift
+	mkdir -p "$d" && cp "$FAKE/fake.sh" "$d/" && cat "$FAKE/k.cu" "$FAKE/sets.cu" "$FAKE/flat.cu" >"$d/three.cu"
+	(cd "$d" && FAKE_SLEEP=0.5 FAKE_LOG=$d/runs.log "$@" "$MPCC_TUNE" --build "$FAKE3" \
+		--run "sh fake.sh \$MPCC_TUNE_DIR/k.ptx" --time 'time_ms=([0-9.]+)' --qos 2.55e-4 --runs 1 \
+		--min-share 1 --build-jobs 4 --transform auto --jobs 4 --slow 20 >out 2>err)
+}
+# rules DIR: the profile's rules, one line
+rules() { grep -v '^ *#' "$T/$1/.mpcc.yaml" 2>/dev/null | tr -s ' \n' ' '; }
+
+# salloc: the session inside an allocation of the four GPUs, no --launcher
+three alloc salloc --quiet -N1 -n4 --gpus=4
+three here env -u SLURM_JOB_ID
+
+testing "--jobs 4 inside an allocation: every run a step on one of its GPUs, the same answer as here"
+runs=$(wc -l <"$T/alloc/runs.log" 2>/dev/null)
+steps=$(grep -c 'slurm_job=[0-9]' "$T/alloc/runs.log" 2>/dev/null)
+gpus=$(cut -d' ' -f1 "$T/alloc/runs.log" 2>/dev/null | sort -u | tr '\n' ' ')
+if ! grep -q "^mpcc-tune: note: Slurm job [0-9]*: each run is a step of its own on one GPU of the allocation" "$T/alloc/err" ||
+   ! grep -q '^mpcc-tune: 3 kernels searched side by side' "$T/alloc/err"; then
+	fail "$(head -3 "$T/alloc/err"; tail -3 "$T/alloc/err")"
+elif [ -z "$runs" ] || [ "$runs" != "$steps" ] || [ "$gpus" != "CUDA_VISIBLE_DEVICES=0 CUDA_VISIBLE_DEVICES=1 CUDA_VISIBLE_DEVICES=2 CUDA_VISIBLE_DEVICES=3 " ]; then
+	fail "$steps of $runs runs were steps, on $gpus"
+elif [ -z "$(rules here)" ] || [ "$(rules alloc)" != "$(rules here)" ]; then
+	fail "inside: $(rules alloc); here: $(rules here)"
+else
+	passed
+fi
+
+# rounds 1-4 at once, then 5-7: each round's two runs, in the copies of
+# the two programs made for it (the trials' own for the first), on one GPU
+testing "--jobs 4 inside an allocation: four rounds of the confirmation at once, each on one GPU"
+tail -14 "$T/alloc/runs.log" >"$T/alloc/confirm.log"
+bad= gpus=
+for b in "1 8" "9 14"; do
+	set -- $b
+	sed -n "$1,$2p" "$T/alloc/confirm.log" >"$T/alloc/batch"
+	for slot in t p1-t p2-t p3-t; do
+		g=$(grep " dir=$slot[0-9]* " "$T/alloc/batch" | cut -d' ' -f1 | sort -u)
+		[ -z "$g" ] && continue
+		[ "$(echo "$g" | wc -l)" = 1 ] || bad="$bad $slot:$(echo $g)"
+		[ "$1" = 1 ] && gpus="$gpus $g"
+	done
+done
+if [ -z "$bad" ] && [ "$(echo $gpus | tr ' ' '\n' | sort -u | wc -l)" = 4 ] &&
+   grep -q 'interleaved rounds (each in its own directory; 4 rounds at once, each its two runs in turn as one command of the launcher, on one GPU' "$T/alloc/err"; then
+	passed
+else
+	fail "rounds on more than one GPU:$bad; the first four on$gpus; $(grep 'interleaved rounds' "$T/alloc/err")"
 fi
 finish

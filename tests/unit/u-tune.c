@@ -185,7 +185,7 @@ modelset(struct tuner *tu, struct trial *t, double time, double err)
 	t->verdict = V_OK;
 	t->time = t->wall = time;
 	t->e = (struct errors){err, err, err, err > 0 ? -log10(err) : 17, 8};
-	t->err = metric(&t->e, tu->metric);
+	t->err = metric(&t->e, tu->o->metric);
 	t->meets = t->set.n && qos_met(tu, &t->e);
 }
 
@@ -245,7 +245,7 @@ shadowmodel(struct tuner *tu, struct trial *t, int exact)
 static void
 model_eval(struct tuner *tu, struct trial **t, int n, int asked)
 {
-	struct model *m = tu->arg;
+	struct model *m = pool_of(tu)->arg;
 	(void)asked;   /* a model runs every trial, guesses too, at once */
 	m->batches++;
 	for (int i = 0; i < n; i++) {
@@ -276,19 +276,29 @@ static void
 setup(struct tuner *tu, double (*err)(double), double qos, int search)
 {
 	static int n;
-	*tu = (struct tuner){.left = -1, .qos = qos, .search = search, .step = 4, .lmax = 64, .slow = 3,
-	                     .runs = 1, .mingain = 1, .mode = 1, .eval = model_eval, .arg = &model};
+	struct options *o = xmalloc(sizeof *o);
+	*o = (struct options){.qos = qos, .search = search, .step = 4, .lmax = 64, .slow = 3, .runs = 1,
+	                      .mingain = 1, .mode = 1};
+	*tu = (struct tuner){.o = o};
+	pool_of(tu)->eval = model_eval, pool_of(tu)->arg = &model;
 	model = (struct model){err, 0, 0, 0, 0, ""};
 	char *d = test_tmp("u-tune");
 	snprintf(model.dir, sizeof model.dir, "%s-%d-%d", d, (int)getpid(), n++);
 	free(d);
 	mkdir(model.dir, 0777);
-	tu->workdir = model.dir;
+	o->workdir = model.dir;
 	tu->k = &kern;
 	tu->nk = 1;
 	struct setting none = {0};
 	tu->base = trial_for(tu, &none, 0);
 	tuner_eval(tu, &tu->base, 1);
+}
+
+/* a test's options, which the session only reads */
+static struct options *
+opt(struct tuner *tu)
+{
+	return (struct options *)tu->o;
 }
 
 static long
@@ -305,16 +315,16 @@ TEST(heu_reaches_the_qos_in_few_trials)
 	setup(&tu, linear_err, 1e-7, S_HEU);
 	struct trial *t = search_grid(&tu, &none, &kern, pass_find("sfu"));
 	CHECK(lambda_of(t) == 32);
-	CHECK(tu.c[0]->runs == 2);
+	CHECK(searches_of(&tu)->c[0]->runs == 2);
 	/* quadratic: from below, halving the upper bound's weight (Illinois) */
 	setup(&tu, quadratic, 2.55e-4, S_HEU);
 	t = search_grid(&tu, &none, &kern, pass_find("sfu"));
 	CHECK(lambda_of(t) == 32);
-	CHECK(tu.c[0]->runs <= 5);
+	CHECK(searches_of(&tu)->c[0]->runs <= 5);
 	/* everything within the QoS: lambda 64 at once */
 	setup(&tu, quadratic, 1, S_HEU);
 	t = search_grid(&tu, &none, &kern, pass_find("sfu"));
-	CHECK(lambda_of(t) == 64 && tu.c[0]->runs == 1);
+	CHECK(lambda_of(t) == 64 && searches_of(&tu)->c[0]->runs == 1);
 }
 
 TEST(heu_answer_always_meets_the_qos)
@@ -357,7 +367,7 @@ TEST(linear_walks_down_from_the_top)
 	struct setting none = {0};
 	setup(&tu, quadratic, 2.55e-4, S_LINEAR);
 	struct trial *t = search_grid(&tu, &none, &kern, pass_find("sfu"));
-	CHECK(lambda_of(t) == 32 && tu.c[0]->runs == 9);
+	CHECK(lambda_of(t) == 32 && searches_of(&tu)->c[0]->runs == 9);
 }
 
 TEST(exhaustive_tries_the_grid)
@@ -367,7 +377,7 @@ TEST(exhaustive_tries_the_grid)
 	setup(&tu, bumpy, 5e-7, S_EXHAUSTIVE);
 	struct trial *t = search_grid(&tu, &none, &kern, pass_find("sfu"));
 	/* 1e-8 * l <= 5e-7 up to 48 except the bump at 40: the fastest is 48 */
-	CHECK(lambda_of(t) == 48 && tu.c[0]->runs == 16);
+	CHECK(lambda_of(t) == 48 && searches_of(&tu)->c[0]->runs == 16);
 }
 
 TEST(a_trial_is_run_once)
@@ -377,10 +387,10 @@ TEST(a_trial_is_run_once)
 	setup(&tu, quadratic, 2.55e-4, S_EXHAUSTIVE);
 	search_grid(&tu, &none, &kern, pass_find("sfu"));
 	int evals = model.evals;
-	tu.search = S_HEU;
+	opt(&tu)->search = S_HEU;
 	search_grid(&tu, &none, &kern, pass_find("sfu"));
 	CHECK(model.evals == evals);
-	CHECK(tu.c[1]->runs == 0);
+	CHECK(searches_of(&tu)->c[1]->runs == 0);
 }
 
 
@@ -398,18 +408,18 @@ TEST(fiset_mode_1_lowers_sets_cumulatively_while_the_qos_holds)
 	/* by shadow error, smallest first: 2 (1e-9), 3 (2e-7), 1 (4e-6), 4
 	 * (1e-4); within 1e-6: {2}, {2,3}; adding 1 or 4 breaks the QoS */
 	setup(&tu, quadratic, 1e-6, S_HEU);
-	tu.shadow = 1;
+	opt(&tu)->shadow = 1;
 	struct trial *t = search_units(&tu, &none, &kern, pass_find("fiset"));
 	CHECK(sets_of(t) == (1 << 2 | 1 << 3));
 	/* all, auto, the shadow build, {2}, {2,3}, {1,2,3}, {2,3,4} */
-	CHECK(tu.c[0]->runs == 7);
-	CHECK(tu.c[0]->stop && strstr(tu.c[0]->stop, "2 of 4 units kept (1, 4 broke the QoS)"));
+	CHECK(searches_of(&tu)->c[0]->runs == 7);
+	CHECK(searches_of(&tu)->c[0]->stop && strstr(searches_of(&tu)->c[0]->stop, "2 of 4 units kept (1, 4 broke the QoS)"));
 	/* by the model (no shadow build), largest predicted first: 4, 1, 3,
 	 * 2; within 1e-4 every one: the last is all, the fastest */
 	setup(&tu, quadratic, 1e-4, S_HEU);
 	t = search_units(&tu, &none, &kern, pass_find("fiset"));
 	CHECK(t && !strcmp(t->set.k[0].params, "sets=all"));
-	CHECK(tu.c[0]->runs == 5);   /* all, auto, {4}, {1,4}, {1,3,4}; then all again */
+	CHECK(searches_of(&tu)->c[0]->runs == 5);   /* all, auto, {4}, {1,4}, {1,3,4}; then all again */
 }
 
 TEST(fiset_modes_2_and_3_stop_at_the_performance_threshold)
@@ -418,19 +428,19 @@ TEST(fiset_modes_2_and_3_stop_at_the_performance_threshold)
 	struct setting none = {0};
 	/* mode 2: 5% over the baseline: {2} gains 3%, {2,3} 14.5%: stop */
 	setup(&tu, quadratic, 1e-6, S_HEU);
-	tu.shadow = 1, tu.mode = 2, tu.perf = 5;
+	opt(&tu)->shadow = 1, opt(&tu)->mode = 2, opt(&tu)->perf = 5;
 	struct trial *t = search_units(&tu, &none, &kern, pass_find("fiset"));
 	CHECK(sets_of(t) == (1 << 2 | 1 << 3));
-	CHECK(tu.c[0]->stop && strstr(tu.c[0]->stop, "perf-threshold"));
+	CHECK(searches_of(&tu)->c[0]->stop && strstr(searches_of(&tu)->c[0]->stop, "perf-threshold"));
 	/* mode 3: by r_ac, largest first: {3} is within 1e-6 and 11% faster */
 	setup(&tu, quadratic, 1e-6, S_HEU);
-	tu.mode = 3, tu.perf = 5;
+	opt(&tu)->mode = 3, opt(&tu)->perf = 5;
 	t = search_units(&tu, &none, &kern, pass_find("fiset"));
 	CHECK(sets_of(t) == 1 << 3);
-	CHECK(tu.c[0]->runs == 3);   /* all, auto, {3}: no shadow build needed */
+	CHECK(searches_of(&tu)->c[0]->runs == 3);   /* all, auto, {3}: no shadow build needed */
 	/* a QoS no set meets */
 	setup(&tu, quadratic, 1e-12, S_HEU);
-	tu.shadow = 1;
+	opt(&tu)->shadow = 1;
 	CHECK(search_units(&tu, &none, &kern, pass_find("fiset")) == NULL);
 }
 
@@ -439,7 +449,7 @@ TEST(fiset_mode_2_measures_against_the_ideal)
 	struct tuner tu;
 	struct setting none = {0};
 	setup(&tu, quadratic, 1e-5, S_HEU);
-	tu.shadow = 1, tu.mode = 2, tu.perf = 20;
+	opt(&tu)->shadow = 1, opt(&tu)->mode = 2, opt(&tu)->perf = 20;
 	/* ideal (all f32) at time 5; performance is 1/time: {2} (9.7) gives
 	 * 3% of the ideal speed-up, {2,3} (8.73) 15%, {1,2,3} (6.98) 43%:
 	 * there the search stops, and that is the fastest within 1e-5 */
@@ -447,7 +457,7 @@ TEST(fiset_mode_2_measures_against_the_ideal)
 	tu.idealt = &ideal;
 	struct trial *t = search_units(&tu, &none, &kern, pass_find("fiset"));
 	CHECK(sets_of(t) == (1 << 1 | 1 << 2 | 1 << 3));
-	CHECK(tu.c[0]->stop && strstr(tu.c[0]->stop, "perf-threshold"));
+	CHECK(searches_of(&tu)->c[0]->stop && strstr(searches_of(&tu)->c[0]->stop, "perf-threshold"));
 }
 
 TEST(units_stop_after_k_in_a_row_that_gain_nothing)
@@ -457,18 +467,18 @@ TEST(units_stop_after_k_in_a_row_that_gain_nothing)
 	/* within 1e-4 every list meets; by the model, 4 first: {4} (7.0) and
 	 * {1,4} (5.6) are slower than all (4.89), already measured */
 	setup(&tu, quadratic, 1e-4, S_HEU);
-	tu.stopafter = 2;
+	opt(&tu)->stopafter = 2;
 	search_units(&tu, &none, &kern, pass_find("fiset"));
-	CHECK(tu.c[0]->runs == 4);   /* all, auto, {4}, {1,4} */
-	CHECK(tu.c[0]->stop && strstr(tu.c[0]->stop, "2 units in a row gained nothing beyond the noise"));
+	CHECK(searches_of(&tu)->c[0]->runs == 4);   /* all, auto, {4}, {1,4} */
+	CHECK(searches_of(&tu)->c[0]->stop && strstr(searches_of(&tu)->c[0]->stop, "2 units in a row gained nothing beyond the noise"));
 	/* by shadow error within 1e-6, {2} first: no faster than auto, the
 	 * same set, measured already */
 	setup(&tu, quadratic, 1e-6, S_HEU);
-	tu.shadow = 1, tu.stopafter = 1;
+	opt(&tu)->shadow = 1, opt(&tu)->stopafter = 1;
 	struct trial *t = search_units(&tu, &none, &kern, pass_find("fiset"));
 	CHECK(sets_of(t) == 1 << 2);
-	CHECK(tu.c[0]->runs == 4);   /* all, auto, the shadow build, {2} */
-	CHECK(tu.c[0]->stop && strstr(tu.c[0]->stop, "1 unit in a row gained nothing"));
+	CHECK(searches_of(&tu)->c[0]->runs == 4);   /* all, auto, the shadow build, {2} */
+	CHECK(searches_of(&tu)->c[0]->stop && strstr(searches_of(&tu)->c[0]->stop, "1 unit in a row gained nothing"));
 }
 
 TEST(units_are_not_walked_when_all_wins_and_the_shadow_sees_no_error)
@@ -476,12 +486,12 @@ TEST(units_are_not_walked_when_all_wins_and_the_shadow_sees_no_error)
 	struct tuner tu;
 	struct setting none = {0};
 	setup(&tu, quadratic, 1e-4, S_HEU);
-	tu.shadow = 1, tu.stopafter = 3;
+	opt(&tu)->shadow = 1, opt(&tu)->stopafter = 3;
 	model.exact = 1;
 	struct trial *t = search_units(&tu, &none, &kern, pass_find("fiset"));
 	CHECK(t && !strcmp(t->set.k[0].params, "sets=all"));
-	CHECK(tu.c[0]->runs == 3);   /* all, auto, the shadow build */
-	CHECK(tu.c[0]->stop && strstr(tu.c[0]->stop, "no list of units to try"));
+	CHECK(searches_of(&tu)->c[0]->runs == 3);   /* all, auto, the shadow build */
+	CHECK(searches_of(&tu)->c[0]->stop && strstr(searches_of(&tu)->c[0]->stop, "no list of units to try"));
 }
 
 TEST(guesses_fill_free_gpus_and_change_nothing_kept)
@@ -489,18 +499,18 @@ TEST(guesses_fill_free_gpus_and_change_nothing_kept)
 	struct tuner one, four;
 	struct setting none = {0};
 	setup(&one, quadratic, 1e-6, S_HEU);
-	one.shadow = 1;
+	opt(&one)->shadow = 1;
 	struct trial *a = search_units(&one, &none, &kern, pass_find("fiset"));
 	int batches = model.batches;
 	setup(&four, quadratic, 1e-6, S_HEU);
-	four.shadow = 1, four.jobs = 4;
-	four.build = "make -C $MPCC_TUNE_DIR", four.run = "$MPCC_TUNE_DIR/prog";   /* runs apart */
+	opt(&four)->shadow = 1, opt(&four)->jobs = 4;
+	opt(&four)->build = "make -C $MPCC_TUNE_DIR", opt(&four)->run = "$MPCC_TUNE_DIR/prog";   /* runs apart */
 	struct trial *b = search_units(&four, &none, &kern, pass_find("fiset"));
 	CHECK(sets_of(a) == sets_of(b) && a && b && !strcmp(a->env, b->env));
-	CHECK(one.c[0]->runs == four.c[0]->runs);   /* the trials the search asked for */
+	CHECK(searches_of(&one)->c[0]->runs == searches_of(&four)->c[0]->runs);   /* the trials the search asked for */
 	/* fewer batches, each guess asked for in the end: none wasted here */
-	CHECK(model.batches < batches && four.nguess == 0);
-	free(one.spec), free(four.spec);
+	CHECK(model.batches < batches && pool_guessed(&four) == 0);
+	free(pool_of(&one)->spec), free(pool_of(&four)->spec);
 }
 
 /* a later search's sets=all has run: its guesses are then the lists of
@@ -511,8 +521,8 @@ TEST(a_search_that_has_its_units_is_guessed_by_its_first_lists)
 	struct setting none = {0};
 	int fiset = pass_find("fiset");
 	setup(&tu, quadratic, 1e-6, S_HEU);
-	tu.jobs = 4;
-	tu.build = "make -C $MPCC_TUNE_DIR", tu.run = "$MPCC_TUNE_DIR/prog";   /* runs apart */
+	opt(&tu)->jobs = 4;
+	opt(&tu)->build = "make -C $MPCC_TUNE_DIR", opt(&tu)->run = "$MPCC_TUNE_DIR/prog";   /* runs apart */
 	struct trial *g[8];
 	int n = search_next(&tu, &none, &kern, fiset, g);
 	CHECK(n == 2);   /* all and auto: nothing ran, nothing more is known */
@@ -523,12 +533,12 @@ TEST(a_search_that_has_its_units_is_guessed_by_its_first_lists)
 	search_units(&one, &none, &kern, fiset);
 	/* the list the one-GPU search asked for first, then each with the next
 	 * unit added, as if each met the QoS */
-	CHECK(one.c[0]->n > 2 && !strcmp(g[2]->env, one.c[0]->t[2]->env));
+	CHECK(searches_of(&one)->c[0]->n > 2 && !strcmp(g[2]->env, searches_of(&one)->c[0]->t[2]->env));
 	for (int i = 3; i < n; i++)
 		CHECK((sets_of(g[i]) & sets_of(g[i - 1])) == sets_of(g[i - 1]) && sets_of(g[i]) != sets_of(g[i - 1]));
-	tu.shadow = 1;   /* the order needs the shadow build's run: no lists */
+	opt(&tu)->shadow = 1;   /* the order needs the shadow build's run: no lists */
 	CHECK(search_next(&tu, &none, &kern, fiset, g) == 2);
-	free(tu.spec), free(one.spec);
+	free(pool_of(&tu)->spec), free(pool_of(&one)->spec);
 }
 
 TEST(max_trials_stops_the_search)
@@ -536,11 +546,11 @@ TEST(max_trials_stops_the_search)
 	struct tuner tu;
 	struct setting none = {0};
 	setup(&tu, quadratic, 1e-6, S_HEU);
-	tu.shadow = 1, tu.maxtrials = 4;   /* the baseline, all, auto, the shadow build */
+	opt(&tu)->shadow = 1, opt(&tu)->maxtrials = 4;   /* the baseline, all, auto, the shadow build */
 	search_units(&tu, &none, &kern, pass_find("fiset"));
 	CHECK(model.evals == 4);
-	CHECK(tu.c[0]->stop && strstr(tu.c[0]->stop, "--max-trials reached"));
-	CHECK(tu.halt != NULL);
+	CHECK(searches_of(&tu)->c[0]->stop && strstr(searches_of(&tu)->c[0]->stop, "--max-trials reached"));
+	CHECK(session_halt(&tu) != NULL);
 }
 
 TEST(durations_read_as_people_write_them)
@@ -557,7 +567,7 @@ TEST(the_answer_is_the_fastest_trial_measured_within_the_qos)
 	struct tuner tu;
 	struct setting none = {0};
 	setup(&tu, quadratic, 1e-4, S_HEU);
-	tu.shadow = 1;
+	opt(&tu)->shadow = 1;
 	/* mode 1 by shadow error keeps {2,3} (8.73) within 1e-4... */
 	search_units(&tu, &none, &kern, pass_find("fiset"));
 	/* ...but all (4.89, error 5.4e-5) was measured too: it is the answer */
@@ -596,10 +606,23 @@ TEST(a_gain_within_the_noise_is_no_gain)
 	tu.noise = 0.08;   /* the baseline (10) spread over 8% */
 	CHECK(!beats(&tu, &a, tu.base));   /* 1.053x */
 	CHECK(beats(&tu, &b, tu.base));    /* 1.111x */
-	tu.noise = 0, tu.mingain = 6;
+	tu.noise = 0, opt(&tu)->mingain = 6;
 	CHECK(!beats(&tu, &a, tu.base) && beats(&tu, &b, tu.base));
 	double v[5] = {10, 10.5, 9.6, 10.2, 9.9};
 	CHECK(fabs(spread(v, 5) - 0.09) < 1e-12);   /* (10.5 - 9.6) / 10 */
+}
+
+TEST(one_outlier_does_not_move_the_noise)
+{
+	double v[5] = {10, 10.1, 30, 9.9, 10.05}, w[5] = {10, 10.5, 9.6, 10.2, 9.9};
+	int out;
+	/* the third run took 3x the others: their spread, (10.1 - 9.9) / 10.025 */
+	CHECK(fabs(steady(v, 5, &out) - 0.2 / 10.025) < 1e-12 && out == 2);
+	/* runs that spread evenly keep their whole spread */
+	CHECK(fabs(steady(w, 5, &out) - 0.09) < 1e-12 && out == -1);
+	double fast[5] = {10, 10.1, 2, 9.9, 10.05};   /* one far too fast, too */
+	CHECK(steady(fast, 5, &out) < 0.03 && out == 2);
+	CHECK(steady(v, 3, &out) == spread(v, 3) && out == -1);   /* too few to tell */
 }
 
 TEST(plot_ticks_are_round)
@@ -824,6 +847,7 @@ main(void)
 	RUN(the_answer_is_the_fastest_trial_measured_within_the_qos);
 	RUN(within_the_noise_of_the_fastest_the_fewest_knobs_win);
 	RUN(a_gain_within_the_noise_is_no_gain);
+	RUN(one_outlier_does_not_move_the_noise);
 	RUN(plot_ticks_are_round);
 	RUN(profile_replaces_only_its_own_lines);
 	RUN(profile_added_after_the_last_one);

@@ -37,7 +37,7 @@ probe(struct tuner *tu)
 	for (int p = 0; p < npass; p++)
 		if (takesfacts(p))
 			setting_add(&s, p, "*", "");
-	char *dir = fmt("%s/facts", tu->workdir), *rep = fmt("%s/report.jsonl", dir),
+	char *dir = fmt("%s/facts", tu->o->workdir), *rep = fmt("%s/report.jsonl", dir),
 	     *log = fmt("%s/build.log", dir), *text = NULL;
 	struct trial t = {.env = setting_env(&s), .dir = dir};
 	size_t n;
@@ -115,7 +115,7 @@ cost(const struct tuner *tu, const struct trial *timed)
 	if (timed->e.max > 0)
 		warn("the measure run's output differs from the plain run's (largest relative "
 		     "difference %.3g): the instrumentation must not change what the program computes, "
-		     "unless its output varies from run to run%s", timed->e.max, tu->timepat ? "" :
+		     "unless its output varies from run to run%s", timed->e.max, tu->o->timepat ? "" :
 		     " (a time it prints counts too: --time PATTERN leaves the lines it matches out)");
 	return 0;
 }
@@ -132,7 +132,7 @@ measure_facts(struct tuner *tu, const struct trial *timed)
 		measured |= tu->k[i].launches > 0;
 	if (!measured) {
 		error("no kernel was measured (no 'mpcc-time' line): profile '%s' left as it was",
-		      tu->profile);
+		      tu->o->profile);
 		free(rep);
 		return 1;
 	}
@@ -140,8 +140,8 @@ measure_facts(struct tuner *tu, const struct trial *timed)
 	nf = gather(tu, rep, &f, &no);
 	char *p = profile_path(tu);
 	if (nf)
-		rc = profile_facts(p, tu->profile, f, nf, tu->dryrun);
-	fprintf(stderr, "mpcc-tune: the facts as rules of profile '%s':\n", tu->profile);
+		rc = profile_facts(p, tu->o->profile, f, nf, tu->o->dryrun);
+	fprintf(stderr, "mpcc-tune: the facts as rules of profile '%s':\n", tu->o->profile);
 	for (int i = 0; i < nf && !rc; i++)
 		fprintf(stderr, "  %s: %s: {%s}: %s%s%s\n", f[i].k->demangled, pass_name(f[i].pass),
 		        f[i].params, f[i].how, f[i].k->nocount ? "; its loops' trips were not counted: " : "",
@@ -150,14 +150,14 @@ measure_facts(struct tuner *tu, const struct trial *timed)
 	buf_release(&no);
 	if (!nf && !rc)
 		fprintf(stderr, "mpcc-tune: no kernel has facts a pass takes: profile '%s' left as it was\n",
-		        tu->profile);
+		        tu->o->profile);
 	else if (!rc) {
-		if (tu->dryrun)
+		if (tu->o->dryrun)
 			fprintf(stderr, "mpcc-tune: --dry-run: %s printed, not written\n", p);
 		else
 			fprintf(stderr, "mpcc-tune: profile '%s' written to %s: build with MPCC_PROFILE=%s%s; "
-			        "mpcc --mpcc-explain shows the facts each kernel's rule carries\n", tu->profile,
-			        p, tu->profile, tu->policy ? " and MPCC_POLICY=that file" : "");
+			        "mpcc --mpcc-explain shows the facts each kernel's rule carries\n", tu->o->profile,
+			        p, tu->o->profile, tu->o->policy ? " and MPCC_POLICY=that file" : "");
 	}
 	for (int i = 0; i < nf; i++)
 		free(f[i].params), free(f[i].note), free(f[i].how);

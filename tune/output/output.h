@@ -3,7 +3,7 @@
 #ifndef MPCC_TUNE_OUTPUT_H
 #define MPCC_TUNE_OUTPUT_H
 
-#include "tune/search/search.h"
+#include "tune/answer/answer.h"
 
 /* facts.c */
 /* --measure, once the baseline and the timing build (timed) have run: the

@@ -274,8 +274,8 @@ profile_write(const char *path, const char *name, const struct setting *s,
 char *
 profile_path(const struct tuner *tu)
 {
-	if (tu->policy)
-		return xstrdup(tu->policy);
+	if (tu->o->policy)
+		return xstrdup(tu->o->policy);
 	char cwd[PATH_MAX];
 	if (!getcwd(cwd, sizeof cwd))
 		return xstrdup(".mpcc.yaml");
@@ -346,34 +346,34 @@ samebinary(const char *a, const char *b)
 int
 profile_check(struct tuner *tu, const struct trial *win, const char *policy)
 {
-	char *dir = fmt("%s/check", tu->workdir), *rep = fmt("%s/report.jsonl", dir),
+	char *dir = fmt("%s/check", tu->o->workdir), *rep = fmt("%s/report.jsonl", dir),
 	     *log = fmt("%s/build.log", dir);
 	mkdir(dir, 0777);
 	unlink(rep);
-	char *e_rep = fmt("MPCC_REPORT=%s", rep), *e_prof = fmt("MPCC_PROFILE=%s", tu->profile),
-	     *e_pol = tu->policy ? fmt("MPCC_POLICY=%s", policy) : xstrdup("MPCC_POLICY="),
+	char *e_rep = fmt("MPCC_REPORT=%s", rep), *e_prof = fmt("MPCC_PROFILE=%s", tu->o->profile),
+	     *e_pol = tu->o->policy ? fmt("MPCC_POLICY=%s", policy) : xstrdup("MPCC_POLICY="),
 	     *e_dir = fmt("MPCC_TUNE_DIR=%s", dir);
 	const char *env[] = {"MPCC_SET=", e_rep, e_prof, e_pol, e_dir, NULL};
 	double wall;
-	int st = shell(tu, tu->build, env, log, log, 0, &wall), ok = 0;
+	int st = shell(tu, tu->o->build, env, log, log, 0, &wall), ok = 0;
 	size_t n;
 	char *text = readfile(rep, &n), *a = doneset(text), *b = doneset(win->report);
 	if (st)
-		error("the build with profile '%s' failed (see %s)", tu->profile, log);
+		error("the build with profile '%s' failed (see %s)", tu->o->profile, log);
 	else if (strcmp(a, b))
 		error("the build with profile '%s' is not the winner's:\n--- profile\n%s--- winner\n%s",
-		      tu->profile, a, b);
+		      tu->o->profile, a, b);
 	else
 		ok = 1;
-	if (ok && tu->binary) {
-		char *w = fmt("%s/binary", win->dir), *mine = tunepath(tu->binary, dir);
+	if (ok && tu->o->binary) {
+		char *w = fmt("%s/binary", win->dir), *mine = tunepath(tu->o->binary, dir);
 		if (!(ok = samebinary(w, mine)))
-			error("'%s' built from profile '%s' differs from the winner's", mine, tu->profile);
+			error("'%s' built from profile '%s' differs from the winner's", mine, tu->o->profile);
 		free(w), free(mine);
 	}
 	if (ok)
 		fprintf(stderr, "mpcc-tune: checked: MPCC_PROFILE=%s builds what the winner built "
-		        "(%s)\n", tu->profile, tu->binary ? "same report lines, same binary" : "same report lines");
+		        "(%s)\n", tu->o->profile, tu->o->binary ? "same report lines, same binary" : "same report lines");
 	free(text), free(a), free(b), free(dir), free(rep), free(log);
 	free(e_rep), free(e_prof), free(e_pol), free(e_dir);
 	return ok ? 0 : -1;

@@ -246,11 +246,11 @@ speedaxis(const struct tuner *tu, struct axis *a, struct trial **t, int n)
 static void
 erraxis(const struct tuner *tu, struct axis *a, struct trial **t, int n)
 {
-	if (tu->metric == M_DIGITS) {
+	if (tu->o->metric == M_DIGITS) {
 		linaxis(a, 0, 17, 1, 0);
 		return;
 	}
-	double lo = tu->qos > 0 ? tu->qos : INFINITY, hi = tu->qos;
+	double lo = tu->o->qos > 0 ? tu->o->qos : INFINITY, hi = tu->o->qos;
 	for (int i = 0; i < n; i++)
 		if (t[i]->verdict == V_OK && t[i]->err > 0)
 			lo = fmin(lo, t[i]->err), hi = fmax(hi, t[i]->err);
@@ -312,15 +312,15 @@ curve(const struct tuner *tu, FILE *f, double y0, const struct curve *c, const s
 	char *title = fmt("%.*s: %s, %s (%d %s run)", (int)strcspn(c->kernel, "("), c->kernel,
 	                  pass_name(c->pass), c->how, c->runs, plural(c->runs, "trial", "trials"));
 	axes(&fr, title, passes[c->pass]->tune->axis,
-	     tu->timepat ? "figure of merit: speed-up over the baseline" : "speed-up over the baseline",
-	     tu->metric == M_DIGITS ? "digits of accuracy" : "error (log)", words);
+	     tu->o->timepat ? "figure of merit: speed-up over the baseline" : "speed-up over the baseline",
+	     tu->o->metric == M_DIGITS ? "digits of accuracy" : "error (log)", words);
 	free(title);
 	baseband(&fr, tu);
 	zerolabel(&fr, 1);
 	fprintf(f, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#c00\" stroke-dasharray=\"6 4\"/>\n",
-	        L, W - R, pyb(&fr, tu->qos), pyb(&fr, tu->qos));
-	char *q = fmt("QoS %.3g", tu->qos);
-	text(&fr, W - R - 4, pyb(&fr, tu->qos) - 4, "font-size=\"11\" fill=\"#c00\" text-anchor=\"end\"", q);
+	        L, W - R, pyb(&fr, tu->o->qos), pyb(&fr, tu->o->qos));
+	char *q = fmt("QoS %.3g", tu->o->qos);
+	text(&fr, W - R - 4, pyb(&fr, tu->o->qos) - 4, "font-size=\"11\" fill=\"#c00\" text-anchor=\"end\"", q);
 	free(q);
 	points(tu, &fr, t, n, win);
 	static const char *const items[] = {"line", "speed-up", "err", "error", "qos", "QoS",
@@ -352,14 +352,14 @@ pareto(const struct tuner *tu, FILE *f, double y0, const struct trial *win)
 	speedaxis(tu, &fr.a, t, n);
 	erraxis(tu, &fr.x, t, n);
 	axes(&fr, "every trial: speed-up against error, and the Pareto front",
-	     tu->metric == M_DIGITS ? "digits of accuracy" : "error (log)", "speed-up over the baseline",
+	     tu->o->metric == M_DIGITS ? "digits of accuracy" : "error (log)", "speed-up over the baseline",
 	     NULL, NULL);
 	zerolabel(&fr, 0);
 	baseband(&fr, tu);
 	double best = INFINITY;
 	fprintf(f, "<polyline fill=\"none\" stroke=\"#06c\" stroke-width=\"1.5\" points=\"");
 	for (int i = 0; i < n; i++) {
-		double e = tu->metric == M_DIGITS ? -t[i]->err : t[i]->err;
+		double e = tu->o->metric == M_DIGITS ? -t[i]->err : t[i]->err;
 		if (e < best)
 			best = e, fprintf(f, "%.1f,%.1f ", px(&fr, t[i]->err), pya(&fr, speedup(tu, t[i])));
 	}
@@ -374,7 +374,7 @@ pareto(const struct tuner *tu, FILE *f, double y0, const struct trial *win)
 			        px(&fr, t[i]->err), pya(&fr, speedup(tu, t[i])));
 	}
 	fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.0f\" y2=\"%.0f\" stroke=\"#c00\" stroke-dasharray=\"6 4\"/>\n",
-	        px(&fr, tu->qos), px(&fr, tu->qos), y0 + T, y0 + H - B);
+	        px(&fr, tu->o->qos), px(&fr, tu->o->qos), y0 + T, y0 + H - B);
 	static const char *const items[] = {"line", "within the QoS", "over", "over the QoS", "front",
 	                                    "Pareto front", "qos", "QoS", "base", "baseline and its noise",
 	                                    "win", "winner"};
@@ -388,16 +388,17 @@ svg_write(const struct tuner *tu, const struct trial *win, const char *path)
 	FILE *f = fopen(path, "w");
 	if (!f)
 		return -1;
-	int panels = 0, nc = 0;
-	for (int i = 0; i < tu->nc; i++)
-		nc += tu->c[i]->n > 0;
-	int withpareto = tu->transform < 0;
+	struct curve *const *c;
+	int panels = 0, nc = 0, n = search_curves(tu, &c);
+	for (int i = 0; i < n; i++)
+		nc += c[i]->n > 0;
+	int withpareto = tu->o->transform < 0;
 	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
 	        "font-family=\"sans-serif\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n",
 	        W, H * (nc + withpareto > 0 ? nc + withpareto : 1));
-	for (int i = 0; i < tu->nc; i++)
-		if (tu->c[i]->n > 0)
-			curve(tu, f, H * panels++, tu->c[i], win);
+	for (int i = 0; i < n; i++)
+		if (c[i]->n > 0)
+			curve(tu, f, H * panels++, c[i], win);
 	if (withpareto)
 		pareto(tu, f, H * panels++, win);
 	fprintf(f, "</svg>\n");

@@ -76,8 +76,8 @@ table_print(const struct tuner *tu, const struct trial *win, const struct confir
 	printf("\n| trial | setting | time | speedup | %s | verdict | kernel: predicted, measured | "
 	       "build s (transform, ptxas, host, link); runs s |\n"
 	       "|---|---|---:|---:|---:|---|---|---|\n",
-	       tu->metric == M_DIGITS ? "digits" : (const char *[]){"mean rel err", "max rel err",
-	                                                            "rel Frobenius"}[tu->metric]);
+	       tu->o->metric == M_DIGITS ? "digits" : (const char *[]){"mean rel err", "max rel err",
+	                                                            "rel Frobenius"}[tu->o->metric]);
 	for (int i = 0; i < tu->nt; i++) {
 		const struct trial *t = tu->t[i];
 		if (t->verdict < 0)
@@ -95,13 +95,16 @@ table_print(const struct tuner *tu, const struct trial *win, const struct confir
 		free(sp);
 	}
 	printf("\n| kernel | transform | search | trials | best | stopped |\n|---|---|---|---:|---|---|\n");
-	for (int i = 0; i < tu->nc; i++) {
-		const struct curve *c = tu->c[i];
+	struct curve *const *cs;
+	for (int i = 0, n = search_curves(tu, &cs); i < n; i++) {
+		const struct curve *c = cs[i];
 		printf("| %s | %s | %s | %d | %s | %s |\n", c->kernel, pass_name(c->pass), c->how, c->runs,
 		       c->best ? c->best->what : "none met the QoS", c->stop ? c->stop : "");
 	}
-	printf("\nnoise: the baseline's runs spread over %.1f%%; a gain counts beyond %.1f%%\n",
-	       100 * tu->noise, 100 * threshold(tu));
+	printf("\nnoise: the baseline's runs spread over %.1f%%", 100 * tu->noise);
+	if (tu->outlier >= 0)
+		printf(" (run %d left out, an outlier)", tu->outlier + 1);
+	printf("; a gain counts beyond %.1f%%\n", 100 * threshold(tu));
 	if (cf->rounds)
 		printf("confirmation: %d interleaved rounds against the baseline: median %.3fx (range %.3fx "
 		       "to %.3fx): %s\n", cf->rounds, cf->median, cf->lo, cf->hi,
@@ -140,9 +143,13 @@ table_builds(const struct tuner *tu)
 	double b = trialmedian(tu, buildof, 0), full = tu->base->build;
 	if (b < 0 || !(full > 0))
 		return;
-	fprintf(stderr, "mpcc-tune: trial builds: median %.3g s, %.2fx the full build (%.3g s, the "
-	        "baseline's)\nmpcc-tune: of a trial (medians; a build's steps summed over its "
-	        "compiles):", b, b / full, full);
+	if (tu->warm && tu->base->hits)   /* no build of the session was a full one */
+		fprintf(stderr, "mpcc-tune: trial builds: median %.3g s (the baseline's, %.3g s, had %d of "
+		        "its %d steps from a warm step cache)", b, full, tu->base->hits, tu->base->keyed);
+	else
+		fprintf(stderr, "mpcc-tune: trial builds: median %.3g s, %.2fx the full build (%.3g s, the "
+		        "baseline's)", b, b / full, full);
+	fprintf(stderr, "\nmpcc-tune: of a trial (medians; a build's steps summed over its compiles):");
 	for (int k = 0; k < NSTEPS; k++)
 		fprintf(stderr, " %s %.3g s,", k == ST_OTHER ? "other steps" : stepnames[k],
 		        trialmedian(tu, stepof, k));

@@ -10,7 +10,7 @@
 int
 pool_gpus(const struct tuner *tu)
 {
-	return tu->jobs;
+	return tu->o->jobs;
 }
 
 int
@@ -20,9 +20,15 @@ guessing(const struct tuner *tu)
 }
 
 int
+pool_apart(const struct tuner *tu)
+{
+	return apart(tu) && tu->o->jobs > 1;
+}
+
+int
 sidebyside(const struct tuner *tu)
 {
-	return apart(tu) && tu->jobs > 1 && !tu->launcher;
+	return apart(tu) && tu->o->jobs > 1;
 }
 
 struct trial *
@@ -51,29 +57,32 @@ trial_for(struct tuner *tu, const struct setting *s, double x)
 void
 speculate(struct tuner *tu, struct trial *t, int rank)
 {
+	struct pool *p = pool_of(tu);
 	if (!apart(tu) || !buildsapart(tu) || t->verdict >= 0)
 		return;
-	for (int j = 0; j < tu->nspec; j++)
-		if (tu->spec[j].t == t)
+	for (int j = 0; j < p->nspec; j++)
+		if (p->spec[j].t == t)
 			return;
-	vgrow(tu->spec, tu->nspec, tu->capspec);
-	struct guess *g = tu->spec;
-	int i = tu->nspec;
+	vgrow(p->spec, p->nspec, p->capspec);
+	struct guess *g = p->spec;
+	int i = p->nspec;
 	while (i > 0 && g[i - 1].rank > rank)
 		g[i] = g[i - 1], i--;
-	g[i] = (struct guess){t, rank};
-	tu->nspec++;
+	g[i] = (struct guess){t, rank, strand_id()};
+	p->nspec++;
 }
 
 void
 speculate_clear(struct tuner *tu, int lo, int hi)
 {
-	struct guess *g = tu->spec;
+	struct pool *p = pool_of(tu);
+	struct guess *g = p->spec;
 	int m = 0;
-	for (int i = 0; i < tu->nspec; i++)
-		if ((g[i].rank < lo || g[i].rank >= hi) && g[i].t->verdict < 0)
+	for (int i = 0; i < p->nspec; i++)
+		if ((g[i].rank < lo || g[i].rank >= hi || (strand_id() && g[i].owner != strand_id())) &&
+		    g[i].t->verdict < 0)
 			g[m++] = g[i];
-	tu->nspec = m;
+	p->nspec = m;
 }
 
 static int
@@ -87,12 +96,13 @@ among(struct trial *const *t, int n, const struct trial *x)
 
 /* the trials asked for, then the guesses (which the evaluator runs as its
  * slots allow, and may finish after it returns); a trial counts once it
- * has a verdict: asked (tu->ntrials), or a guess not asked for yet that
- * ran (tu->nguess; one whose build failed or applied nothing used no GPU) */
+ * has a verdict: asked (the pool's ntrials), or a guess not asked for yet
+ * that ran (nguess; one whose build failed or applied nothing used no GPU) */
 void
 tuner_eval(struct tuner *tu, struct trial **t, int n)
 {
-	struct trial **todo = xmalloc((n + tu->nspec + 1) * sizeof *todo);
+	struct pool *p = pool_of(tu);
+	struct trial **todo = xmalloc((n + p->nspec + 1) * sizeof *todo);
 	int m = 0, asked;
 	for (int i = 0; i < n; i++)
 		if (t[i]->verdict < 0 && !among(todo, m, t[i]))
@@ -100,26 +110,38 @@ tuner_eval(struct tuner *tu, struct trial **t, int n)
 	asked = m;
 	/* the guesses of the search in progress and of those to come take
 	 * turns, each in its own order */
-	for (int i = 0, j = 0; i < tu->nspec || j < tu->nspec;) {
-		while (i < tu->nspec && tu->spec[i].rank >= RANKS)
+	for (int i = 0, j = 0; i < p->nspec || j < p->nspec;) {
+		while (i < p->nspec && p->spec[i].rank >= RANKS)
 			i++;
-		while (j < tu->nspec && tu->spec[j].rank < RANKS)
+		while (j < p->nspec && p->spec[j].rank < RANKS)
 			j++;
 		for (int k = 0; k < 2; k++) {
 			int *at = k ? &j : &i;
-			struct trial *g = *at < tu->nspec ? tu->spec[(*at)++].t : NULL;
+			struct trial *g = *at < p->nspec ? p->spec[(*at)++].t : NULL;
 			if (g && g->verdict < 0 && !among(todo, m, g))
 				todo[m++] = g;
 		}
 	}
-	if (asked && !halted(tu))
-		tu->eval(tu, todo, m, asked);
+	if (asked && !halted(tu) && strand_id())
+		strand_wait(tu, todo, m, asked);
+	else if (asked && !halted(tu))
+		p->eval(tu, todo, m, asked);
 	for (int i = 0; i < n; i++)
 		if (!t[i]->asked && t[i]->verdict >= 0)
-			t[i]->asked = 1, tu->ntrials++;
-	tu->nguess = 0;
+			t[i]->asked = 1, p->ntrials++;
+	p->nguess = 0;
 	for (int i = 0; i < tu->nt; i++)
-		tu->nguess += !tu->t[i]->asked && tu->t[i]->verdict >= 0 && tu->t[i]->verdict != V_BUILD &&
+		p->nguess += !tu->t[i]->asked && tu->t[i]->verdict >= 0 && tu->t[i]->verdict != V_BUILD &&
 		              tu->t[i]->verdict != V_NOAPPLY;
 	free(todo);
+}
+
+void
+tuner_eval_alone(struct tuner *tu, struct trial *t)
+{
+	struct pool *p = pool_of(tu);
+	int guesses = p->nspec;
+	p->nspec = 0;
+	tuner_eval(tu, &t, 1);
+	p->nspec = guesses;
 }

@@ -22,9 +22,11 @@
  * wanted are done. The guesses given with them go on in the pool across
  * calls, behind the wanted: a guess starts a build only while fewer than
  * GUESSES per GPU are under way and guesses hold under half the build
- * slots, and runs while a GPU is left free for the wanted; with one GPU a
- * guess builds while the wanted run, and runs only once it is wanted (a
- * wrong guess costs the GPU nothing).
+ * slots, and runs only on a GPU that no wanted trial needs: one is left
+ * for each wanted trial that does not run yet, and at least one; with one
+ * GPU a guess builds while the wanted run, and runs only once it is wanted
+ * (a wrong guess costs the GPU nothing). While strands wait (strand.c),
+ * the call may return once one of them has its trials (the pool's ready()).
  * A guess no call names any more is dropped before it starts; what still
  * runs when the searches end is stopped (trials_drop()). */
 #define GUESSES 2
@@ -44,13 +46,36 @@ struct job {
 	struct side *side;   /* J_SIDE: its process and its end */
 };
 
-static struct pool {
+static struct jobs {
 	struct job *j;
 	int n, cap;
 	int builds, bmax, runs, rmax;
 	char *busy;     /* rmax GPU slots */
 	double limit;   /* seconds a run may take (0: no limit) */
+	int inflight;   /* the jobs of the batch being run that started (the session's) */
 } P;
+
+struct pool *
+pool_of(struct tuner *tu)
+{
+	if (!tu->pool) {
+		tu->pool = xcalloc(1, sizeof *tu->pool);
+		tu->pool->eval = trials_run;
+	}
+	return tu->pool;
+}
+
+int
+pool_asked(const struct tuner *tu)
+{
+	return tu->pool ? tu->pool->ntrials : 0;
+}
+
+int
+pool_guessed(const struct tuner *tu)
+{
+	return tu->pool ? tu->pool->nguess : 0;
+}
 
 static int
 inflight(const struct job *j)
@@ -78,6 +103,17 @@ guessbuilds(void)
 	for (int i = 0; i < P.n; i++)
 		n += P.j[i].state == J_BUILD && !P.j[i].want;
 	return n;
+}
+
+/* the GPUs kept from the guesses: one for each wanted trial that does not
+ * run yet (it waits, builds or is built), and at least one */
+static int
+forwanted(void)
+{
+	int n = 0;
+	for (int i = 0; i < P.n; i++)
+		n += P.j[i].want && P.j[i].state <= J_BUILT;
+	return n > 1 ? n : 1;
 }
 
 static int
@@ -129,12 +165,25 @@ stoppool(int guesses)
 	free(g);
 }
 
-/* may a build start? A build that does not name $MPCC_TUNE_DIR writes the
- * program the trials share: it waits until no other trial needs it */
+/* is t's build to come or under way? */
+static int
+building(const struct trial *t)
+{
+	for (int i = 0; t && i < P.n; i++)
+		if (P.j[i].t == t && (P.j[i].state == J_WAIT || P.j[i].state == J_BUILD))
+			return 1;
+	return 0;
+}
+
+/* may a build start? None starts beside the baseline's, whose steps fill
+ * the step cache that the others read (the timing build's preprocessing
+ * and cicc: builds while the baseline runs). A build that does not name
+ * $MPCC_TUNE_DIR writes the program the trials share: it waits until no
+ * other trial needs it */
 static int
 canbuild(const struct tuner *tu, const struct job *j)
 {
-	if (P.builds >= P.bmax)
+	if (P.builds >= P.bmax || (j->t != tu->base && building(tu->base)))
 		return 0;
 	/* with one GPU a built guess waits to be asked for, holding no slot */
 	int guesses = P.rmax > 1 ? underway(1) : guessbuilds();
@@ -148,10 +197,15 @@ canbuild(const struct tuner *tu, const struct job *j)
 	return 1;
 }
 
-/* the verdict of a trial whose runs are done, once the baseline has one */
+/* the verdict of a trial whose runs are done, once the baseline has one;
+ * none where the baseline failed (the session ends) */
 static void
 finish(struct tuner *tu, struct job *j)
 {
+	if (j->t != tu->base && tu->base && tu->base->verdict > V_OK) {
+		j->state = J_DONE;   /* the baseline failed: nothing to judge it by */
+		return;
+	}
 	if (j->t != tu->base && (!tu->base || tu->base->verdict != V_OK))
 		return;
 	trial_judge(tu, j->t);
@@ -159,26 +213,12 @@ finish(struct tuner *tu, struct job *j)
 	j->state = J_DONE;
 }
 
-int
-maystart(struct tuner *tu)
-{
-	if (halted(tu))
-		return 0;
-	if (tu->budget && tu->tsearch > 0)   /* the baseline and timing build run whatever */
-		budget_update(tu);
-	if (spent(tu->deadline, trialcost(tu))) {
-		tu->halt = "the budget is spent";
-		return 0;
-	}
-	return 1;
-}
-
 /* the GPU a run in slot sees: CUDA_VISIBLE_DEVICES, or -1 (none set) with
  * one GPU or a --launcher that places each run */
 int
 pool_gpu(const struct tuner *tu, int slot)
 {
-	return tu->jobs > 1 && !tu->launcher ? slot : -1;
+	return tu->o->jobs > 1 && !tu->o->launcher ? slot : -1;
 }
 
 /* the wanted first, then the guesses in the order given */
@@ -190,7 +230,7 @@ startjobs(struct tuner *tu)
 		if (j->state == J_RAN)
 			finish(tu, j);
 		if (j->state == J_WAIT && canbuild(tu, j)) {
-			if (!maystart(tu)) {   /* its search's time is up: it stays unrun */
+			if (!budget_maystart(tu)) {   /* its search's time is up: it stays unrun */
 				done(j);
 				continue;
 			}
@@ -199,7 +239,7 @@ startjobs(struct tuner *tu)
 			j->state = J_BUILD;
 			P.builds++;
 		}
-		if (j->state == J_BUILT && (j->want || P.rmax > 1) && P.runs < P.rmax - !j->want) {
+		if (j->state == J_BUILT && (j->want ? P.runs < P.rmax : P.runs + forwanted() < P.rmax)) {
 			j->gpu = 0;
 			while (P.busy[j->gpu])
 				j->gpu++;
@@ -264,28 +304,30 @@ await(struct tuner *tu)
 		nanosleep(&(struct timespec){0, 1000000}, NULL);
 }
 
-/* the one loop that waits for builds and runs: until the wanted are done,
+/* the one loop that waits for builds and runs: until the wanted are done
+ * (or, while strands wait, one strand's: the pool's ready()),
  * start what may start (trials: stop is set) and wait for what runs. With
  * stop, a Ctrl-C or the searches' time up stops what runs now (a trial
- * that may not start, maystart(), waits for those under way); the
+ * that may not start, budget_maystart(), waits for those under way); the
  * processes of pool_wait() run to their end whatever */
 static void
 drive(struct tuner *tu, int stop)
 {
-	while ((tu->pending = wanted()) > 0) {
-		if (stop && (interrupts || spent(tu->deadline, 0))) {
-			if (!tu->halt)
-				tu->halt = interrupts ? "stopped by Ctrl-C" : "the budget is spent";
+	int pending;
+	struct pool *p = pool_of(tu);
+	while ((pending = wanted()) > 0 && !(p->ready && p->ready(tu))) {
+		session_running(tu, pending, P.inflight);
+		if (stop && budget_over(tu)) {
 			stoppool(0);
 			break;
 		}
 		if (stop)
 			startjobs(tu);
-		tu->inflight = underway(0);
+		session_running(tu, pending, P.inflight = underway(0));
 		if (wanted() > 0)
 			await(tu);
 	}
-	tu->pending = tu->inflight = 0;
+	session_running(tu, 0, P.inflight = 0);
 }
 
 static int
@@ -322,7 +364,7 @@ refill(struct tuner *tu, struct trial **t, int n, int asked)
 		if (known || t[k]->verdict >= 0)
 			continue;
 		free(t[k]->dir);
-		t[k]->dir = fmt("%s/t%d", tu->workdir, t[k]->id);
+		t[k]->dir = fmt("%s/t%d", tu->o->workdir, t[k]->id);
 		mkdir(t[k]->dir, 0777);
 		vgrow(P.j, P.n, P.cap);
 		P.j[P.n++] = (struct job){t[k], J_WAIT, 0, 0, k < asked, k, 0, 0, NULL};
@@ -334,11 +376,11 @@ void
 trials_run(struct tuner *tu, struct trial **t, int n, int asked)
 {
 	if (!P.busy) {
-		P.bmax = buildsapart(tu) && tu->bjobs > 0 ? tu->bjobs : 1;
-		P.rmax = apart(tu) && tu->jobs > 0 ? tu->jobs : 1;
+		P.bmax = buildsapart(tu) && tu->o->bjobs > 0 ? tu->o->bjobs : 1;
+		P.rmax = apart(tu) && tu->o->jobs > 0 ? tu->o->jobs : 1;
 		P.busy = xcalloc(P.rmax, 1);
 	}
-	P.limit = tu->base && tu->base->verdict == V_OK ? tu->slow * tu->base->wall + SLACK : 0;
+	P.limit = tu->base && tu->base->verdict == V_OK ? tu->o->slow * tu->base->wall + SLACK : 0;
 	refill(tu, t, n, asked);
 	drive(tu, 1);
 }
@@ -357,6 +399,15 @@ pool_wait(struct tuner *tu, struct side *s, int n)
 		if (!P.j[i].side)
 			P.j[m++] = P.j[i];
 	P.n = m;
+}
+
+int
+pool_pending(const struct trial *t)
+{
+	for (int i = 0; i < P.n; i++)
+		if (P.j[i].t == t && P.j[i].state != J_DONE)
+			return 1;
+	return 0;
 }
 
 void

@@ -17,7 +17,13 @@
  * --jobs, the first trials of the searches to come are guesses for the
  * GPUs a search leaves free (speculate()), on top of what is kept now and
  * on top of that with each search before them keeping its strongest
- * setting, the likelier first: which is likelier, the searches so far say. */
+ * setting, the likelier first: which is likelier, the searches so far say.
+ *
+ * With --jobs N and each trial a program of its own (pool_apart()), the
+ * pairs of each kernel form a chain, searched in order on the baseline:
+ * the chains run side by side (strands()), each search's share of the time
+ * its weight over the pairs not started times the chains at once, and
+ * what they kept is composed in one trial (compose.c). */
 #include "tune/search/search.h"
 
 #include <limits.h>
@@ -118,24 +124,121 @@ steps(struct tuner *tu, struct pair *pr, int n)
 		rest += pr[i].weight;
 	ahead.cur = &cur, ahead.pr = pr, ahead.n = n, ahead.o = &o;
 	for (int i = 0; i < n; i++) {
-		tu->later = 0;
+		int later = 0;
 		for (int j = i + 1; j < n; j++)
-			tu->later += planned(tu, pr[j].pass);
-		if (tu->halt) {
+			later += planned(tu, pr[j].pass);
+		search_later(tu, later);
+		if (session_halt(tu)) {
 			struct curve *c = curve_new(tu, pr[i].k->demangled, pr[i].pass, "not searched");
-			curve_stop(c, xstrdup(tu->halt));
+			curve_stop(c, xstrdup(session_halt(tu)));
 		} else {
 			ahead.i = i;
-			tu->ahead = guessing(tu) ? guessahead : NULL;
+			searches_of(tu)->ahead = guessing(tu) ? guessahead : NULL;
 			budget_search(tu, pr[i].weight, rest);
 			step(tu, &cur, &kept, pr[i].k, pr[i].pass, &o);
 		}
 		rest -= pr[i].weight;
 	}
-	tu->ahead = NULL;
+	searches_of(tu)->ahead = NULL;
 	speculate_clear(tu, 0, INT_MAX);
-	tu->later = 0;
+	search_later(tu, 0);
 	setting_release(&cur);
+}
+
+/* the searches of one kernel, side by side with the other kernels' */
+struct chain {
+	struct pair *pr;        /* its pairs, in the order of all */
+	int n;
+	struct setting cur;     /* what its searches kept, on the baseline */
+	struct trial *kept;
+	double *rest;           /* the weights of every chain's pairs not started */
+	int *later;             /* the trials they will likely run */
+	int at;                 /* the chains that run at once */
+};
+
+/* a chain's pairs in order, each search on what the earlier kept, from
+ * the baseline: its kernel alone varies. Each search's share of the
+ * searches' time is its weight over the pairs not started, times the
+ * chains at once */
+static void
+chainrun(struct tuner *tu, void *arg)
+{
+	struct chain *c = arg;
+	struct odds o = {0, 0};
+	for (int i = 0; i < c->n; i++) {
+		const struct pair *q = &c->pr[i];
+		*c->later -= planned(tu, q->pass);
+		search_later(tu, *c->later);
+		if (session_halt(tu)) {
+			struct curve *cv = curve_new(tu, q->k->demangled, q->pass, "not searched");
+			curve_stop(cv, xstrdup(session_halt(tu)));
+		} else {
+			budget_search(tu, c->at * q->weight, *c->rest);
+			*c->rest -= q->weight;
+			step(tu, &c->cur, &c->kept, q->k, q->pass, &o);
+		}
+	}
+}
+
+/* the knobs the chains kept, in the order of the pairs: what the
+ * searches one after another would have kept, had each kept the same */
+static struct setting
+together(const struct pair *pr, int n, const struct chain *ch, int nch)
+{
+	struct setting all = {0};
+	for (int i = 0; i < n; i++)
+		for (int c = 0; c < nch; c++)
+			for (int j = 0; j < ch[c].cur.n; j++) {
+				const struct knob *k = &ch[c].cur.k[j];
+				if (k->pass == pr[i].pass && !strcmp(k->kernel, pr[i].k->mangled))
+					setting_add(&all, k->pass, k->kernel, k->params);
+			}
+	return all;
+}
+
+/* the pairs of each kernel in a chain of its own, the chains side by side
+ * from their first trial (strands()); then what they kept, composed */
+static void
+abreast(struct tuner *tu, struct pair *pr, int n)
+{
+	struct chain *ch = xcalloc(n, sizeof *ch);
+	struct pair *by = xmalloc(n * sizeof *by);
+	void **arg = xmalloc(n * sizeof *arg);
+	double rest = 0;
+	int nch = 0, m = 0, later = 0;
+	for (int i = 0; i < n; i++) {
+		rest += pr[i].weight, later += planned(tu, pr[i].pass);
+		int c = 0;
+		while (c < nch && ch[c].pr->k != pr[i].k)
+			c++;
+		if (c < nch)
+			continue;
+		ch[nch].pr = by + m;
+		for (int j = i; j < n; j++)
+			if (pr[j].k == pr[i].k)
+				by[m++] = pr[j], ch[nch].n++;
+		nch++;
+	}
+	for (int c = 0; c < nch; c++) {
+		ch[c].kept = tu->base, ch[c].rest = &rest, ch[c].later = &later;
+		ch[c].at = nch < pool_gpus(tu) ? nch : pool_gpus(tu);
+		arg[c] = &ch[c];
+	}
+	fprintf(stderr, "mpcc-tune: %d kernels searched side by side, each alone on the baseline\n", nch);
+	strands(tu, nch, chainrun, arg);
+	struct trial **parts = xmalloc(nch * sizeof *parts);
+	int np = 0;
+	for (int c = 0; c < nch; c++)
+		if (ch[c].kept != tu->base)
+			parts[np++] = ch[c].kept;
+	struct setting all = together(pr, n, ch, nch);
+	if (np > 1 && !session_halt(tu))
+		compose(tu, &all, parts, np);
+	search_later(tu, 0);
+	setting_release(&all);
+	for (int c = 0; c < nch; c++)
+		setting_release(&ch[c].cur);
+	free(parts), free(ch), free(by), free(arg);
 }
 
 /* the speed-up pass predicts for kernel in its probe build; 0: left alone */
@@ -191,16 +294,30 @@ advised(struct tuner *tu, const struct trial *t, int pass, struct pair **pr, int
 	return np;
 }
 
+/* the kernels of the pairs */
+static int
+kernels(const struct pair *pr, int n)
+{
+	int k = 0;
+	for (int i = 0; i < n; i++) {
+		int seen = 0;
+		for (int j = 0; j < i; j++)
+			seen |= pr[j].k == pr[i].k;
+		k += !seen;
+	}
+	return k;
+}
+
 void
 search_all(struct tuner *tu)
 {
 	struct pair *pr = NULL;
 	int np = 0;
-	if (tu->transform >= 0) {
+	if (tu->o->transform >= 0) {
 		for (int i = 0; i < tu->nk; i++)
 			if (tu->k[i].hot) {
 				pr = xrealloc(pr, (np + 1) * sizeof *pr);
-				pr[np++] = (struct pair){&tu->k[i], tu->transform, 0,
+				pr[np++] = (struct pair){&tu->k[i], tu->o->transform, 0,
 				                         tu->k[i].share > 0 ? tu->k[i].share : 1};
 			}
 	} else {
@@ -220,6 +337,9 @@ search_all(struct tuner *tu)
 			pr[i].weight /= same;
 		}
 	}
-	steps(tu, pr, np);
+	if (pool_apart(tu) && kernels(pr, np) > 1)
+		abreast(tu, pr, np);
+	else
+		steps(tu, pr, np);
 	free(pr);
 }

@@ -18,23 +18,59 @@ withknob(struct tuner *tu, const struct setting *base, int pass, const char *ker
 	return t;
 }
 
+struct searches *
+searches_of(struct tuner *tu)
+{
+	if (!tu->srch) {
+		tu->srch = xcalloc(1, sizeof *tu->srch);
+		tu->srch->left = -1;
+	}
+	return tu->srch;
+}
+
+int
+search_curves(const struct tuner *tu, struct curve *const **c)
+{
+	*c = tu->srch ? tu->srch->c : NULL;
+	return tu->srch ? tu->srch->nc : 0;
+}
+
+int
+search_left(struct tuner *tu, int left)
+{
+	struct searches *s = searches_of(tu);
+	int was = s->left;
+	s->left = left;
+	session_plan(tu, s->left, s->later);
+	return was;
+}
+
+void
+search_later(struct tuner *tu, int later)
+{
+	struct searches *s = searches_of(tu);
+	s->later = later;
+	session_plan(tu, s->left, s->later);
+}
+
 void
 search_ask(struct tuner *tu, struct trial **t, int n)
 {
-	if (tu->ahead)
-		tu->ahead(tu);
+	if (searches_of(tu)->ahead)
+		searches_of(tu)->ahead(tu);
 	tuner_eval(tu, t, n);
 }
 
 struct curve *
 curve_new(struct tuner *tu, const char *kernel, int pass, const char *how)
 {
+	struct searches *s = searches_of(tu);
 	struct curve *c = xcalloc(1, sizeof *c);
 	c->kernel = xstrdup(kernel);
 	c->pass = pass;
 	c->how = how;
-	vgrow(tu->c, tu->nc, tu->capc);
-	tu->c[tu->nc++] = c;
+	vgrow(s->c, s->nc, s->capc);
+	s->c[s->nc++] = c;
 	return c;
 }
 

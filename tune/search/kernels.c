@@ -80,12 +80,12 @@ byshare(const void *a, const void *b)
 static int
 tunable(const struct tuner *tu, const struct kern *k)
 {
-	if (!tu->kernels)
+	if (!tu->o->kernels)
 		return 1;
 	/* its short name here keeps a template's return type, where a
 	 * policy's (kernel_shortname()) drops it */
 	char *s = xstrndup(k->demangled, strcspn(k->demangled, "("));
-	int ok = kernel_named(tu->kernels, k->mangled, k->demangled, s);
+	int ok = kernel_named(tu->o->kernels, k->mangled, k->demangled, s);
 	free(s);
 	return ok;
 }
@@ -226,7 +226,7 @@ kernlist(const struct tuner *tu, double total, double wall)
 	        wall > 0 ? 100 * total * 1e-9 / wall : 0);
 	if (total <= 0)
 		fprintf(stderr, "mpcc-tune: warning: no 'mpcc-time' line in the run's stdout (does it "
-		        "reach mpcc-tune?): %s\n", tu->measure ? "nothing is measured" : tu->kernels ?
+		        "reach mpcc-tune?): %s\n", tu->o->measure ? "nothing is measured" : tu->o->kernels ?
 		        "every kernel --kernels names is tuned" : "every kernel is tuned");
 	fprintf(stderr, "  %% of kernel time  %% of run        ms   launches  warps/SM  "
 	        "loops (trips)  kernel\n");
@@ -237,7 +237,7 @@ kernlist(const struct tuner *tu, double total, double wall)
 			snprintf(w, sizeof w, "%d", k->warps);
 		fprintf(stderr, "  %15.1f%%  %7.1f%%  %8.3f  %9ld  %8s  %13s  %s%s\n", 100 * k->share,
 		        100 * k->wallshare, k->ns * 1e-6, k->launches, w, t, k->demangled,
-		        k->hot && !tu->measure ? "  (tuned)" : "");
+		        k->hot && !tu->o->measure ? "  (tuned)" : "");
 		free(t);
 	}
 }
@@ -251,10 +251,10 @@ timing(struct tuner *tu)
 	return t;
 }
 
-void
-timing_ahead(struct tuner *tu)
+struct trial *
+timing_build(struct tuner *tu)
 {
-	speculate(tu, timing(tu), 0);
+	return timing(tu);
 }
 
 struct trial *
@@ -263,7 +263,7 @@ find_kernels(struct tuner *tu)
 	struct trial *t = timing(tu);
 	search_ask(tu, &t, 1);
 	if (t->verdict < 0)
-		die("the timing build did not run (%s): no profile written", tu->halt ? tu->halt : "?");
+		die("the timing build did not run (%s): no profile written", session_halt(tu) ? session_halt(tu) : "?");
 	if (t->verdict == V_BUILD || t->verdict == V_NOAPPLY)
 		die("the timing build failed: %s", t->why);
 	fromreport(tu, t->report);
@@ -275,7 +275,7 @@ find_kernels(struct tuner *tu)
 	free(out);
 	qsort(tu->k, tu->nk, sizeof *tu->k, byshare);
 	for (int i = 0; i < tu->nk; i++)
-		tu->k[i].hot = tunable(tu, &tu->k[i]) && (total <= 0 || tu->k[i].share * 100 >= tu->minshare);
+		tu->k[i].hot = tunable(tu, &tu->k[i]) && (total <= 0 || tu->k[i].share * 100 >= tu->o->minshare);
 	kernlist(tu, total, wall);
 	return t;
 }
@@ -289,7 +289,7 @@ shadow_totals(struct tuner *tu, const char *kernel, struct optotal **out, int *s
 	*sampled = 0;
 	if (t->verdict < 0 || t->verdict == V_BUILD || t->verdict == V_NOAPPLY) {
 		fprintf(stderr, "mpcc-tune: the shadow build %s: %s\n", t->verdict < 0 ? "did not run" :
-		        "failed", t->verdict < 0 ? (tu->halt ? tu->halt : "?") : t->why);
+		        "failed", t->verdict < 0 ? (session_halt(tu) ? session_halt(tu) : "?") : t->why);
 		return 0;
 	}
 	int applied;

@@ -40,13 +40,13 @@ badness(const struct tuner *tu, const struct trial *t)
 {
 	if (t->verdict != V_OK)
 		return INFINITY;
-	return tu->metric == M_DIGITS ? -t->err : t->err;
+	return tu->o->metric == M_DIGITS ? -t->err : t->err;
 }
 
 static double
 limit(const struct tuner *tu)
 {
-	return tu->metric == M_DIGITS ? -tu->qos : tu->qos;
+	return tu->o->metric == M_DIGITS ? -tu->o->qos : tu->o->qos;
 }
 
 /* one point of a grid search: what it needs from the search */
@@ -113,7 +113,7 @@ heu(const struct grid *g)
 	int step = g->step, lo = g->lo, hi = g->hi, side = 0, dry = 0;
 	struct trial *tlo = point(g, lo), *thi = point(g, hi), *mark = tlo;
 	one(tu, g->c, tlo);
-	tu->left = (hi - lo) / step - 1;
+	search_left(tu, (hi - lo) / step - 1);
 	one(tu, g->c, thi);
 	if (curve_cut(tu, g->c, thi))
 		return;
@@ -125,7 +125,7 @@ heu(const struct grid *g)
 	while (hi - lo > step) {
 		int l = secant(g, lo, hi, flo, fhi);
 		struct trial *t = point(g, l);
-		tu->left = (hi - lo) / step - 2;
+		search_left(tu, (hi - lo) / step - 2);
 		heuguess(g, l, lo, hi, flo, fhi, side);
 		one(tu, g->c, t);
 		if (curve_cut(tu, g->c, t))
@@ -142,7 +142,7 @@ heu(const struct grid *g)
 				curve_stop(g->c, fmt("%s=%d has its error right at the QoS", g->knob->name, l));
 				return;
 			}
-			if (tu->stopafter && dry >= tu->stopafter) {
+			if (tu->o->stopafter && dry >= tu->o->stopafter) {
 				curve_stop(g->c, fmt("%d %s in a row within the QoS gained nothing beyond the "
 				                     "noise (%.1f%%)", dry, plural(dry, "step", "steps"),
 				                     100 * threshold(tu)));
@@ -170,7 +170,7 @@ linear(const struct grid *g)
 {
 	for (int l = g->hi; l > g->lo; l -= g->step) {
 		struct trial *t = point(g, l);
-		g->tu->left = (l - g->lo) / g->step - 1;
+		search_left(g->tu, (l - g->lo) / g->step - 1);
 		one(g->tu, g->c, t);
 		if (curve_cut(g->tu, g->c, t))
 			return;
@@ -189,7 +189,7 @@ exhaustive(const struct grid *g)
 	struct trial **t = xmalloc(((g->hi - g->lo) / g->step + 2) * sizeof *t);
 	for (int l = g->lo; l <= g->hi; l += g->step)
 		t[n++] = point(g, l);
-	g->tu->left = 0;
+	search_left(g->tu, 0);
 	search_ask(g->tu, t, n);
 	for (int i = 0; i < n; i++)
 		curve_add(g->c, t[i]);
@@ -217,18 +217,18 @@ search_grid(struct tuner *tu, const struct setting *base, const struct kern *k, 
 {
 	static const char *const how[] = {"heu", "linear", "exhaustive"};
 	const struct param *knob = pass_knob(pass);
-	int lo = knob->lo, hi = tu->lmax < knob->hi ? tu->lmax : knob->hi;
-	struct grid g = {tu, base, k, pass, knob, lo, hi - (hi - lo) % tu->step, tu->step,
-	                 curve_new(tu, k->demangled, pass, how[tu->search])};
-	int before = tu->ntrials, left = tu->left;
-	if (tu->search == S_HEU)
+	int lo = knob->lo, hi = tu->o->lmax < knob->hi ? tu->o->lmax : knob->hi;
+	struct grid g = {tu, base, k, pass, knob, lo, hi - (hi - lo) % tu->o->step, tu->o->step,
+	                 curve_new(tu, k->demangled, pass, how[tu->o->search])};
+	int before = pool_asked(tu), left = searches_of(tu)->left;
+	if (tu->o->search == S_HEU)
 		heu_search(&g);
-	else if (tu->search == S_LINEAR)
+	else if (tu->o->search == S_LINEAR)
 		linear(&g);
 	else
 		exhaustive(&g);
-	tu->left = left;
-	g.c->runs = tu->ntrials - before;
+	search_left(tu, left);
+	g.c->runs = pool_asked(tu) - before;
 	return best(tu, g.c, base);
 }
 
@@ -237,7 +237,7 @@ search_words(struct tuner *tu, const struct setting *base, const struct kern *k,
 {
 	const struct param *knob = pass_knob(pass);
 	struct curve *c = curve_new(tu, k->demangled, pass, "every word");
-	int before = tu->ntrials, n = 0;
+	int before = pool_asked(tu), n = 0;
 	while (knob->words[n])
 		n++;
 	struct trial **t = xmalloc((n + 1) * sizeof *t);
@@ -249,7 +249,7 @@ search_words(struct tuner *tu, const struct setting *base, const struct kern *k,
 	search_ask(tu, t, n);
 	for (int i = 0; i < n; i++)
 		curve_add(c, t[i]);
-	c->runs = tu->ntrials - before;
+	c->runs = pool_asked(tu) - before;
 	if (!curve_cut(tu, c, t[n - 1]))
 		curve_stop(c, fmt("every %s tried (%d)", knob->name, n));
 	free(t);
@@ -264,8 +264,8 @@ search_first(struct tuner *tu, const struct setting *base, const struct kern *k,
 	int n = 0;
 	switch (knob->kind) {
 	case PINT: {
-		int lo = knob->lo, hi = tu->lmax < knob->hi ? tu->lmax : knob->hi;
-		char *p = fmt("%s=%d", knob->name, hi - (hi - lo) % tu->step);
+		int lo = knob->lo, hi = tu->o->lmax < knob->hi ? tu->o->lmax : knob->hi;
+		char *p = fmt("%s=%d", knob->name, hi - (hi - lo) % tu->o->step);
 		t[n++] = withknob(tu, base, pass, k->mangled, p, -1);
 		free(p);
 		break;
@@ -296,6 +296,24 @@ search_next(struct tuner *tu, const struct setting *base, const struct kern *k, 
 	if (pass_knob(pass)->kind == PSETS && n)
 		n += units_first(tu, base, k, pass, t[0], t + n, 8 - n);
 	return n;
+}
+
+int
+planned(const struct tuner *tu, int pass)
+{
+	const struct param *k = pass_knob(pass);
+	int n = 0;
+	switch (k->kind) {
+	case PINT:
+		n = ((tu->o->lmax < k->hi ? tu->o->lmax : (int)k->hi) - (int)k->lo) / tu->o->step;
+		return tu->o->search != S_HEU ? n : 1 + (int)ceil(log2(n > 1 ? n : 2));
+	case PENUM:
+		while (k->words[n])
+			n++;
+		return n;
+	default:
+		return 2 + tu->o->shadow + (tu->o->stopafter ? tu->o->stopafter + 1 : 10);
+	}
 }
 
 struct trial *

@@ -1,22 +1,54 @@
-/* search.h: the searches (tune.h): what they try, what they keep, and
- * the confirmation of the winner; they ask the pool for trials. */
+/* search.h: the searches (tune.h): what they try and what they keep;
+ * they ask the pool for trials. */
 #ifndef MPCC_TUNE_SEARCH_H
 #define MPCC_TUNE_SEARCH_H
 
 #include "tune/pool/pool.h"
 
-/* confirm.c */
-/* run the baseline and t in turn, --confirm rounds, and say whether t's
- * gain holds; prints the rounds and the verdict */
-void confirm(struct tuner *tu, struct trial *t, struct confirmation *c);
+/* one search over one knob, for the table, the SVG and the summary */
+struct curve {
+	char *kernel;           /* demangled */
+	int pass;
+	const char *how;        /* "heu", "linear", "exhaustive", "mode 1" ... */
+	struct trial **t;       /* the trials of this search, in the order run */
+	int n;
+	struct trial *best;     /* NULL: nothing met the QoS */
+	int runs;               /* trials it built and ran (the cache's not counted) */
+	char *stop;             /* why it stopped, in words */
+};
+
+/* the searches' own state (curve.c) */
+struct searches {
+	struct curve **c;       /* every search so far */
+	int nc, capc;
+	int left;               /* trials the search in progress may still run, after
+	                         * the batch being run (-1: not known) */
+	int later;              /* trials the searches after it will likely run */
+	/* the guesses of the searches to come, made again from what is known
+	 * before each batch (auto.c's, called by search_ask()); NULL: none */
+	void (*ahead)(struct tuner *tu);
+};
 
 /* auto.c */
-/* one pass (tu->transform) on every hot kernel in turn, each on what the
+/* one pass (--transform) on every hot kernel in turn, each on what the
  * earlier kept; or, with auto, each pass's advice from a probe build, then
- * the (kernel, pass) pairs greedily. Every trial stays a candidate. */
+ * the (kernel, pass) pairs greedily. With --jobs N and each trial its own
+ * program, the kernels' searches side by side, each on the baseline, and
+ * their winners composed. Every trial stays a candidate. */
 void search_all(struct tuner *tu);
 
+/* compose.c */
+/* the winners of searches run side by side (parts[i], each a setting of
+ * one kernel's knobs on the baseline), in one trial of all's knobs (theirs,
+ * in the order the searches would have run one after another): where it
+ * misses the QoS or the speed its parts promise, the part that costs most
+ * is dropped and the rest tried, while two are left. The trial that
+ * holds, or NULL */
+struct trial *compose(struct tuner *tu, const struct setting *all, struct trial **parts, int n);
+
 /* search.c */
+/* the estimate of trials a search of pass will run */
+int planned(const struct tuner *tu, int pass);
 /* add a knob of pass on kernel k to base and search its values (by the
  * knob's kind: a grid, each word, or the units, units.c); the fastest
  * trial that meets the QoS, or NULL */
@@ -48,8 +80,10 @@ int units_first(struct tuner *tu, const struct setting *base, const struct kern 
  * instrumentation pass's timers; marks the hot ones; prints the list. The
  * timing build's trial */
 struct trial *find_kernels(struct tuner *tu);
-/* the timing build, a guess while the baseline builds and runs */
-void timing_ahead(struct tuner *tu);
+/* the timing build's trial, asked for with the baseline: it builds once
+ * the baseline's build is done and runs while the baseline runs, on
+ * another GPU where there is one */
+struct trial *timing_build(struct tuner *tu);
 /* the shadow build: each f64 op's error total, by statement index, for kernel */
 struct optotal {
 	long ins;               /* statement index in the kernel as nvcc wrote it */
@@ -63,8 +97,17 @@ int shadow_totals(struct tuner *tu, const char *kernel, struct optotal **out, in
 
 /* curve.c */
 /* build and run those of t[] that have not run yet (tuner_eval()), the
- * guesses of the searches to come made again first (tu->ahead) */
+ * guesses of the searches to come made again first (the searches' ahead) */
 void search_ask(struct tuner *tu, struct trial **t, int n);
+/* the searches' state, made at its first use */
+struct searches *searches_of(struct tuner *tu);
+/* the searches so far, into *c: their count */
+int search_curves(const struct tuner *tu, struct curve *const **c);
+/* the trials the search in progress may still run (-1: not known), and
+ * those the searches after it will likely run, as the session is told
+ * (session_plan()); search_left() returns what it replaces */
+int search_left(struct tuner *tu, int left);
+void search_later(struct tuner *tu, int later);
 /* the trial of base with one more knob */
 struct trial *withknob(struct tuner *tu, const struct setting *base, int pass, const char *kernel,
                        const char *params, double x);

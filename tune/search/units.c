@@ -85,11 +85,11 @@ static const char *
 rank(struct tuner *tu, const struct kern *k, struct unit *u, int n, int *shadowed)
 {
 	*shadowed = 0;
-	if (tu->mode == 3) {
+	if (tu->o->mode == 3) {
 		qsort(u, n, sizeof *u, byratio);
 		return "r_ac, largest first";
 	}
-	if (tu->shadow) {
+	if (tu->o->shadow) {
 		*shadowed = shadowerr(tu, k, u, n);
 		qsort(u, n, sizeof *u, byerr);
 		return "shadow error, smallest first";
@@ -183,7 +183,7 @@ units_first(struct tuner *tu, const struct setting *base, const struct kern *k, 
             struct trial *all, struct trial **t, int max)
 {
 	int applied, shadowed, m = 0;
-	if (tu->shadow || all->verdict < 0)   /* the order needs the shadow build's run */
+	if (tu->o->shadow || all->verdict < 0)   /* the order needs the shadow build's run */
 		return 0;
 	char *st = report_stats(all->report, pass, k->mangled, &applied);
 	struct unit *u;
@@ -207,7 +207,7 @@ cumulative(struct tuner *tu, const struct setting *base, const struct kern *k, i
            struct curve *c, const struct unit *u, int n, struct trial *all)
 {
 	long *ids = xmalloc((n + 1) * sizeof *ids);
-	int m = 0, left = tu->left, dry = 0;
+	int m = 0, left = searches_of(tu)->left, dry = 0;
 	/* the best when the row of units without a gain began: the search's
 	 * base, or its fastest trial so far */
 	struct trial *mark = trial_for(tu, base, -1), *best = fastest(tu, c->t, c->n);
@@ -219,9 +219,10 @@ cumulative(struct tuner *tu, const struct setting *base, const struct kern *k, i
 		if (guessing(tu))
 			guesses(tu, base, k, pass, ids, m, u, i, n, all);
 		struct trial *t = withunits(tu, base, k, pass, ids, m, u, i, n, all);
-		tu->left = n - i - 1;
-		if (tu->stopafter && tu->left > tu->stopafter - dry - 1)
-			tu->left = tu->stopafter - dry - 1;
+		int l = n - i - 1;
+		if (tu->o->stopafter && l > tu->o->stopafter - dry - 1)
+			l = tu->o->stopafter - dry - 1;
+		search_left(tu, l);
 		search_ask(tu, &t, 1);
 		curve_add(c, t);
 		if (t->verdict < 0 && halted(tu)) {
@@ -236,14 +237,14 @@ cumulative(struct tuner *tu, const struct setting *base, const struct kern *k, i
 			buf_printf(&out, "%s%ld", out.n ? ", " : "", u[i].id);
 		else
 			m++;
-		if (t->meets && tu->mode > 1 && ofideal(tu, t) >= tu->perf)
+		if (t->meets && tu->o->mode > 1 && ofideal(tu, t) >= tu->o->perf)
 			stop = xstrdup("it reached --perf-threshold within the QoS");
-		else if (tu->stopafter && dry >= tu->stopafter && i + 1 < n)
+		else if (tu->o->stopafter && dry >= tu->o->stopafter && i + 1 < n)
 			stop = fmt("%d %s in a row gained nothing beyond the noise (%.1f%%)", dry,
 			           plural(dry, "unit", "units"), 100 * threshold(tu));
 	}
 	speculate_clear(tu, 0, RANKS);
-	tu->left = left;
+	search_left(tu, left);
 	curve_stop(c, fmt("%s: %d of %d %s kept%s%s%s", stop ? stop : "every unit tried", m, n,
 	                  plural(n, "unit", "units"),
 	                  out.n ? " (" : "", out.n ? out.s : "", out.n ? " broke the QoS)" : ""));
@@ -276,8 +277,8 @@ struct trial *
 search_units(struct tuner *tu, const struct setting *base, const struct kern *k, int pass)
 {
 	static const char *const how[] = {"", "mode 1", "mode 2", "mode 3"};
-	struct curve *c = curve_new(tu, k->demangled, pass, how[tu->mode]);
-	int before = tu->ntrials, applied;
+	struct curve *c = curve_new(tu, k->demangled, pass, how[tu->o->mode]);
+	int before = pool_asked(tu), applied;
 	struct trial *own, *all = fixed(tu, base, k, pass, c, &own);
 	char *st = report_stats(all->report, pass, k->mangled, &applied);
 	struct unit *u;
@@ -304,7 +305,7 @@ search_units(struct tuner *tu, const struct setting *base, const struct kern *k,
 			cumulative(tu, base, k, pass, c, u, n, all);
 	}
 	units_release(u, n);
-	c->runs = tu->ntrials - before;
+	c->runs = pool_asked(tu) - before;
 	c->best = fastest(tu, c->t, c->n);
 	return c->best;
 }

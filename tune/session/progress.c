@@ -20,14 +20,15 @@ hms(double s)
 
 /* "12 of about 30 trials, 2m05s, ETA 3m10s, best 1.333x (t4)" */
 static char *
-sofar(const struct tuner *tu)
+sofar(struct tuner *tu)
 {
-	int done = tried(tu), plan = done + tu->pending + (tu->left > 0 ? tu->left : 0) + tu->later;
-	double t = now(), per = done > 1 && t > tu->tsearch && tu->tsearch > 0 ?
-	                         (t - tu->tsearch) / (done - 1) : trialcost(tu);
-	double eta = (plan - done) * per + tu->reserve;
-	if (tu->deadline > 0 && plan > done)
-		eta = fmin(eta, fmax(0, tu->deadline - t) + tu->reserve);
+	const struct session *ses = session_of(tu);
+	int done = tried(tu), plan = done + ses->pending + (ses->left > 0 ? ses->left : 0) + ses->later;
+	double t = now(), per = done > 1 && t > ses->tsearch && ses->tsearch > 0 ?
+	                         (t - ses->tsearch) / (done - 1) : trialcost(tu);
+	double eta = (plan - done) * per + ses->reserve;
+	if (ses->deadline > 0 && plan > done)
+		eta = fmin(eta, fmax(0, ses->deadline - t) + ses->reserve);
 	const struct trial *b = fastest(tu, tu->t, tu->nt);
 	char *el = hms(t - tu->t0), *e = hms(eta);
 	char *best = b ? fmt(", best %.3fx (t%d)", speedup(tu, b), b->id) : xstrdup("");
@@ -57,20 +58,25 @@ kernelspeed(const struct tuner *tu, const struct trial *t)
 }
 
 void
-progress(const struct tuner *tu, const struct trial *t)
+progress(struct tuner *tu, const struct trial *t)
 {
-	const char *unit = tu->timepat ? "" : " s";
+	const char *unit = tu->o->timepat ? "" : " s";
 	fprintf(stderr, "mpcc-tune: [t%d] %s: ", t->id, t->what);
 	if (t->verdict != V_OK)
 		fprintf(stderr, "%s: %s", verdictname[t->verdict], t->why ? t->why : "");
-	else if (t == tu->base)
+	else if (t == tu->base) {
 		fprintf(stderr, "time %.4g%s (median of %d; they spread over %.1f%%), %ld %s",
 		        t->time, unit, t->ntimes, 100 * spread(t->times, t->ntimes), t->nnum,
 		        plural(t->nnum, "number", "numbers"));
+		if (tu->warm && t->hits)   /* a build made before through mpcc, the same cache */
+			fprintf(stderr, "; its build (%.3g s) %s: %d of %d steps from the step cache",
+			        t->build, t->hits == t->keyed ? "a cache hit" : "in part a cache hit",
+			        t->hits, t->keyed);
+	}
 	else {
 		int probe = instrumented(t);
 		fprintf(stderr, "time %.4g%s (%.3fx), %s %.3g", t->time, unit, speedup(tu, t),
-		        tu->metric == M_DIGITS ? "digits" : "error", t->err);
+		        tu->o->metric == M_DIGITS ? "digits" : "error", t->err);
 		if (tu->idealt && tu->idealt->verdict == V_OK && t != tu->idealt)
 			fprintf(stderr, ", %.0f%% of the ideal", ofideal(tu, t));
 		fprintf(stderr, "%s", probe || t == tu->idealt ? "" : t->meets ? ": meets the QoS" : ": over the QoS");
@@ -78,7 +84,7 @@ progress(const struct tuner *tu, const struct trial *t)
 	}
 	if (t->refused)
 		fprintf(stderr, "; refused: %s", t->refused);
-	if (t != tu->base && tu->tsearch > 0) {
+	if (t != tu->base && session_of(tu)->tsearch > 0) {
 		char *w = sofar(tu);
 		fprintf(stderr, " [%s]", w);
 		free(w);

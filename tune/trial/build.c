@@ -143,7 +143,8 @@ build_start(struct tuner *tu, const struct trial *t, const char *rep, const char
 	unlink(rep), unlink(steps);
 	/* a trial's build is niced, so that the runs beside it (--jobs) keep
 	 * the CPU they time; its log is stdout and stderr, as 2>&1 */
-	pid_t pid = spawn_start(&(struct spawn){.line = tu->build, .env = env, .out = log, .err = log,
+	const char *line = t->cmd ? t->cmd : tu->o->build;
+	pid_t pid = spawn_start(&(struct spawn){.line = line, .env = env, .out = log, .err = log,
 	                                       .nullin = 1, .group = 1, .nice = niced ? 10 : 0});
 	free(e_set), free(e_rep), free(e_dir), free(e_steps), free(steps);
 	return pid;
@@ -192,22 +193,26 @@ anew(struct tuner *tu, struct trial *t)
 const char *const stepnames[] = {"transform", "ptxas", "host", "link", "other"};
 
 /* the seconds of t's build's steps by kind, from mpcc's lines
- * "KIND SECONDS HOW" (MPCC_STEP_LOG); what mpcc did not run (make, the
- * other commands of --build) is not there */
+ * "KIND SECONDS HOW" (MPCC_STEP_LOG), and how many the step cache kept
+ * (HOW hit or embed) of those it keeps (and miss); what mpcc did not run
+ * (make, the other commands of --build) is not there */
 static void
 steptimes(struct trial *t)
 {
 	char *path = trial_path(t, "steps.log"), *text = readfile(path, NULL);
 	memset(t->steps, 0, sizeof t->steps);
+	t->hits = t->keyed = 0;
 	for (char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l)) {
-		char kind[16];
+		char kind[16], how[16] = "";
 		double s;
 		int k = 0;
-		if (sscanf(l, "%15s %lf", kind, &s) != 2 || !(s >= 0))
+		if (sscanf(l, "%15s %lf %15s", kind, &s, how) < 2 || !(s >= 0))
 			continue;
 		while (k < ST_OTHER && strcmp(kind, stepnames[k]))
 			k++;
 		t->steps[k] += s;
+		t->hits += !strcmp(how, "hit") || !strcmp(how, "embed");
+		t->keyed += !strcmp(how, "hit") || !strcmp(how, "embed") || !strcmp(how, "miss");
 	}
 	free(text), free(path);
 }
@@ -228,8 +233,8 @@ trial_built(struct tuner *tu, struct trial *t, int st)
 		r = checkreport(t);
 	if (!r && t->refused)
 		r = anew(tu, t);
-	if (!r && tu->binary) {
-		char *from = tunepath(tu->binary, t->dir), *to = trial_path(t, "binary");
+	if (!r && tu->o->binary) {
+		char *from = tunepath(tu->o->binary, t->dir), *to = trial_path(t, "binary");
 		if (copyprog(from, to) < 0)
 			r = trial_fail(t, V_BUILD, fmt("cannot copy --binary '%s' to '%s'", from, to));
 		free(from), free(to);

@@ -46,9 +46,9 @@ checkbase(const struct tuner *tu, const struct trial *t)
 {
 	if (!t->nnum)
 		badoutput(t, fmt("the baseline's output holds no number (did the program run?): %s",
-		                 tu->measure ? "--measure takes a run that prints its result" :
+		                 tu->o->measure ? "--measure takes a run that prints its result" :
 		                 "nothing to compare the settings' outputs with"));
-	for (long i = 0; i < t->nnum && !tu->nonfinite; i++)
+	for (long i = 0; i < t->nnum && !tu->o->nonfinite; i++)
 		if (!isfinite(t->num[i]))
 			badoutput(t, fmt("the baseline's output holds %g (its number %ld of %ld), where "
 			                     "finite numbers are expected (--allow-nonfinite accepts it)",
@@ -83,10 +83,10 @@ trial_judge(struct tuner *tu, struct trial *t)
 		trial_fail(t, c, xstrdup("NaN or Inf where the baseline has a number"));
 		return;
 	}
-	t->err = metric(&t->e, tu->metric);
-	if (tu->timepat) {
-		double ratio = tu->higher ? tu->base->time / t->time : t->time / tu->base->time;
-		if (!(ratio <= tu->slow)) {
+	t->err = metric(&t->e, tu->o->metric);
+	if (tu->o->timepat) {
+		double ratio = tu->o->higher ? tu->base->time / t->time : t->time / tu->base->time;
+		if (!(ratio <= tu->o->slow)) {
 			trial_fail(t, V_SLOW, fmt("figure of merit %.4g against the baseline's %.4g", t->time,
 			                    tu->base->time));
 			return;

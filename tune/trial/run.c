@@ -17,7 +17,7 @@ fom(const struct tuner *tu, const char *text, double *v)
 {
 	regmatch_t m[2];
 	int found = 0;
-	for (const char *s = text; s && *s && !regexec(&tu->re, s, 2, m, s == text ? 0 : REG_NOTBOL);) {
+	for (const char *s = text; s && *s && !regexec(&tu->o->re, s, 2, m, s == text ? 0 : REG_NOTBOL);) {
 		int g = m[1].rm_so >= 0 ? 1 : 0;
 		long nn;
 		double *x = numbers(s + m[g].rm_so, m[g].rm_eo - m[g].rm_so, O_TEXT, &nn);
@@ -36,14 +36,14 @@ fom(const struct tuner *tu, const char *text, double *v)
 static int
 output(struct tuner *tu, struct trial *t, const char *stdouttext, size_t n)
 {
-	if (!strcmp(tu->output, "stdout")) {
+	if (!strcmp(tu->o->output, "stdout")) {
 		char *keep = trial_path(t, "output");
 		writefile(keep, stdouttext, n);
 		free(keep);
-		t->num = outnumbers(stdouttext, n, tu->timepat ? &tu->re : NULL, &t->nnum);
+		t->num = outnumbers(stdouttext, n, tu->o->timepat ? &tu->o->re : NULL, &t->nnum);
 		return 0;
 	}
-	char *o = tunepath(tu->output, t->dir), *keep = trial_path(t, "output");
+	char *o = tunepath(tu->o->output, t->dir), *keep = trial_path(t, "output");
 	size_t on;
 	char *text = readfile(o, &on);
 	int r = 0;
@@ -51,7 +51,7 @@ output(struct tuner *tu, struct trial *t, const char *stdouttext, size_t n)
 		r = trial_fail(t, V_CRASH, fmt("run 1 wrote no output '%s'", o));
 	} else {
 		writefile(keep, text, on);
-		t->num = numbers(text, on, tu->otype, &t->nnum);
+		t->num = numbers(text, on, tu->o->otype, &t->nnum);
 	}
 	free(text), free(o), free(keep);
 	return r;
@@ -73,8 +73,8 @@ trial_ran(struct tuner *tu, struct trial *t, int run, int st, double wall)
 	else if (st)
 		r = trial_fail(t, V_CRASH, fmt("run %d exited with %d%s (see %s)", run + 1, st,
 		                         st > 128 ? " (a signal)" : "", err));
-	else if (tu->timepat && fom(tu, text ? text : "", &v) < 0 && fom(tu, etext ? etext : "", &v) < 0)
-		r = trial_fail(t, V_NOTIME, fmt("no match of --time '%s' in run %d's output", tu->timepat,
+	else if (tu->o->timepat && fom(tu, text ? text : "", &v) < 0 && fom(tu, etext ? etext : "", &v) < 0)
+		r = trial_fail(t, V_NOTIME, fmt("no match of --time '%s' in run %d's output", tu->o->timepat,
 		                          run + 1));
 	if (!r) {
 		t->times = xrealloc(t->times, (t->ntimes + 1) * sizeof *t->times);
@@ -94,19 +94,19 @@ trial_ran(struct tuner *tu, struct trial *t, int run, int st, double wall)
 int
 trial_runs(const struct tuner *tu, const struct trial *t)
 {
-	if (instrumented(t) || tu->measure)
+	if (instrumented(t) || tu->o->measure)
 		return 1;
-	return t == tu->base && tu->runs < 5 ? 5 : tu->runs;
+	return t == tu->base && tu->o->runs < 5 ? 5 : tu->o->runs;
 }
 
 char *
 runcmd(const struct tuner *tu)
 {
-	if (!tu->launcher)
-		return xstrdup(tu->run);
+	if (!tu->o->launcher)
+		return xstrdup(tu->o->run);
 	struct buf b = BUF_INIT;
-	buf_printf(&b, "%s sh -c '", tu->launcher);
-	for (const char *p = tu->run; *p; p++)
+	buf_printf(&b, "%s sh -c '", tu->o->launcher);
+	for (const char *p = tu->o->run; *p; p++)
 		buf_puts(&b, *p == '\'' ? "'\\''" : (char[]){*p, 0});
 	buf_puts(&b, "'");
 	return buf_take(&b);

@@ -14,12 +14,19 @@
 # error shadows in the PTX's kernel (sets.cu or big.cu) it prints the lines
 # a shadow build would ("mpcc-shadow KERNEL INS LAUNCHES TOTAL"), one for
 # each instruction shadowed, the k-th (from 1) with TOTAL k * 1e-6.
-# FAKE_FAIL=nan|crash|count|sleep makes every lambda >= 48 fail that way.
-# FAKE_LOG=FILE appends "CUDA_VISIBLE_DEVICES=... lambda=... slurm_job=... timed=yes|no"
-# per run (timed: the timing build's).
+# FAKE_FAIL=nan|crash|count|sleep makes every lambda >= 48 fail that way;
+# FAKE_FAIL=base makes the program with no transform (the baseline's
+# build, not timed) exit 3.
+# FAKE_LOG=FILE appends "CUDA_VISIBLE_DEVICES=... lambda=... slurm_job=... timed=yes|no
+# dir=... start=..." per run (timed: the timing build's; dir: the last name
+# of $MPCC_TUNE_DIR, the trial's; start: when it started, seconds since 1970).
 # FAKE_NOGPU=1: prints what a CUDA program prints without a GPU, no number.
 # FAKE_BASENAN=1: the fourth number is nan whatever the setting.
 # FAKE_NOISE=P: time_ms is 10 +- P% at random, whatever the setting.
+# FAKE_JITTER=P: time_ms is its setting's +- P% at random.
+# FAKE_OUTLIER=FILE: the third run of the program with no transform (the
+# baseline's build, not timed) takes 3x the others' time_ms; FILE gets the
+# time_ms of each of those runs, a line each.
 # FAKE_SLEEP=S: sleeps S seconds first (a run its kernels are a small part of).
 # FAKE_BANNER=1: prints a line before the figure of merit (a pattern's ^ must
 # match at a line that is not the first).
@@ -33,6 +40,7 @@ if [ -n "$FAKE_NOGPU" ]; then
 	echo "CUDA error: no CUDA-capable device is detected"
 	exit 0
 fi
+started=$(date +%s.%N)
 [ -n "$FAKE_SLEEP" ] && sleep "$FAKE_SLEEP"
 lambda=$(grep -A1 'mov.u32.*%warpid' "$ptx" | sed -n 's/.*setp\.lt\.u32.*, \([0-9][0-9]*\);.*/\1/p' | head -1)
 # at lambda 64 every warp of an sm_90 takes the fast body, and sfu keeps it
@@ -44,7 +52,7 @@ sets=$(sed -n '/\.entry _Z5multi/,/^}/p' "$ptx" | grep -c 'cvt\.rn\.f32\.f64')
 grep -q '__mpcc_sh[0-9]*_ins\[' "$ptx" && lambda=0 sets=0
 timed=no
 grep -q '__mpcc_sh[0-9]*_enter' "$ptx" && timed=yes
-[ -n "$FAKE_LOG" ] && echo "CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES-unset} lambda=$lambda slurm_job=${SLURM_JOB_ID-none} timed=$timed" >>"$FAKE_LOG"
+[ -n "$FAKE_LOG" ] && echo "CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES-unset} lambda=$lambda slurm_job=${SLURM_JOB_ID-none} timed=$timed dir=$(basename "${MPCC_TUNE_DIR:-none}") start=$started" >>"$FAKE_LOG"
 if [ $timed = yes ]; then
 	grep -q '\.entry _Z3hotiPKdPd' "$ptx" && echo "mpcc-time _Z3hotiPKdPd 3 20000000"
 	grep -q '\.entry _Z4coldiPd' "$ptx" && echo "mpcc-time _Z4coldiPd 1 100"
@@ -64,19 +72,29 @@ if grep -q '__mpcc_sh[0-9]*_ins\[' "$ptx"; then
 	sed -n 's/^\.global .* __mpcc_sh[0-9]*_ins\[[0-9]*\] = {\(.*\)};$/\1/p' "$ptx" | tr -d ' ' | tr ',' '\n' |
 		awk -v k="$k" '{ printf "mpcc-shadow %s %s 1 %.9e\n", k, $1, NR * 1e-6 }'
 fi
+[ "${FAKE_FAIL:-}" = base ] && [ "$lambda$sets$timed" = 00no ] && exit 3
 if [ "$lambda" -ge 48 ]; then
 	case $FAKE_FAIL in
 	crash) exit 3 ;;
 	sleep) sleep 2 ;;
 	esac
 fi
+slow=1 tf=
+if [ -n "$FAKE_OUTLIER" ] && [ "$lambda$sets$timed" = 00no ]; then
+	tf=$FAKE_OUTLIER
+	[ "$(cat "$tf" 2>/dev/null | wc -l)" = 2 ] && slow=3
+fi
 seed=$(od -An -N4 -tu4 /dev/urandom)
 awk -v l="$lambda" -v s="$sets" -v f="${FAKE_FAIL:-}" -v noise="${FAKE_NOISE:-}" \
-    -v bn="${FAKE_BASENAN:-}" -v seed="$seed" 'BEGIN {
+    -v jitter="${FAKE_JITTER:-0}" -v slow="$slow" -v tf="$tf" -v bn="${FAKE_BASENAN:-}" \
+    -v seed="$seed" 'BEGIN {
 	e = 1e-3 * (l / 64) ^ 2 + 1e-6 * s
 	srand(seed)
 	t = noise != "" ? 10 * (1 + noise / 100 * (2 * rand() - 1)) : 10 * (1 - l / 128) * (1 - 0.12 * s)
+	t *= slow * (1 + jitter / 100 * (2 * rand() - 1))
 	printf "time_ms=%.6f\n", t
+	if (tf != "")
+		printf "%.6f\n", t >>tf
 	n = (f == "count" && l >= 48) ? 9 : 8
 	for (i = 0; i < n; i++) {
 		v = (i + 1) * 1.5 * (1 + (i % 2 ? -e : e))
