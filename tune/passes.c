@@ -159,6 +159,14 @@ stats_units(const char *stats, int pass, struct unit **out)
 	return n;
 }
 
+const char *
+unit_key(int pass, int role)
+{
+	const struct field *item = field_role(passes[pass]->stats, RUNITS);
+	const struct field *f = item ? field_role(item, role) : NULL;
+	return f ? f->name : NULL;
+}
+
 void
 units_release(struct unit *u, int n)
 {

@@ -293,6 +293,8 @@ const char *pass_name(int pass);
 char *report_stats(const char *report, int pass, const char *kernel, int *applied);
 double stats_predicted(const char *stats, int pass);   /* the worst target's; 0: none */
 int stats_units(const char *stats, int pass, struct unit **out);
+/* the name of the key of role in pass's units ("r_ac" for RRATIO), NULL: none */
+const char *unit_key(int pass, int role);
 void units_release(struct unit *u, int n);
 /* how many operations an instrumented build's stats list (ROPS), and in
  * *of how many the kernel has (RNOPS; more than listed: a sample) */

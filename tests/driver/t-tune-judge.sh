@@ -131,4 +131,14 @@ if ! grep -q 'lambda: 32' "$d/.mpcc.yaml" 2>/dev/null ||
 else
 	passed
 fi
+
+testing "store's arrays are tried by their share of the kernel's bytes, named so, largest first"
+# multi reads a, b and c once each and writes x three times: x moves half
+# of its bytes. Its units predict no speed-up, and have no shadow error
+tune store sets.cu --qos 1e-4 --transform store --time 'time_ms=([0-9.]+)'
+order=$(sed -n "s/^mpcc-tune: store on 'multi[^']*': 4 units, by //p" "$T/store/err")
+case $order in
+"share, largest first: 4 (share 50) "[123]" (share 16.7) "*) passed ;;
+*) fail "order: '$order' $(tail -3 "$T/store/err")" ;;
+esac
 finish

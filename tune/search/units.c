@@ -1,16 +1,19 @@
 /* units.c: a PSETS knob, whose values are lists of units the pass's stats
- * name by id: fiset's sets, searched in GPUMixer's modes (003, 4.5).
+ * name by id: fiset's sets and store's arrays, searched in GPUMixer's
+ * modes (003, 4.5).
  *
  * The knob's strongest setting (every unit: sets=all) is built and run
- * first; its report lists the units with their ids, r_ac, predicted speed-up
+ * first; its report lists the units with their ids, ratio, predicted speed-up
  * and instruction ordinals (the keys of roles RUNITS, RID, RRATIO,
  * RPREDICTED, RINS). The pass's own choice (the knob's default: sets=auto,
  * what the cost model picks) is always run too. Then the units are ranked:
  *   mode 1, 2  by the shadow build's error total of their instructions
  *              (estimated when it shadowed a sample of the kernel's ops),
  *              smallest first (--shadow), else by the model's predicted
- *              speed-up, largest first;
- *   mode 3     by r_ac, largest first;
+ *              speed-up, largest first, or where the units predict
+ *              none (store's arrays) by their ratio (store's share of
+ *              the kernel's bytes);
+ *   mode 3     by the ratio (fiset's r_ac), largest first;
  * and lowered cumulatively: each unit is added to those kept and run; it
  * stays if the QoS still holds, else it is left out and the next is tried.
  * Modes 2 and 3 stop once a setting within the QoS reaches
@@ -79,23 +82,42 @@ shadowerr(struct tuner *tu, const struct kern *k, struct unit *u, int n)
 	return ntot;
 }
 
-/* rank the units for the mode; what the order is, in words. *shadowed:
- * how many ops the shadow build gave totals for (0: no shadow errors) */
-static const char *
-rank(struct tuner *tu, const struct kern *k, struct unit *u, int n, int *shadowed)
+/* rank the units for the mode; what the order is, in words (malloc'd).
+ * A pass whose units predict no speed-up (store's arrays) ranks them by
+ * their ratio, under its own name. *shadowed: how many ops the shadow
+ * build gave totals for (0: no shadow errors) */
+static char *
+rank(struct tuner *tu, int pass, const struct kern *k, struct unit *u, int n, int *shadowed)
 {
+	const char *ratio = unit_key(pass, RRATIO);
 	*shadowed = 0;
-	if (tu->o->mode == 3) {
+	if (tu->o->mode == 3 || (!tu->o->shadow && !unit_key(pass, RPREDICTED) && ratio)) {
 		qsort(u, n, sizeof *u, byratio);
-		return "r_ac, largest first";
+		return fmt("%s, largest first", ratio ? ratio : "ratio");
 	}
 	if (tu->o->shadow) {
 		*shadowed = shadowerr(tu, k, u, n);
 		qsort(u, n, sizeof *u, byerr);
-		return "shadow error, smallest first";
+		return xstrdup("shadow error, smallest first");
 	}
 	qsort(u, n, sizeof *u, bypred);
-	return "the model's predicted speed-up, largest first";
+	return xstrdup("the model's predicted speed-up, largest first");
+}
+
+/* unit u as the order lists it: "3 (error 2e-07, r_ac 9, predicted 1.11x)",
+ * each figure the pass's units have */
+static void
+unit_print(const struct tuner *tu, int pass, const struct unit *u)
+{
+	const char *ratio = unit_key(pass, RRATIO), *sep = "";
+	fprintf(stderr, " %ld (", u->id);
+	if (tu->o->shadow)
+		fprintf(stderr, "error %.3g", u->err), sep = ", ";
+	if (ratio)
+		fprintf(stderr, "%s%s %.3g", sep, ratio, u->ratio), sep = ", ";
+	if (unit_key(pass, RPREDICTED))
+		fprintf(stderr, "%spredicted %.3gx", sep, u->pred);
+	fputc(')', stderr);
 }
 
 static int
@@ -191,7 +213,7 @@ units_first(struct tuner *tu, const struct setting *base, const struct kern *k, 
 	free(st);
 	long *ids = xmalloc((n + 1) * sizeof *ids);
 	if (n)
-		rank(tu, k, u, n, &shadowed);
+		free(rank(tu, pass, k, u, n, &shadowed));
 	for (int i = 0; i < n && m < max && m < pool_gpus(tu); i++) {
 		ids[i] = u[i].id;
 		t[m++] = withunits(tu, base, k, pass, ids, i, u, i, n, all);
@@ -288,13 +310,12 @@ search_units(struct tuner *tu, const struct setting *base, const struct kern *k,
 	if (!n && !curve_cut(tu, c, all)) {
 		curve_stop(c, fmt("no units to try (%s)", all->why ? all->why : "the report lists none"));
 	} else if (n) {
-		const char *order = rank(tu, k, u, n, &shadowed);
+		char *order = rank(tu, pass, k, u, n, &shadowed);
 		fprintf(stderr, "mpcc-tune: %s on '%s': %d %s, by %s:", pass_name(pass), k->demangled, n,
-		        plural(n, "unit", "units"),
-		        order);
+		        plural(n, "unit", "units"), order);
+		free(order);
 		for (int i = 0; i < n && i < SHOWN; i++)
-			fprintf(stderr, " %ld (error %.3g, r_ac %.3g, predicted %.3gx)", u[i].id, u[i].err,
-			        u[i].ratio, u[i].pred);
+			unit_print(tu, pass, &u[i]);
 		if (n > SHOWN)
 			fprintf(stderr, " and %d more", n - SHOWN);
 		fputc('\n', stderr);
