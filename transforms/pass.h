@@ -212,6 +212,10 @@ struct tuning {
 	 * stats list (RUNITS), in GPUMixer's modes, besides its words */
 	const char *knob;
 	const char *strongest;  /* the setting of --transform auto's probe build */
+	/* a second probe's setting, for the kernels the strongest leaves
+	 * alone (store's float arrays: type=bf16); the knob's every trial on
+	 * such a kernel keeps its parameters other than the knob. NULL: none */
+	const char *fallback;
 	double guess;           /* the speed-up auto assumes where the stats predict none */
 	const char *axis;       /* the x axis of its plots */
 	/* TUNE_PROBE: the settings of the timing build (the run prints

@@ -159,6 +159,8 @@ struct kern {
 	char *nocount;          /* why the timing build did not count its loops (NULL: it
 	                         * did, or did not say) */
 	char *src;              /* its source file, as the build named it (NULL: not known) */
+	char **with;            /* per pass: the parameters beyond the knob that its trials
+	                         * carry (a fallback probe applied; NULL: none) */
 };
 
 enum { S_HEU, S_LINEAR, S_EXHAUSTIVE };   /* --search */

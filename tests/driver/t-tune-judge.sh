@@ -141,4 +141,22 @@ case $order in
 "share, largest first: 4 (share 50) "[123]" (share 16.7) "*) passed ;;
 *) fail "order: '$order' $(tail -3 "$T/store/err")" ;;
 esac
+
+testing "a float kernel, which store's probe leaves alone, is searched with its fallback's type, an FP64 one without"
+# multiflt.cu: multi's arrays are f64 (params=auto keeps them f32); flt's
+# are f32 already, which only the fallback, type=bf16, narrows
+tune fb multiflt.cu --qos 1e-4 --transform auto --time 'time_ms=([0-9.]+)'
+tune fbone multiflt.cu --qos 1e-4 --transform store --time 'time_ms=([0-9.]+)'
+if grep -q "^mpcc-tune: auto: store on 'flt(int, float\*)': applies with type=bf16, advice" "$T/fb/err" &&
+   grep -q "^mpcc-tune: auto: store on 'multi([^']*)': applies, advice" "$T/fb/err" &&
+   grep -q "^mpcc-tune: store on 'flt(int, float\*)': 1 unit, by share" "$T/fb/err" &&
+   grep -q "^mpcc-tune: \[t[0-9]*\] flt store params=auto,type=bf16: time" "$T/fb/err" &&
+   grep -q "^mpcc-tune: \[t[0-9]*\] multi store params=\[4\]: time" "$T/fb/err" &&
+   ! grep -q "^mpcc-tune: \[t[0-9]*\] multi store params=\[[0-9,]*\],type" "$T/fb/err" &&
+   grep -q "^mpcc-tune: store on 'flt(int, float\*)': its trials carry type=bf16 (the probe of params=auto left it alone)$" "$T/fbone/err" &&
+   ! grep -q "^mpcc-tune: store on 'multi([^']*)': its trials carry" "$T/fbone/err"; then
+	passed
+else
+	fail "$(grep -e 'store on' -e ' store ' "$T/fb/err" "$T/fbone/err" | head -20)"
+fi
 finish

@@ -259,26 +259,65 @@ bygain(const void *a, const void *b)
 	return (x->gain < y->gain) - (x->gain > y->gain);
 }
 
-/* the probe of pass: its strongest setting on every hot kernel */
+/* a probe of pass: the setting params (its strongest or its fallback) on
+ * every hot kernel */
 static struct trial *
-probe(struct tuner *tu, int pass)
+probe(struct tuner *tu, int pass, const char *params)
 {
 	struct setting s = {0};
 	for (int i = 0; i < tu->nk; i++)
 		if (tu->k[i].hot)
-			setting_launch(tu, &s, pass, tu->k[i].mangled, passes[pass]->tune->strongest);
+			setting_launch(tu, &s, pass, tu->k[i].mangled, params);
 	struct trial *t = trial_for(tu, &s, -1);
 	setting_release(&s);
 	return t;
 }
 
-/* the pairs that probe t of pass advises, added to pr */
+/* the parameters of the setting text p but pass's knob ("type=bf16" of
+ * "params=auto,type=bf16"); NULL: none */
+static char *
+beyondknob(const char *p, int pass)
+{
+	const char *knob = pass_knob(pass)->name;
+	size_t n = strlen(knob);
+	struct buf b = BUF_INIT;
+	while (*p) {
+		const char *e = p;
+		for (int depth = 0; *e && (*e != ',' || depth); e++)
+			depth += *e == '[' ? 1 : *e == ']' ? -1 : 0;
+		if (strncmp(p, knob, n) || p[n] != '=')
+			buf_printf(&b, "%s%.*s", b.n ? "," : "", (int)(e - p), p);
+		p = *e ? e + 1 : e;
+	}
+	if (b.n)
+		return buf_take(&b);
+	buf_release(&b);
+	return NULL;
+}
+
+/* the advice of pass's probes (t[0] its strongest, t[1] its fallback or
+ * NULL) for kernel k: the fallback's where the strongest leaves k alone,
+ * and then k's trials of pass carry the fallback's other parameters */
+static double
+probed(struct trial *const *t, int pass, struct kern *k)
+{
+	double a = advice(t[0], pass, k->mangled);
+	if (a > 0 || !t[1] || (a = advice(t[1], pass, k->mangled)) <= 0)
+		return a;
+	if (!k->with)
+		k->with = xcalloc(npass, sizeof *k->with);
+	free(k->with[pass]);
+	k->with[pass] = beyondknob(passes[pass]->tune->fallback, pass);
+	return a;
+}
+
+/* the pairs that the probes t of pass advise, added to pr */
 static int
-advised(struct tuner *tu, const struct trial *t, int pass, struct pair **pr, int np)
+advised(struct tuner *tu, struct trial *const *t, int pass, struct pair **pr, int np)
 {
 	for (int i = 0; i < tu->nk; i++) {
 		struct kern *k = &tu->k[i];
-		double a = k->hot ? advice(t, pass, k->mangled) : 0;
+		double a = k->hot ? probed(t, pass, k) : 0;
 		if (!k->hot)
 			continue;
 		fprintf(stderr, "mpcc-tune: auto: %s on '%s': ", pass_name(pass), k->demangled);
@@ -286,7 +325,9 @@ advised(struct tuner *tu, const struct trial *t, int pass, struct pair **pr, int
 			fprintf(stderr, "left alone\n");
 			continue;
 		}
-		fprintf(stderr, "applies, advice %.3gx, %.1f%% of kernel time\n", a, 100 * k->share);
+		fprintf(stderr, "applies%s%s, advice %.3gx, %.1f%% of kernel time\n",
+		        k->with && k->with[pass] ? " with " : "", k->with && k->with[pass] ? k->with[pass] : "",
+		        a, 100 * k->share);
 		*pr = xrealloc(*pr, (np + 1) * sizeof **pr);
 		(*pr)[np++] = (struct pair){k, pass, (k->share > 0 ? k->share : 1) * (a - 1),
 		                            k->share > 0 ? k->share : 1};
@@ -314,21 +355,40 @@ search_all(struct tuner *tu)
 	struct pair *pr = NULL;
 	int np = 0;
 	if (tu->o->transform >= 0) {
+		int p = tu->o->transform;
+		const char *fb = passes[p]->tune->fallback;
+		struct trial *t[2] = {NULL, NULL};
+		if (fb) {   /* which kernels need the fallback's parameters */
+			t[0] = probe(tu, p, passes[p]->tune->strongest), t[1] = probe(tu, p, fb);
+			search_ask(tu, t, 2);
+		}
 		for (int i = 0; i < tu->nk; i++)
 			if (tu->k[i].hot) {
+				if (fb && probed(t, p, &tu->k[i]) > 0 && tu->k[i].with && tu->k[i].with[p])
+					fprintf(stderr, "mpcc-tune: %s on '%s': its trials carry %s (the "
+					        "probe of %s left it alone)\n", pass_name(p), tu->k[i].demangled,
+					        tu->k[i].with[p], passes[p]->tune->strongest);
 				pr = xrealloc(pr, (np + 1) * sizeof *pr);
-				pr[np++] = (struct pair){&tu->k[i], tu->o->transform, 0,
-				                         tu->k[i].share > 0 ? tu->k[i].share : 1};
+				pr[np++] = (struct pair){&tu->k[i], p, 0, tu->k[i].share > 0 ? tu->k[i].share : 1};
 			}
 	} else {
-		struct trial *t[8];
+		struct trial *t[16];
 		int pass[8], n = 0;
 		for (int p = 0; p < npass && n < 8; p++)
-			if (pass_tuned(p))
-				pass[n] = p, t[n++] = probe(tu, p);
-		search_ask(tu, t, n);
+			if (pass_tuned(p)) {
+				const char *fb = passes[p]->tune->fallback;
+				t[2 * n] = probe(tu, p, passes[p]->tune->strongest);
+				t[2 * n + 1] = fb ? probe(tu, p, fb) : NULL;
+				pass[n++] = p;
+			}
+		struct trial *ask[16];
+		int m = 0;
+		for (int i = 0; i < 2 * n; i++)
+			if (t[i])
+				ask[m++] = t[i];
+		search_ask(tu, ask, m);
 		for (int i = 0; i < n; i++)
-			np = advised(tu, t[i], pass[i], &pr, np);
+			np = advised(tu, &t[2 * i], pass[i], &pr, np);
 		qsort(pr, np, sizeof *pr, bygain);
 		for (int i = 0; i < np; i++) {   /* a kernel's share, split among its pairs */
 			int same = 0;

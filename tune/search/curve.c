@@ -12,7 +12,10 @@ withknob(struct tuner *tu, const struct setting *base, int pass, const char *ker
          const char *params, double x)
 {
 	struct setting s = setting_copy(base);
-	setting_launch(tu, &s, pass, kernel, params);
+	const struct kern *k = kern_byname(tu->k, tu->nk, kernel);
+	char *p = k && k->with && k->with[pass] ? fmt("%s,%s", params, k->with[pass]) : xstrdup(params);
+	setting_launch(tu, &s, pass, kernel, p);
+	free(p);
 	struct trial *t = trial_for(tu, &s, x);
 	setting_release(&s);
 	return t;
