@@ -775,6 +775,7 @@ const struct pass fiset_pass = {
 	.explain = explain,
 	.dump = dump,
 	.tune = &(const struct tuning){TUNE_TRANSFORM, .knob = "sets", .strongest = "sets=all",
+	                               .fallback = "sets=all,min_ratio=0.001",
 	                               .guess = 1.2, .axis = "sets lowered"},
 	.sweep = sweep,
 	.warn = &warning,

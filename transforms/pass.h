@@ -216,6 +216,12 @@ struct tuning {
 	 * alone (store's float arrays: type=bf16); the knob's every trial on
 	 * such a kernel keeps its parameters other than the knob. NULL: none */
 	const char *fallback;
+	/* its arrays are shared across kernels (store: an array one kernel
+	 * keeps narrow and another reads in its original form is converted at
+	 * each change of form): after the searches, what they kept with the
+	 * probes' setting on every hot kernel they left without the pass is
+	 * one more candidate */
+	int joint;
 	double guess;           /* the speed-up auto assumes where the stats predict none */
 	const char *axis;       /* the x axis of its plots */
 	/* TUNE_PROBE: the settings of the timing build (the run prints

@@ -480,7 +480,7 @@ const struct pass store_pass = {
 	.dump = dump,
 	.table = table,
 	.tune = &(const struct tuning){TUNE_TRANSFORM, .knob = "params", .strongest = "params=auto",
-	                               .fallback = "params=auto,type=bf16",
+	                               .fallback = "params=auto,type=bf16", .joint = 1,
 	                               .guess = 1.2, .axis = "arrays kept narrow"},
 	.sweep = sweep,
 };

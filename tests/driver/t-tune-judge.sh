@@ -159,4 +159,24 @@ if grep -q "^mpcc-tune: auto: store on 'flt(int, float\*)': applies with type=bf
 else
 	fail "$(grep -e 'store on' -e ' store ' "$T/fb/err" "$T/fbone/err" | head -20)"
 fi
+
+testing "store across kernels: what the searches kept, with store on every kernel its probes applied to, is a candidate"
+# the fake runs no clone: store is kept on no kernel, fiset on multi
+if grep -q "^mpcc-tune: store across kernels: what the searches kept, with store on 'multi([^']*)', 'flt(int, float\*)' too$" "$T/fb/err" &&
+   grep -q "^mpcc-tune: \[t[0-9]*\] multi fiset sets=all; multi store params=auto; flt store params=auto,type=bf16: time" "$T/fb/err"; then
+	passed
+else
+	fail "$(grep -e 'across' -e 'kept' "$T/fb/err")"
+fi
+
+testing "a kernel whose sets are below min_ratio is probed, and searched, with fiset's fallback"
+# lowratio.cu: one set of r_ac 0.5; sets=all (min_ratio 1.5) leaves it alone
+tune low lowratio.cu --qos 1e-4 --transform auto --time 'time_ms=([0-9.]+)'
+if grep -q "^mpcc-tune: auto: fiset on 'flat(int, double const\*, double\*)': applies with min_ratio=0.001, advice" "$T/low/err" &&
+   grep -q "^mpcc-tune: fiset on 'flat([^']*)': 1 unit, by the model's predicted speed-up, largest first: 0 (r_ac 0.5, predicted 1x)$" "$T/low/err" &&
+   grep -q "^mpcc-tune: \[t[0-9]*\] .*flat fiset sets=all,min_ratio=0.001: time" "$T/low/err"; then
+	passed
+else
+	fail "$(grep -e 'fiset' "$T/low/err" | head)"
+fi
 finish

@@ -112,8 +112,9 @@ guessahead(struct tuner *tu)
 	setting_release(&s);
 }
 
-/* the pairs in order, each search on what the earlier kept */
-static void
+/* the pairs in order, each search on what the earlier kept; what they
+ * kept (the caller releases it) */
+static struct setting
 steps(struct tuner *tu, struct pair *pr, int n)
 {
 	struct setting cur = {0};
@@ -142,7 +143,7 @@ steps(struct tuner *tu, struct pair *pr, int n)
 	searches_of(tu)->ahead = NULL;
 	speculate_clear(tu, 0, INT_MAX);
 	search_later(tu, 0);
-	setting_release(&cur);
+	return cur;
 }
 
 /* the searches of one kernel, side by side with the other kernels' */
@@ -197,8 +198,9 @@ together(const struct pair *pr, int n, const struct chain *ch, int nch)
 }
 
 /* the pairs of each kernel in a chain of its own, the chains side by side
- * from their first trial (strands()); then what they kept, composed */
-static void
+ * from their first trial (strands()); then what they kept, composed, and
+ * returned (the caller releases it) */
+static struct setting
 abreast(struct tuner *tu, struct pair *pr, int n)
 {
 	struct chain *ch = xcalloc(n, sizeof *ch);
@@ -235,10 +237,10 @@ abreast(struct tuner *tu, struct pair *pr, int n)
 	if (np > 1 && !session_halt(tu))
 		compose(tu, &all, parts, np);
 	search_later(tu, 0);
-	setting_release(&all);
 	for (int c = 0; c < nch; c++)
 		setting_release(&ch[c].cur);
 	free(parts), free(ch), free(by), free(arg);
+	return all;
 }
 
 /* the speed-up pass predicts for kernel in its probe build; 0: left alone */
@@ -259,16 +261,18 @@ bygain(const void *a, const void *b)
 	return (x->gain < y->gain) - (x->gain > y->gain);
 }
 
-/* a probe of pass: the setting params (its strongest or its fallback) on
- * every hot kernel */
+/* a probe of pass: its strongest setting on every hot kernel; or, given
+ * the probe of it (first), its fallback on every hot kernel first left
+ * alone (NULL: none) */
 static struct trial *
-probe(struct tuner *tu, int pass, const char *params)
+probe(struct tuner *tu, int pass, const struct trial *first)
 {
+	const struct tuning *tn = passes[pass]->tune;
 	struct setting s = {0};
 	for (int i = 0; i < tu->nk; i++)
-		if (tu->k[i].hot)
-			setting_launch(tu, &s, pass, tu->k[i].mangled, params);
-	struct trial *t = trial_for(tu, &s, -1);
+		if (tu->k[i].hot && (!first || advice(first, pass, tu->k[i].mangled) <= 0))
+			setting_launch(tu, &s, pass, tu->k[i].mangled, first ? tn->fallback : tn->strongest);
+	struct trial *t = s.n ? trial_for(tu, &s, -1) : NULL;
 	setting_release(&s);
 	return t;
 }
@@ -349,22 +353,64 @@ kernels(const struct pair *pr, int n)
 	return k;
 }
 
+/* pass decides per array across kernels (struct tuning's joint): what the
+ * searches kept, with its probes' knob on every hot kernel they applied to
+ * and the searches left without it, is one more candidate */
+static void
+across(struct tuner *tu, const struct setting *kept, struct trial *const *t, int pass)
+{
+	const struct tuning *tn = passes[pass]->tune;
+	struct setting s = setting_copy(kept);
+	struct buf on = BUF_INIT;
+	for (int i = 0; i < tu->nk; i++) {
+		struct kern *k = &tu->k[i];
+		int has = 0;
+		for (int j = 0; j < s.n; j++)
+			has |= s.k[j].pass == pass && !strcmp(s.k[j].kernel, k->mangled);
+		if (!k->hot || has || probed(t, pass, k) <= 0)
+			continue;
+		setting_launch(tu, &s, pass, k->mangled, k->with && k->with[pass] ? tn->fallback : tn->strongest);
+		buf_printf(&on, "%s'%s'", on.n ? ", " : "", k->demangled);
+	}
+	if (on.n && !session_halt(tu)) {
+		fprintf(stderr, "mpcc-tune: %s across kernels: what the searches kept, with %s on %s too\n",
+		        pass_name(pass), pass_name(pass), on.s);
+		struct trial *a = trial_for(tu, &s, -1);
+		search_ask(tu, &a, 1);
+	}
+	buf_release(&on);
+	setting_release(&s);
+}
+
 void
 search_all(struct tuner *tu)
 {
 	struct pair *pr = NULL;
-	int np = 0;
+	struct trial *t[16] = {0}, *ask[16];
+	int pass[8], n = 0, np = 0, m = 0;
+	/* the probes: every pass's with --transform auto, else the one pass's
+	 * where it decides across kernels (its probe is a candidate it needs,
+	 * and its fallback says which kernels' trials carry what) */
+	for (int p = 0; p < npass && n < 8; p++) {
+		const struct tuning *tn = passes[p]->tune;
+		if (!pass_tuned(p) || (tu->o->transform >= 0 && (p != tu->o->transform || !tn->joint)))
+			continue;
+		if ((t[2 * n] = probe(tu, p, NULL)))
+			ask[m++] = t[2 * n], pass[n++] = p;
+	}
+	if (m)
+		search_ask(tu, ask, m);
+	m = 0;   /* the fallbacks, where a probe left kernels alone */
+	for (int i = 0; i < n; i++)
+		if (passes[pass[i]]->tune->fallback && (t[2 * i + 1] = probe(tu, pass[i], t[2 * i])))
+			ask[m++] = t[2 * i + 1];
+	if (m)
+		search_ask(tu, ask, m);
 	if (tu->o->transform >= 0) {
 		int p = tu->o->transform;
-		const char *fb = passes[p]->tune->fallback;
-		struct trial *t[2] = {NULL, NULL};
-		if (fb) {   /* which kernels need the fallback's parameters */
-			t[0] = probe(tu, p, passes[p]->tune->strongest), t[1] = probe(tu, p, fb);
-			search_ask(tu, t, 2);
-		}
 		for (int i = 0; i < tu->nk; i++)
 			if (tu->k[i].hot) {
-				if (fb && probed(t, p, &tu->k[i]) > 0 && tu->k[i].with && tu->k[i].with[p])
+				if (n && probed(t, p, &tu->k[i]) > 0 && tu->k[i].with && tu->k[i].with[p])
 					fprintf(stderr, "mpcc-tune: %s on '%s': its trials carry %s (the "
 					        "probe of %s left it alone)\n", pass_name(p), tu->k[i].demangled,
 					        tu->k[i].with[p], passes[p]->tune->strongest);
@@ -372,21 +418,6 @@ search_all(struct tuner *tu)
 				pr[np++] = (struct pair){&tu->k[i], p, 0, tu->k[i].share > 0 ? tu->k[i].share : 1};
 			}
 	} else {
-		struct trial *t[16];
-		int pass[8], n = 0;
-		for (int p = 0; p < npass && n < 8; p++)
-			if (pass_tuned(p)) {
-				const char *fb = passes[p]->tune->fallback;
-				t[2 * n] = probe(tu, p, passes[p]->tune->strongest);
-				t[2 * n + 1] = fb ? probe(tu, p, fb) : NULL;
-				pass[n++] = p;
-			}
-		struct trial *ask[16];
-		int m = 0;
-		for (int i = 0; i < 2 * n; i++)
-			if (t[i])
-				ask[m++] = t[i];
-		search_ask(tu, ask, m);
 		for (int i = 0; i < n; i++)
 			np = advised(tu, &t[2 * i], pass[i], &pr, np);
 		qsort(pr, np, sizeof *pr, bygain);
@@ -397,9 +428,10 @@ search_all(struct tuner *tu)
 			pr[i].weight /= same;
 		}
 	}
-	if (pool_apart(tu) && kernels(pr, np) > 1)
-		abreast(tu, pr, np);
-	else
-		steps(tu, pr, np);
+	struct setting kept = pool_apart(tu) && kernels(pr, np) > 1 ? abreast(tu, pr, np) : steps(tu, pr, np);
+	for (int i = 0; i < n; i++)
+		if (passes[pass[i]]->tune->joint)
+			across(tu, &kept, &t[2 * i], pass[i]);
+	setting_release(&kept);
 	free(pr);
 }
