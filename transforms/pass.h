@@ -225,7 +225,8 @@ struct tuning {
 	double guess;           /* the speed-up auto assumes where the stats predict none */
 	const char *axis;       /* the x axis of its plots */
 	/* TUNE_PROBE: the settings of the timing build (the run prints
-	 * "mpcc-time KERNEL LAUNCHES NS THREADS BLOCK NSMID" as launches end,
+	 * "mpcc-time KERNEL LAUNCHES NS THREADS BLOCK NSMID START END" as
+	 * launches end,
 	 * and "mpcc-trips KERNEL LAUNCHES LOOP HEADS ENTRIES" per loop) and of
 	 * the shadow build ("mpcc-shadow KERNEL INS LAUNCHES ERROR") */
 	const char *timing, *shadow;

@@ -19,12 +19,14 @@
  * measure=time: the first thread of each block reads %globaltimer at entry
  * (red.min), each warp's first active lane at exit (red.max), and the last
  * thread adds the launch's span to a total and prints, every launch,
- *     mpcc-time KERNEL LAUNCHES NANOSECONDS THREADS BLOCK NSMID
+ *     mpcc-time KERNEL LAUNCHES NANOSECONDS THREADS BLOCK NSMID START END
  * (the launch's threads, a block's, and %nsmid: how many warps an SM holds
- * at once, for fiset's cost model). Each loop's trips are counted too
- * (shadow-trips.c: an add at each header and at each back edge, the sums
- * at the exit), and the last thread prints, at the launches the error
- * lines print at,
+ * at once, for fiset's cost model; START and END: the span, by
+ * %globaltimer, so that mpcc-tune sees where kernels of several streams ran
+ * side by side and the time of each measures the others too). Each loop's
+ * trips are counted too (shadow-trips.c: an add at each header and at each
+ * back edge, the sums at the exit), and the last thread prints, at the
+ * launches the error lines print at,
  *     mpcc-trips KERNEL LAUNCHES LOOP HEADS ENTRIES
  * (LOOP: 1, 2, ... as looporder() numbers the kernel's loops; HEADS: the
  * times any thread ran the loop's header, ENTRIES: the times a thread came
@@ -41,7 +43,9 @@
  * one exit block, which calls a .func that counts the threads through one
  * atomic add per group of converged lanes; the one that brings the count to
  * the launch's thread count prints and resets the counter. Launches of one
- * kernel must not overlap (concurrent streams would mix their counts).
+ * kernel must not overlap (concurrent streams would mix their counts);
+ * those of different kernels may, each kernel counting its own, and their
+ * START and END say that they did.
  * needs nothing; breaks cfg defuse loops of fn (adds .funcs, .globals,
  * vprintf) */
 #include "transforms/shadow.h"
@@ -304,19 +308,22 @@ often(struct buf *b)
 	            "\t@!%p2 bra $L__out;\n");
 }
 
-/* measure=time: the launch's span into the total; its line, every launch */
+/* measure=time: the launch's span into the total; its line, every launch,
+ * with the span's start and end (vprintf's arguments at their natural
+ * alignment: the u32 %nsmid at 32, the u64s after it at 40 and 48) */
 static void
 timelines(struct buf *b, const char *p)
 {
 	buf_printf(b,
 	           "\tld.volatile.global.u64 %%rd7, [%st0];\n\tld.volatile.global.u64 %%rd8, [%st1];\n"
-	           "\tsub.u64 %%rd8, %%rd8, %%rd7;\n\tld.volatile.global.u64 %%rd9, [%sns];\n"
-	           "\tadd.u64 %%rd9, %%rd9, %%rd8;\n\tst.volatile.global.u64 [%sns], %%rd9;\n"
+	           "\tsub.u64 %%rd13, %%rd8, %%rd7;\n\tld.volatile.global.u64 %%rd9, [%sns];\n"
+	           "\tadd.u64 %%rd9, %%rd9, %%rd13;\n\tst.volatile.global.u64 [%sns], %%rd9;\n"
 	           "\tst.volatile.global.u64 [%st0], -1;\n\tst.volatile.global.u64 [%st1], 0;\n"
 	           "\tmembar.gl;\n"
 	           "\tst.local.u64 [%%rd10], %%rd6;\n\tst.local.u64 [%%rd10+8], %%rd9;\n"
 	           "\tst.local.u64 [%%rd10+16], %%rd3;\n\tst.local.u64 [%%rd10+24], %%rd4;\n"
-	           "\tmov.u32 %%r10, %%nsmid;\n\tst.local.u32 [%%rd10+32], %%r10;\n%s",
+	           "\tmov.u32 %%r10, %%nsmid;\n\tst.local.u32 [%%rd10+32], %%r10;\n"
+	           "\tst.local.u64 [%%rd10+40], %%rd7;\n\tst.local.u64 [%%rd10+48], %%rd8;\n%s",
 	           p, p, p, p, p, p, callvprintf);
 }
 
@@ -363,7 +370,7 @@ exitfunc(Arena *A, const char *p, int measure, uint nops, uint nloop)
 	buf_printf(&b,
 	           ".func %sexit()\n{\n"
 	           "\t.reg .pred %%p<4>;\n\t.reg .b32 %%r<12>;\n\t.reg .b64 %%rd<20>;\n"
-	           "\t.reg .f64 %%fd<2>;\n\t.local .align 8 .b8 %sbuf[40];\n"
+	           "\t.reg .f64 %%fd<2>;\n\t.local .align 8 .b8 %sbuf[56];\n"
 	           "\tmembar.gl;\n\tactivemask.b32 %%r1;\n\tbar.warp.sync %%r1;\n"
 	           "\tneg.s32 %%r2, %%r1;\n\tand.b32 %%r2, %%r2, %%r1;\n\tbfind.u32 %%r3, %%r2;\n"
 	           "\tmov.u32 %%r4, %%laneid;\n\tsetp.ne.u32 %%p1, %%r3, %%r4;\n"
@@ -417,7 +424,7 @@ module_part(Module *m, const char *p, const char *name, int measure, const uint 
 	for (size_t k = 0; k < countof(vars); k++)
 		decl(m, arena_fmt(A, ".global .align 8 .u64 %s%s;\n", p, vars[k]));
 	decl(m, arena_fmt(A, ".global .align 8 .u64 %st0 = -1;\n", p));
-	const char *f = measure == TIME ? arena_fmt(A, "mpcc-time %s %%llu %%llu %%llu %%llu %%u\n", name)
+	const char *f = measure == TIME ? arena_fmt(A, "mpcc-time %s %%llu %%llu %%llu %%llu %%u %%llu %%llu\n", name)
 	                                : arena_fmt(A, "mpcc-shadow %s %%u %%llu %%.9e\n", name);
 	decl(m, cstring(A, arena_fmt(A, "%sfmt", p), f));
 	if (measure == ERROR) {
@@ -686,7 +693,8 @@ describe(FILE *out, const struct params *p)
 {
 	if (p->v[MEASURE].i == TIME)
 		fprintf(out, "           times each launch with %%globaltimer and counts each loop's trips; "
-		             "the last thread prints 'mpcc-time KERNEL LAUNCHES NS THREADS BLOCK NSMID' "
+		             "the last thread prints 'mpcc-time KERNEL LAUNCHES NS THREADS BLOCK NSMID "
+		             "START END' "
 		             "every launch and 'mpcc-trips KERNEL LAUNCHES LOOP HEADS ENTRIES' per loop\n");
 	else
 		fprintf(out, "           each f64 operation (at most %ld, evenly spread) also runs in "

@@ -149,6 +149,8 @@ kernel_speedup(const struct tuner *tu, const struct trial *t, double *pred, doub
 	char *st = report_stats(t->report, kn->pass, kn->kernel, &applied);
 	*pred = stats_predicted(st, kn->pass);
 	free(st);
+	if (k->beside)
+		return k;   /* its share of the run is confounded: no x */
 	/* T = T0 (1 - w + w / x): the rest of the run as it was, the kernel x
 	 * times faster */
 	double w = fmin(k->wallshare, 1), r = 1 / speedup(tu, t), d = r - 1 + w;

@@ -161,6 +161,9 @@ struct kern {
 	char *src;              /* its source file, as the build named it (NULL: not known) */
 	char **with;            /* per pass: the parameters beyond the knob that its trials
 	                         * carry (a fallback probe applied; NULL: none) */
+	char *beside;           /* the kernels its launches overlapped in time (several
+	                         * streams), and for how much of its time: its time measures
+	                         * them too and decides nothing (NULL: its time is its own) */
 };
 
 enum { S_HEU, S_LINEAR, S_EXHAUSTIVE };   /* --search */
@@ -237,7 +240,8 @@ double ofideal(const struct tuner *tu, const struct trial *t);
  * T and T0 the times of t and of the baseline, w the kernel's share of the
  * run (the timing build's wallshare); 0 where the noise would move x by
  * over MEASURED_ERR of itself (x threshold() / w), inf where t gained more
- * than the kernel's whole time */
+ * than the kernel's whole time; 0 too where the kernel ran beside others
+ * (its beside: its share confounded) */
 const struct kern *kernel_speedup(const struct tuner *tu, const struct trial *t, double *pred,
                                   double *meas);
 

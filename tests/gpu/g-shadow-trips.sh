@@ -5,7 +5,9 @@
 # warning and the report says each kernel's loops are counted (trips: 3,
 # spin: 1). With one: both programs run on the same arguments; the timing
 # build's output file and its stdout (but the mpcc- lines) are the plain
-# build's, it prints an mpcc-time line every launch, and its mpcc-trips
+# build's, it prints an mpcc-time line every launch (each launch's span
+# after the last one's, on one stream, its length what the kernel's total
+# grew by), and its mpcc-trips
 # lines (at launches 1, 2, 4, not 3) hold exactly, per loop (numbered as
 # their headers come in the PTX: trips's outer, inner, then the one only
 # some threads enter; spin's), L times what one launch of COUNT threads
@@ -52,17 +54,27 @@ count, n, m, launches, spin = map(int, sys.argv[1:6])
 some = [i for i in range(count) if i % 4 == 0]
 want = {('trips', 1): (count * m, count), ('trips', 2): (count * m * n, count * m),
         ('trips', 3): (sum(i % 7 + 1 for i in some), len(some)), ('spin', 1): (32 * spin, 32)}
-times, got = {}, {}
+times, got, spans = {}, {}, []
 for line in open(sys.argv[6]):
     f = line.split()
     if f[:1] == ['mpcc-time']:
         times.setdefault(f[1], []).append(int(f[2]))
+        spans.append((f[1], int(f[3]), int(f[7]), int(f[8])) if len(f) == 9 else None)
     if f[:1] == ['mpcc-trips']:
         got[(f[1], int(f[2]), int(f[3]))] = (int(f[4]), int(f[5]))
 bad = 0
 if times != {'trips': list(range(1, launches + 1)), 'spin': [1]}:
     print('mpcc-time lines: launches %s' % times)
     bad = 1
+# one stream: each launch's span starts after the last one's ends, and
+# adds itself to its kernel's total
+total, last = {}, 0
+for span in spans:
+    k, ns, s, e = span or ('?', 0, 0, -1)
+    if not last <= s <= e or ns - total.get(k, 0) != e - s:
+        print('mpcc-time line of %s: total %d, span %d to %d after %d' % (k, ns, s, e, last))
+        bad = 1
+    total[k], last = ns, e
 expect = {}
 for (k, loop), (h, e) in want.items():
     for l in range(1, (launches if k == 'trips' else 1) + 1):

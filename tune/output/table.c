@@ -48,23 +48,29 @@ model(const struct tuner *tu, const struct trial *t)
 		snprintf(p, sizeof p, "%.3fx", pred);
 	if (meas)
 		snprintf(m, sizeof m, "%.3fx", meas);
+	else if (k->beside)
+		snprintf(m, sizeof m, "confounded");
 	return fmt("%.*s: %s, %s", (int)strcspn(k->demangled, "("), k->demangled, p, m);
 }
 
 void
 table_model(const struct tuner *tu)
 {
-	int n = 0, m = 0;
+	int n = 0, m = 0, out = 0;
 	for (int i = 0; i < tu->nt; i++) {
 		double pred, meas;
-		if (tu->t[i]->verdict >= 0 && kernel_speedup(tu, tu->t[i], &pred, &meas) && pred && meas) {
+		const struct kern *k = tu->t[i]->verdict >= 0 ? kernel_speedup(tu, tu->t[i], &pred, &meas) : NULL;
+		if (k && pred && meas) {
 			m++;
 			n += fabs(pred / meas - 1) <= 0.2;
 		}
+		out += k && pred && k->beside;
 	}
 	fprintf(stderr, "mpcc-tune: model within 20%% of the measured kernel speed-up on %d of %d %s",
 	        n, m, plural(m, "trial", "trials"));
-	if (!m)
+	if (out)
+		fprintf(stderr, " (%d left out: the kernel ran beside others, its time confounded)", out);
+	else if (!m)
 		fprintf(stderr, " (a trial counts where it changes one kernel, its pass predicts, and the "
 		        "kernel takes enough of the run to measure beyond the noise)");
 	fputc('\n', stderr);

@@ -4,11 +4,15 @@
  * Both are builds with the instrumentation pass of the table (struct
  * tuning TUNE_PROBE: transforms/shadow.c) on the program as it is: its
  * timing setting on every kernel gives one line per launch "mpcc-time
- * KERNEL LAUNCHES NS THREADS BLOCK NSMID" on the run's stdout, where NS is
- * the total span of its launches so far, first block's start to last
- * warp's end by %globaltimer, and the launch's threads, a block's and the
+ * KERNEL LAUNCHES NS THREADS BLOCK NSMID START END" on the run's stdout,
+ * where NS is the total span of its launches so far, first block's start to
+ * last warp's end by %globaltimer, the launch's threads, a block's and the
  * SMs say how many warps an SM holds at once (the largest launch counts:
- * fiset's model takes it where its pass has a PLAUNCH parameter); its
+ * fiset's model takes it where its pass has a PLAUNCH parameter), and
+ * START and END are the launch's span (older builds' lines end earlier:
+ * what they leave out is not known). Where spans of different kernels
+ * overlap (streams), each one's time measures the others too: its figures
+ * are said to be confounded and decide nothing (struct kern's beside); its
  * shadow setting gives "mpcc-shadow KERNEL INS LAUNCHES TOTAL". The timing
  * run also counts each loop's trips: "mpcc-trips KERNEL LAUNCHES LOOP HEADS
  * ENTRIES", the loops numbered from 1 in the order their headers come in
@@ -22,7 +26,10 @@
  *
  * Kernels are ranked and chosen by their share of the time of every kernel,
  * not of the run's wall time: a program that spends most of its run reading
- * input still has the kernels its own timer measures (issue 27). */
+ * input still has the kernels its own timer measures (issue 27). A kernel
+ * whose time is confounded is chosen whatever its share: on a public
+ * hydrodynamics proxy app, one of several streams read 1.63x faster in a
+ * build that did not change it (issue 49). */
 #include "tune/search/search.h"
 
 #include <math.h>
@@ -105,19 +112,90 @@ launchwarps(long threads, long block, long nsm)
 	return w < 64 ? (int)w : 64;
 }
 
-/* the mpcc-time lines of the timing run: each kernel's time; the total */
+/* one end of a launch's span: at ns by %globaltimer, kernel k (tu->k's
+ * index) starts (1) or ends (-1) */
+struct edge {
+	unsigned long long at;
+	int k, d;
+};
+
+static int
+byat(const void *a, const void *b)
+{
+	const struct edge *x = a, *y = b;
+	if (x->at != y->at)
+		return x->at < y->at ? -1 : 1;
+	return x->d - y->d;   /* an end before a start at the same ns: they touch, no overlap */
+}
+
+/* the spans of the launches, a start and an end edge each, in e (2 n of
+ * them): each kernel's time beside another kernel's launch (or another of
+ * its own), into its beside (NULL: none) */
+static void
+overlaps(struct tuner *tu, struct edge *e, int n)
+{
+	if (!n)
+		return;   /* the old lines: no span */
+	int nk = tu->nk, *on = xcalloc(nk, sizeof *on), *act = xmalloc((nk + 1) * sizeof *act), na = 0;
+	char *with = xcalloc((size_t)nk * nk, 1);
+	double *mine = xcalloc(nk, sizeof *mine), *shared = xcalloc(nk, sizeof *shared);
+	qsort(e, n, sizeof *e, byat);
+	for (int i = 0; i < n; i++) {
+		double dt = i ? (double)(e[i].at - e[i - 1].at) : 0;
+		int many = na > 1 || (na == 1 && on[act[0]] > 1);
+		for (int a = 0; a < na; a++) {
+			mine[act[a]] += dt;
+			shared[act[a]] += many ? dt : 0;
+			for (int b = 0; b < na && many && dt > 0; b++)
+				with[act[a] * nk + act[b]] |= a != b || on[act[a]] > 1;
+		}
+		int k = e[i].k, at = 0;
+		while (at < na && act[at] != k)
+			at++;
+		if (e[i].d > 0 && on[k]++ == 0)
+			act[na++] = k;
+		else if (e[i].d < 0 && --on[k] == 0)
+			act[at] = act[--na];
+	}
+	for (int a = 0; a < nk; a++) {
+		struct buf b = BUF_INIT;
+		for (int c = 0; c < nk; c++)
+			if (with[a * nk + c])
+				buf_printf(&b, "%s%s", b.n ? ", " : "", c == a ? "launches of its own" :
+				           tu->k[c].demangled);
+		if (b.n && mine[a] > 0) {
+			double p = 100 * shared[a] / mine[a];
+			tu->k[a].beside = fmt("%s for %.*f%% of its time", b.s, p < 1 ? 2 : 0, p);
+		}
+		buf_release(&b);
+	}
+	free(on), free(act), free(with), free(mine), free(shared);
+}
+
+/* the mpcc-time lines of the timing run: each kernel's time, and where
+ * they give each launch's span (START END), what overlapped; the total */
 static double
 kerneltimes(struct tuner *tu, const char *out, double wall)
 {
 	double total = 0;
+	struct edge *e = NULL;
+	int n = 0, cap = 0;
 	for (const char *l = out; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l)) {
 		char name[4096];
 		long launches, threads = 0, block = 0, nsm = 0;
+		unsigned long long start, end;
 		double ns;
 		struct kern *k;
-		if (sscanf(l, "mpcc-time %4095s %ld %lf %ld %ld %ld", name, &launches, &ns, &threads, &block,
-		           &nsm) < 3 || !(k = kern_byname(tu->k, tu->nk, name)))
+		int got = sscanf(l, "mpcc-time %4095s %ld %lf %ld %ld %ld %llu %llu", name, &launches, &ns,
+		                 &threads, &block, &nsm, &start, &end);
+		if (got < 3 || !(k = kern_byname(tu->k, tu->nk, name)))
 			continue;
+		if (got == 8 && end >= start) {
+			if (n + 2 > cap)
+				e = xrealloc(e, (cap = 2 * cap + 64) * sizeof *e);
+			e[n++] = (struct edge){start, (int)(k - tu->k), 1};
+			e[n++] = (struct edge){end, (int)(k - tu->k), -1};
+		}
 		if (threads > 0 && block > 0 && nsm > 0 && launchwarps(threads, block, nsm) > k->warps)
 			k->warps = launchwarps(threads, block, nsm);
 		total += ns - k->ns;   /* the last line of a kernel holds its total */
@@ -127,6 +205,8 @@ kerneltimes(struct tuner *tu, const char *out, double wall)
 	}
 	for (int i = 0; i < tu->nk; i++)
 		tu->k[i].share = total > 0 ? tu->k[i].ns / total : 0;
+	overlaps(tu, e, n);
+	free(e);
 	return total;
 }
 
@@ -242,6 +322,23 @@ kernlist(const struct tuner *tu, double total, double wall)
 	}
 }
 
+/* the kernels whose time measures their neighbours too, said once */
+static void
+confounded(const struct tuner *tu)
+{
+	int said = 0;
+	for (int i = 0; i < tu->nk; i++)
+		if (tu->k[i].beside) {
+			if (!said++)
+				fprintf(stderr, "mpcc-tune: kernels ran side by side (their launches overlap in "
+				        "time: several streams), so a kernel's time measures its neighbours too: "
+				        "these kernels' times are confounded and decide nothing (they leave no "
+				        "kernel out of the tuning and check no model; the program's time "
+				        "decides):\n");
+			fprintf(stderr, "  %s: beside %s\n", tu->k[i].demangled, tu->k[i].beside);
+		}
+}
+
 static struct trial *
 timing(struct tuner *tu)
 {
@@ -275,8 +372,10 @@ find_kernels(struct tuner *tu)
 	free(out);
 	qsort(tu->k, tu->nk, sizeof *tu->k, byshare);
 	for (int i = 0; i < tu->nk; i++)
-		tu->k[i].hot = tunable(tu, &tu->k[i]) && (total <= 0 || tu->k[i].share * 100 >= tu->o->minshare);
+		tu->k[i].hot = tunable(tu, &tu->k[i]) && (total <= 0 || tu->k[i].beside ||
+		                                          tu->k[i].share * 100 >= tu->o->minshare);
 	kernlist(tu, total, wall);
+	confounded(tu);
 	return t;
 }
 

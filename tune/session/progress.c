@@ -53,6 +53,8 @@ kernelspeed(const struct tuner *tu, const struct trial *t)
 		fprintf(stderr, "%.3fx predicted, ", pred);
 	if (meas)
 		fprintf(stderr, "%.3fx measured", meas);
+	else if (k->beside)
+		fprintf(stderr, "measured: confounded (it ran beside other kernels)");
 	else
 		fprintf(stderr, "measured within the noise (%.1f%% of the run)", 100 * fmin(k->wallshare, 1));
 }

@@ -35,6 +35,11 @@
 # launches 1 and 2: 64, 1.5 and 0 trips per entry.
 # Kernels flat (flat.cu) and flt (mixed.cu) are timed (20 ms) and change
 # nothing else: no setting of theirs makes the program faster.
+# FAKE_STREAMS=side|after: the timed lines are a launch each, with its
+# shape and its span by %globaltimer, "mpcc-time KERNEL LAUNCH NS 67584 256
+# 132 START END" (NS: the total so far); side: the kernels run side by
+# side, each on a stream of its own from the same instant; after: one
+# after another, as on one stream, each starting the ns the last ended.
 ptx=$1
 # store's clones run only under the runtime mpcc links into a program,
 # which this fake has not: like such a program, it runs its kernels
@@ -59,13 +64,28 @@ grep -q '__mpcc_sh[0-9]*_ins\[' "$ptx" && lambda=0 sets=0
 timed=no
 grep -q '__mpcc_sh[0-9]*_enter' "$ptx" && timed=yes
 [ -n "$FAKE_LOG" ] && echo "CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES-unset} lambda=$lambda slurm_job=${SLURM_JOB_ID-none} timed=$timed dir=$(basename "${MPCC_TUNE_DIR:-none}") start=$started" >>"$FAKE_LOG"
+# timed KERNEL LAUNCHES NS: its timed lines, NS over the launches
+clock=1000000000
+timed() {
+	if [ -z "$FAKE_STREAMS" ]; then
+		echo "mpcc-time $1 $2 $3"
+		return
+	fi
+	i=1 at=$clock
+	while [ $i -le "$2" ]; do
+		echo "mpcc-time $1 $i $(($3 * i / $2)) 67584 256 132 $at $((at + $3 / $2))"
+		at=$((at + $3 / $2 + 1000)) i=$((i + 1))
+	done
+	[ "$FAKE_STREAMS" = after ] && clock=$((at - 1000))
+	return 0
+}
 if [ $timed = yes ]; then
-	grep -q '\.entry _Z3hotiPKdPd' "$ptx" && echo "mpcc-time _Z3hotiPKdPd 3 20000000"
-	grep -q '\.entry _Z4coldiPd' "$ptx" && echo "mpcc-time _Z4coldiPd 1 100"
-	grep -q '\.entry _Z5multi' "$ptx" && echo "mpcc-time _Z5multiiPKdS0_S0_Pd 1 20000000"
-	grep -q '\.entry _Z3big' "$ptx" && echo "mpcc-time _Z3bigiPKdPd 1 20000000"
-	grep -q '\.entry _Z4flat' "$ptx" && echo "mpcc-time _Z4flatiPKdPd 1 20000000"
-	grep -q '\.entry _Z3flt' "$ptx" && echo "mpcc-time _Z3fltiPf 1 20000000"
+	grep -q '\.entry _Z3hotiPKdPd' "$ptx" && timed _Z3hotiPKdPd 3 20000000
+	grep -q '\.entry _Z4coldiPd' "$ptx" && timed _Z4coldiPd 1 100
+	grep -q '\.entry _Z5multi' "$ptx" && timed _Z5multiiPKdS0_S0_Pd 1 20000000
+	grep -q '\.entry _Z3big' "$ptx" && timed _Z3bigiPKdPd 1 20000000
+	grep -q '\.entry _Z4flat' "$ptx" && timed _Z4flatiPKdPd 1 20000000
+	grep -q '\.entry _Z3flt' "$ptx" && timed _Z3fltiPf 1 20000000
 	if [ -n "$FAKE_TRIPS" ] && grep -q '\.entry _Z5multi' "$ptx"; then
 		for l in "1 1 64 1" "1 2 3 2" "1 3 0 0" "2 1 128 2" "2 2 6 4" "2 3 0 0"; do
 			echo "mpcc-trips _Z5multiiPKdS0_S0_Pd $l"
