@@ -11,7 +11,8 @@
  *   time.c     a kernel on a target: each warp waits on its own dependences
  *              and queues for its scheduler's issue port, pipes and DRAM
  *              (Mean Value Analysis), as many warps as its registers allow
- *   bound.c    a throughput bound from work counted by pipe (half2's advice)
+ *   bound.c    a throughput bound from work counted by pipe, and the work
+ *              pairing adds (half2's advice)
  *
  * A kernel is modelled as written, or as a variant: some f64 operations
  * run in their f32 form, some statements cost nothing (folded), and
@@ -104,6 +105,22 @@ struct pipes {
 };
 /* add what f32, f64 or integer instruction i issues, w times */
 void pipes_add(struct pipes *c, const Ins *i, double w);
+/* add the DRAM bytes of load, store or atomic i (dram_bytes()), w times */
+void pipes_mem(struct pipes *c, const Ins *i, double w);
+/* What pairing logical threads adds, w times each. lanes: what a paired
+ * register holds; sm: the PTX's .target (what ptxas may use) */
+enum { LN_F16, LN_BF16, LN_F32 };
+/* an x2 instruction i; emul: bf16 add, sub and mul are emulated (no bf16x2
+ * form before sm_90 and PTX 7.8) */
+void pipes_x2(struct pipes *c, const Ins *i, int emul, double w);
+void pipes_x2sel(struct pipes *c, double w);   /* a selp of packed values */
+void pipes_twin(struct pipes *c, double w);    /* an f32 value into both lanes */
+void pipes_pack(struct pipes *c, int lanes, int sm, double w);   /* two f32 into one */
+void pipes_unpack(struct pipes *c, int lanes, double w);         /* and back */
+void pipes_guard(struct pipes *c, double w);   /* a guard anded with the lane mask */
+/* a block that runs under a lane mask, dispatching to next blocks */
+void pipes_dispatch(struct pipes *c, int next, double w);
+void pipes_prologue(struct pipes *c);           /* once a kernel: the lanes' setup */
 /* DRAM bytes one copy of load, store or atomic i moves (shared, param and
  * const memory stay on the SM; 0 for other instructions) */
 double dram_bytes(const Ins *i);
