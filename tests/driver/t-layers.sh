@@ -103,6 +103,28 @@ else
 	echo passed
 fi
 
+printf 'testing every cost is asked of model/ ... '
+# doc/STYLE.md, "A pass": a pass asks model/ for costs and computes none
+# itself (issue 49: half2's advice counted its packs, unpacks and prologue
+# into model.h's struct pipes by hand). Outside model/, no file adds to a
+# field of struct pipes (nor sets one where it names pipes), and no pass,
+# policy or driver file has a function or table named for a cost.
+fields=$(sed -n '/^struct pipes {/,/^};/p' model/model.h | sed -n 's/^\t[a-z ]*[ *]\([a-z0-9_]*\);.*/\1/p' | paste -sd'|' -)
+[ -n "$fields" ] || echo "model/model.h: no struct pipes to read the fields of" >"$T/cost"
+for f in common/*.[ch] ptx/*.[ch] policies/*.[ch] transforms/*.[ch] driver/*.[ch] tune/*.[ch] tune/*/*.[ch]; do
+	grep -nE "(->|\.)($fields) *[-+*/]=" "$f" | sed "s|^|$f:|; s|\$|: work counted outside model/|"
+	grep -q 'pipes' "$f" && grep -nE "(->|\.)($fields) *=[^=]" "$f" | sed "s|^|$f:|; s|\$|: work counted outside model/|"
+done >>"$T/cost"
+grep -nE '^[a-z_0-9]*cost[a-z_0-9]*\(|cost[a-z_0-9]*\[[^]]*\] *=' common/*.c ptx/*.c policies/*.c \
+	transforms/*.c driver/*.c | sed 's/$/: a cost outside model\//' >>"$T/cost"
+if [ -s "$T/cost" ]; then
+	echo failed
+	sed 's/^/  /' "$T/cost"
+	failures=$((failures + 1))
+else
+	echo passed
+fi
+
 # tune.h's map, the highest room first: "ROOM/  a.c b.c: words" lines, where
 # the room of main.c is itself and that of tune.h's own files is "."
 sed -n '/^ \* Files call only files later/,/^ \*$/p' tune/tune.h | awk '
