@@ -772,9 +772,9 @@ static char *
 merge(struct kern *k, int nk, const char *params, int *nrule)
 {
 	char *d = test_tmp("u-tune"), *path = fmt("%s-facts-%d.yaml", d, (int)getpid()), *why;
-	struct fact f[4];
+	struct factrule f[4];
 	for (int i = 0; i < nk; i++)
-		f[i] = (struct fact){&k[i], pass_find("fiset"), (char *)params, NULL, NULL, 0};
+		f[i] = (struct factrule){&k[i], pass_find("fiset"), (char *)params, NULL, NULL, 0};
 	CHECK(writefile(path, facts_policy, strlen(facts_policy)) == 0);
 	char *out = profile_merge(path, facts_policy, strlen(facts_policy), "fast", f, nk, nrule, &why);
 	for (int i = 0; i < nk; i++)
