@@ -11,6 +11,9 @@
  *   time.c     a kernel on a target: each warp waits on its own dependences
  *              and queues for its scheduler's issue port, pipes and DRAM
  *              (Mean Value Analysis), as many warps as its registers allow
+ *   facts.c    what a run measured of a kernel: the one list of facts that
+ *              every layer expands (facts.h, apart so that the policy
+ *              layer may read it without the IR)
  *   bound.c    a throughput bound from work counted by pipe, and the work
  *              pairing adds (half2's advice)
  *
@@ -22,6 +25,7 @@
 #ifndef MPCC_MODEL_H
 #define MPCC_MODEL_H
 
+#include "model/facts.h"
 #include "ptx/ptx.h"
 
 /* target.c */
@@ -85,9 +89,10 @@ struct variant {
  * statement's registers, liveness; in the module's arena */
 struct kmodel;
 /* needs cfg loops defuse of fn, which must not change while km is used;
- * warps: the resident warps per SM its launches give, 0: as many as its
- * registers allow; freq: how often each block runs (blockfreq()) */
-struct kmodel *kmodel(Fn *fn, int warps, const double *freq);
+ * f: what a run measured of it (NULL: nothing; F_WARPS, the resident warps
+ * per SM its launches give, 0: as many as its registers allow); freq: how
+ * often each block runs (blockfreq(), from F_TRIPS where measured) */
+struct kmodel *kmodel(Fn *fn, const struct facts *f, const double *freq);
 /* the kernel's time on t, clocks of one SM scheduler per warp: tm[0] the
  * whole, tm[1] with DRAM left out (its arithmetic); v NULL: as written */
 void kmodel_time(struct kmodel *km, const struct target *t, const struct variant *v, double tm[2]);

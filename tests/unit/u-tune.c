@@ -739,11 +739,11 @@ TEST(profile_write_loads_and_keeps_the_rest)
 TEST(trip_counts_are_written_in_few_digits_and_no_exponent)
 {
 	double t[] = {64, 1.5, 4.0 / 3, 0, 1234.6, 2e6};
-	struct kern k = {.trips = t, .ntrips = 6};
+	struct kern k = {.facts.f[F_TRIPS] = {.xs = t, .n = 6}};
 	char *s = kern_trips(&k, ",");
 	CHECK_STR(s, "64,1.5,1.33,0,1235,2000000");
 	free(s);
-	k.trips = NULL;
+	k.facts.f[F_TRIPS].xs = NULL;
 	s = kern_trips(&k, ",");
 	CHECK_STR(s, "-");
 	free(s);

@@ -23,7 +23,7 @@ static int
 takesfacts(int pass)
 {
 	for (int i = 0; i < passes[pass]->schema.nparam; i++)
-		if (fact_param(pass, i))
+		if (fact_param(pass, i) >= 0)
 			return 1;
 	return 0;
 }

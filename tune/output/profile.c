@@ -456,7 +456,7 @@ static int
 isfact(int pass, const char *key)
 {
 	int i = param_find(&passes[pass]->schema, key, strlen(key));
-	return i >= 0 && fact_param(pass, i);
+	return i >= 0 && fact_param(pass, i) >= 0;
 }
 
 /* "{...}": the parameters of block v (NULL: none) but the facts', then the facts */
