@@ -60,6 +60,76 @@ pipes_add(struct pipes *c, const Ins *i, double w)
 	c->other += w;
 }
 
+void
+pipes_mem(struct pipes *c, const Ins *i, double w)
+{
+	c->bytes += w * dram_bytes(i);
+}
+
+/* What pairing adds to a pair's work (half2's advice), by the instructions
+ * the paired code issues for it (transforms/half2-lanes.c, half2-emit.c);
+ * not measured one by one. */
+void
+pipes_x2(struct pipes *c, const Ins *i, int emul, double w)
+{
+	if (i->op == Oex2 || i->op == Otanh)
+		c->mufu += w;
+	else if (i->op == Omov)
+		c->other += w;
+	else
+		c->x2 += w;
+	if (emul && (i->op == Oadd || i->op == Osub || i->op == Omul))
+		c->other += w;
+}
+
+void
+pipes_x2sel(struct pipes *c, double w)
+{
+	c->other += 2 * w;
+}
+
+void
+pipes_twin(struct pipes *c, double w)
+{
+	c->cvt += w;
+}
+
+void
+pipes_pack(struct pipes *c, int lanes, int sm, double w)
+{
+	c->cvt += lanes == LN_F16 && sm < 80 ? 2 * w : w;
+	c->other += lanes == LN_F16 && sm < 80 ? w : 0;
+}
+
+void
+pipes_unpack(struct pipes *c, int lanes, double w)
+{
+	if (lanes == LN_BF16)
+		c->other += 2 * w;
+	else {
+		c->cvt += 2 * w;
+		c->other += w;
+	}
+}
+
+void
+pipes_guard(struct pipes *c, double w)
+{
+	c->other += w;
+}
+
+void
+pipes_dispatch(struct pipes *c, int next, double w)
+{
+	c->other += w * (2 + 3.0 * (next - 1));
+}
+
+void
+pipes_prologue(struct pipes *c)
+{
+	c->other += 30;
+}
+
 double
 pipes_time(const struct pipes *c, const struct target *t, const char **bound)
 {

@@ -32,8 +32,9 @@ struct kmodel {
 	uchar *esc;          /* per statement: a register it writes is read in another block */
 	uchar *stream;       /* per statement: a load in a loop that reads new bytes each trip */
 	Live *live;          /* any write kills */
-	int warps;           /* resident warps per SM the launches give; 0: as the
-	                      * registers allow (the launch fills the GPU) */
+	struct facts facts;  /* kmodel()'s f: F_WARPS, the resident warps per SM the
+	                      * launches give; 0: as the registers allow (the
+	                      * launch fills the GPU) */
 	/* scratch of kmodel_time(), reused */
 	struct step *st;
 	uchar *gone, *unit;

@@ -11,7 +11,11 @@
  *   time.c     a kernel on a target: each warp waits on its own dependences
  *              and queues for its scheduler's issue port, pipes and DRAM
  *              (Mean Value Analysis), as many warps as its registers allow
- *   bound.c    a throughput bound from work counted by pipe (half2's advice)
+ *   facts.c    what a run measured of a kernel: the one list of facts that
+ *              every layer expands (facts.h, apart so that the policy
+ *              layer may read it without the IR)
+ *   bound.c    a throughput bound from work counted by pipe, and the work
+ *              pairing adds (half2's advice)
  *
  * A kernel is modelled as written, or as a variant: some f64 operations
  * run in their f32 form, some statements cost nothing (folded), and
@@ -21,6 +25,7 @@
 #ifndef MPCC_MODEL_H
 #define MPCC_MODEL_H
 
+#include "model/facts.h"
 #include "ptx/ptx.h"
 
 /* target.c */
@@ -84,9 +89,10 @@ struct variant {
  * statement's registers, liveness; in the module's arena */
 struct kmodel;
 /* needs cfg loops defuse of fn, which must not change while km is used;
- * warps: the resident warps per SM its launches give, 0: as many as its
- * registers allow; freq: how often each block runs (blockfreq()) */
-struct kmodel *kmodel(Fn *fn, int warps, const double *freq);
+ * f: what a run measured of it (NULL: nothing; F_WARPS, the resident warps
+ * per SM its launches give, 0: as many as its registers allow); freq: how
+ * often each block runs (blockfreq(), from F_TRIPS where measured) */
+struct kmodel *kmodel(Fn *fn, const struct facts *f, const double *freq);
 /* the kernel's time on t, clocks of one SM scheduler per warp: tm[0] the
  * whole, tm[1] with DRAM left out (its arithmetic); v NULL: as written */
 void kmodel_time(struct kmodel *km, const struct target *t, const struct variant *v, double tm[2]);
@@ -104,6 +110,22 @@ struct pipes {
 };
 /* add what f32, f64 or integer instruction i issues, w times */
 void pipes_add(struct pipes *c, const Ins *i, double w);
+/* add the DRAM bytes of load, store or atomic i (dram_bytes()), w times */
+void pipes_mem(struct pipes *c, const Ins *i, double w);
+/* What pairing logical threads adds, w times each. lanes: what a paired
+ * register holds; sm: the PTX's .target (what ptxas may use) */
+enum { LN_F16, LN_BF16, LN_F32 };
+/* an x2 instruction i; emul: bf16 add, sub and mul are emulated (no bf16x2
+ * form before sm_90 and PTX 7.8) */
+void pipes_x2(struct pipes *c, const Ins *i, int emul, double w);
+void pipes_x2sel(struct pipes *c, double w);   /* a selp of packed values */
+void pipes_twin(struct pipes *c, double w);    /* an f32 value into both lanes */
+void pipes_pack(struct pipes *c, int lanes, int sm, double w);   /* two f32 into one */
+void pipes_unpack(struct pipes *c, int lanes, double w);         /* and back */
+void pipes_guard(struct pipes *c, double w);   /* a guard anded with the lane mask */
+/* a block that runs under a lane mask, dispatching to next blocks */
+void pipes_dispatch(struct pipes *c, int next, double w);
+void pipes_prologue(struct pipes *c);           /* once a kernel: the lanes' setup */
 /* DRAM bytes one copy of load, store or atomic i moves (shared, param and
  * const memory stay on the SM; 0 for other instructions) */
 double dram_bytes(const Ins *i);

@@ -52,14 +52,15 @@ operands(struct kmodel *a)
 }
 
 struct kmodel *
-kmodel(Fn *fn, int warps, const double *freq)
+kmodel(Fn *fn, const struct facts *f, const double *freq)
 {
 	Arena *A = fn->mod->arena;
 	struct kmodel *km = arena_alloc(A, sizeof *km);
 	uint n = km->n = fn->nins;
 
 	km->fn = fn;
-	km->warps = warps;
+	if (f)
+		km->facts = *f;
 	km->depth = arena_alloc(A, (n + 1) * sizeof *km->depth);
 	km->w = arena_alloc(A, (n + 1) * sizeof *km->w);
 	km->freq = freq;
@@ -263,7 +264,8 @@ kmodel_time(struct kmodel *a, const struct target *t, const struct variant *v, d
 		sum += d[k] = 128 * l.r[k];
 	z = z > sum ? z - sum : 0;
 	int most = regwarps(t->sm, regs(a, v));
-	double n = (a->warps > 0 && a->warps < most ? a->warps : most) / 4.0;
+	long warps = a->facts.f[F_WARPS].i;
+	double n = (warps > 0 && warps < most ? warps : most) / 4.0;
 	int lo = n < 1 ? 1 : (int)n;
 	for (int arith = 0; arith < 2; arith++) {
 		int nd = NRES - arith;      /* arith: DRAM left out */

@@ -15,14 +15,30 @@
 const struct schema *const *schemas;
 int nschema;
 
+/* a PFACT parameter is named for a fact and of its kind */
+static void
+factparam(const struct schema *s, const struct param *q)
+{
+	static const int kind[] = {[FK_INT] = PINT, [FK_NUMS] = PNUMS, [FK_HASH] = PSTR};
+	int f = fact_find(q->name);
+	if (f < 0)
+		BUG("'%s' of '%s' takes a fact, and no fact is named so", q->name, s->name);
+	if (q->kind != kind[factdefs[f].kind])
+		BUG("'%s' of '%s' is not of the kind of its fact", q->name, s->name);
+}
+
 void
 policy_passes(const struct schema *const *s, int n)
 {
 	if (n > MAXPASS)
 		BUG("%d passes, room for %d", n, MAXPASS);
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
 		if (s[i]->nparam > MAXPARAM)
 			BUG("pass '%s' has %d parameters, room for %d", s[i]->name, s[i]->nparam, MAXPARAM);
+		for (int k = 0; k < s[i]->nparam; k++)
+			if (s[i]->param[k].flags & PFACT)
+				factparam(s[i], &s[i]->param[k]);
+	}
 	schemas = s;
 	nschema = n;
 }
@@ -395,10 +411,29 @@ params_has(const struct params *p, int k)
 int
 params_hashed(const struct params *p)
 {
-	for (int k = 0; k < p->s->nparam; k++)
-		if ((p->s->param[k].flags & PHASH) && p->v[k].s)
+	struct facts f;
+	params_facts(p, &f);
+	for (int i = 0; i < NFACT; i++)
+		if (factdefs[i].kind == FK_HASH && f.f[i].s)
 			return 1;
 	return 0;
+}
+
+void
+params_facts(const struct params *p, struct facts *f)
+{
+	memset(f, 0, sizeof *f);
+	for (int k = 0; k < p->s->nparam; k++) {
+		const struct value *v = &p->v[k];
+		int i = p->s->param[k].flags & PFACT ? fact_find(p->s->param[k].name) : -1;
+		if (i < 0)
+			continue;
+		switch (factdefs[i].kind) {
+		case FK_INT: f->f[i].i = v->i; break;
+		case FK_NUMS: f->f[i].xs = v->nids ? v->xs : NULL, f->f[i].n = v->nids; break;
+		case FK_HASH: f->f[i].s = v->s; break;
+		}
+	}
 }
 
 /* the next "key=value" of text at depth 0 of [ ]: its end */

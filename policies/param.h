@@ -18,6 +18,7 @@
 #define MPCC_PARAM_H
 
 #include "common/util.h"
+#include "model/facts.h"
 
 enum {          /* param.kind */
 	PINT,       /* an integer in [lo, hi] */
@@ -32,10 +33,8 @@ enum {          /* param.kind */
 
 enum {          /* param.flags */
 	PTOOL = 1 << 0,  /* mpcc-opt only: not in policies, reports or explain */
-	PLAUNCH = 1 << 1, /* PINT: the warps an SM holds at once in the kernel's launches;
-	                  * mpcc-tune sets it from its timing build */
-	PTRIPS = 1 << 2,  /* PNUMS: each loop's measured trips (looporder()); likewise */
-	PHASH = 1 << 3,   /* PSTR: the hash of the PTX those facts were measured on */
+	PFACT = 1 << 1,  /* takes the fact of its name (model/facts.h's FACTS), of the kind
+	                  * of its own: mpcc-tune sets it from its timing build */
 };
 
 /* what a PSETS value holds besides a word (value.i >= 0 is the word's index) */
@@ -118,9 +117,11 @@ int params_parse(const struct schema *s, const char *text, int tool, Arena *a,
                  struct params *p, char **err);
 /* one parameter's value as a number or word list (for passes' own use) */
 int params_has(const struct params *p, int k);   /* written, not defaulted */
-/* does p give the hash of the PTX its facts were measured on (a PHASH
- * parameter written)? */
+/* does p give the hash of the PTX its facts were measured on (an FK_HASH
+ * fact written)? */
 int params_hashed(const struct params *p);
+/* the facts p gives (its PFACT parameters), into f: not given, not known */
+void params_facts(const struct params *p, struct facts *f);
 
 /* writers: every parameter but the PTOOL ones and empty PNUMS and PSTR, in
  * schema order */

@@ -569,12 +569,13 @@ stale(const struct fs *a, struct passctx *cx, const Fn *fn, const struct facts *
 {
 	char now[16];
 	snprintf(now, sizeof now, "%08x", cx->hashed == fn ? cx->hash : fnhash(fn));
-	if (f->ptx && strcmp(f->ptx, now))
-		return arena_fmt(a->a, "measured on other PTX (ptx %s; this kernel's is %s)", f->ptx,
+	const struct fact *ptx = &f->f[F_PTX], *trips = &f->f[F_TRIPS];
+	if (ptx->s && strcmp(ptx->s, now))
+		return arena_fmt(a->a, "measured on other PTX (ptx %s; this kernel's is %s)", ptx->s,
 		                 now);
-	if (f->trips && (uint)f->ntrips != fn->nloop)
-		return arena_fmt(a->a, "trips lists %d %s and the kernel has %u", f->ntrips,
-		                 plural(f->ntrips, "loop", "loops"), fn->nloop);
+	if (trips->xs && (uint)trips->n != fn->nloop)
+		return arena_fmt(a->a, "trips lists %d %s and the kernel has %u", trips->n,
+		                 plural(trips->n, "loop", "loops"), fn->nloop);
 	return NULL;
 }
 
@@ -583,14 +584,15 @@ stale(const struct fs *a, struct passctx *cx, const Fn *fn, const struct facts *
 static void
 takefacts(struct fs *a, struct passctx *cx, Fn *fn, const struct facts *f)
 {
-	int have = f && (f->trips || f->warps > 0);
+	int have = f && (f->f[F_TRIPS].xs || f->f[F_WARPS].i > 0);
 	const char *why = have ? stale(a, cx, fn, f) : NULL;
-	a->warps = have && !why ? f->warps : 0;
-	a->trips = have && !why ? f->trips : NULL;
+	if (have && !why)
+		a->known = *f;
+	const struct fact *trips = &a->known.f[F_TRIPS];
 	a->facts = !have ? "none" : why ? arena_fmt(a->a, "dropped: %s", why) : "measured";
 	a->from = arena_alloc(a->a, fn->nblk + 1);
 	a->order = looporder(fn);
-	a->freq = blockfreq(fn, a->trips, a->trips ? f->ntrips : 0, LOOPGUESS, a->from);
+	a->freq = blockfreq(fn, trips->xs, trips->xs ? trips->n : 0, LOOPGUESS, a->from);
 }
 
 void
@@ -623,7 +625,7 @@ fs_analyze(struct fs *a, struct passctx *cx, Fn *fn, const struct facts *f)
 	webs(a);
 	components(a);
 	if (a->ns)      /* what the model needs */
-		a->km = kmodel(fn, a->warps, a->freq);
+		a->km = kmodel(fn, &a->known, a->freq);
 	targets(a, cx);
 	measure(a);
 }

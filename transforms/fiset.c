@@ -17,7 +17,7 @@
 
 #include "transforms/fiset.h"
 
-enum { SETS, MIN_RATIO, MAX_SETS, WARPS, TRIPS, PTX };
+enum { SETS, MIN_RATIO, MAX_SETS };   /* then the facts it takes */
 enum { S_AUTO, S_BEST, S_ALL };
 
 /* ---- choosing ---- */
@@ -71,7 +71,7 @@ ranked(const struct fs *a)
 static double
 trust(const struct fs *a)
 {
-	return a->trips || a->warps ? TRUSTFACTS : TRUST;
+	return a->known.f[F_TRIPS].xs || a->known.f[F_WARPS].i ? TRUSTFACTS : TRUST;
 }
 
 /* auto keeps its sets only where, together, they are predicted at least
@@ -395,7 +395,8 @@ loopfacts(const struct fs *a, uint i, uint *line, uint *depth, double *trips, co
 		*line = insline(fn, k, NULL);
 	*depth = l->depth;
 	double in = outer == ~0u ? 1 : a->freq[outer];
-	*trips = a->trips ? a->trips[i] : in > 0 ? a->freq[l->head] / in : 0;
+	const double *xs = a->known.f[F_TRIPS].xs;
+	*trips = xs ? xs[i] : in > 0 ? a->freq[l->head] / in : 0;
 	*from = fqwords[a->from[l->head]];
 }
 
@@ -449,8 +450,8 @@ static void
 loopwords(FILE *out, const struct fs *a)
 {
 	fprintf(out, "           measured facts: %s", a->facts);
-	if (a->warps)
-		fprintf(out, " (warps %d)", a->warps);
+	if (a->known.f[F_WARPS].i)
+		fprintf(out, " (warps %ld)", a->known.f[F_WARPS].i);
 	fprintf(out, "\n");
 	for (uint i = 0; i < a->fn->nloop; i++) {
 		uint line, depth;
@@ -585,19 +586,12 @@ choice(struct fs *a, const struct params *p, uchar *ch, struct outcome *o)
 	return nlow;
 }
 
-/* the facts measured of the kernel, as p gives them */
-static struct facts
-facts(const struct params *p)
-{
-	const struct value *t = &p->v[TRIPS];
-	return (struct facts){p->v[WARPS].i, t->nids ? t->xs : NULL, t->nids, p->v[PTX].s};
-}
-
 static int
 apply(struct passctx *cx, Fn *fn, const struct params *p, struct outcome *o)
 {
 	struct fs a;
-	struct facts f = facts(p);
+	struct facts f;
+	params_facts(p, &f);
 	fs_analyze(&a, cx, fn, &f);
 	if (!strncmp(a.facts, "dropped", 7))
 		note("%s: kernel '%s'%s%s: fiset dropped its measured warps and trips, %s; the model "
@@ -641,7 +635,8 @@ static void
 explain(FILE *out, struct passctx *cx, Fn *fn, const struct params *p)
 {
 	struct fs a;
-	struct facts f = facts(p);
+	struct facts f;
+	params_facts(p, &f);
 	fs_analyze(&a, cx, fn, &f);
 	uchar *ch = arena_alloc(a.a, a.n + 1);
 	if (!a.nf64)
@@ -750,18 +745,18 @@ static const struct param params[] = {
 	[MAX_SETS] = {"max_sets", PINT, 0, 1, 1000, NULL, NULL, "64",
 	              "at most this many sets are lowered in one kernel (auto: besides f64 in "
 	              "float code, which it always lowers)"},
-	[WARPS] = {"warps", PINT, PLAUNCH, 0, 64, NULL, NULL, "0",
-	           "the warps an SM holds at once in the kernel's launches, for the cost model "
-	           "(0: as many as its registers allow: the launch fills the GPU); mpcc-tune "
-	           "measures it"},
-	[TRIPS] = {"trips", PNUMS, PTRIPS, 0, 1e12, NULL, NULL, "[]",
-	           "each loop's mean trips per entry, as a run measured them, in the order the "
-	           "loops' headers come in the kernel's PTX (--mpcc-explain lists them; "
-	           "mpcc-tune --measure writes them); []: trip counts are counted or guessed"},
-	[PTX] = {"ptx", PSTR, PHASH, 0, 0, NULL, NULL, "",
-	         "the hash of the kernel's PTX that warps and trips were measured on: where the "
-	         "kernel's PTX is not that, they are dropped with a note (mpcc-tune --measure "
-	         "writes it)"},
+	{"warps", PINT, PFACT, 0, 64, NULL, NULL, "0",
+	 "the warps an SM holds at once in the kernel's launches, for the cost model "
+	 "(0: as many as its registers allow: the launch fills the GPU); mpcc-tune "
+	 "measures it"},
+	{"trips", PNUMS, PFACT, 0, 1e12, NULL, NULL, "[]",
+	 "each loop's mean trips per entry, as a run measured them, in the order the "
+	 "loops' headers come in the kernel's PTX (--mpcc-explain lists them; "
+	 "mpcc-tune --measure writes them); []: trip counts are counted or guessed"},
+	{"ptx", PSTR, PFACT, 0, 0, NULL, NULL, "",
+	 "the hash of the kernel's PTX that warps and trips were measured on: where the "
+	 "kernel's PTX is not that, they are dropped with a note (mpcc-tune --measure "
+	 "writes it)"},
 };
 
 static const char *const sweep[] = {"sets=all", "sets=auto", NULL};

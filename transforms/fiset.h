@@ -51,19 +51,10 @@ struct fs {
 	const char *tnames;  /* "sm_90, sm_86" */
 	/* what the model weighs blocks and launches with */
 	const char *facts;   /* "measured", "none", or "dropped: why" */
-	int warps;           /* measured warps an SM holds, 0: as registers allow */
-	const double *trips; /* measured trips per loop (looporder()), NULL: none */
+	struct facts known;  /* the facts it takes: those measured, none where dropped */
 	double *freq;        /* per block: how often it runs (blockfreq()) */
 	uint *order;         /* the loops in the order trips lists them (looporder()) */
 	uchar *from;         /* per block: where that comes from (FQ_) */
-};
-
-/* what a run measured of the kernel, as fiset's parameters give it */
-struct facts {
-	int warps;
-	const double *trips;
-	int ntrips;
-	const char *ptx;     /* the hash of the PTX they were measured on, NULL: not said */
 };
 
 enum { X_CAST, X_MOV, X_FOLD, X_DEAD };

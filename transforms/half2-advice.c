@@ -24,17 +24,11 @@
 
 #define PAYS 1.05     /* the predicted speedup that every target must reach */
 
-static void
-addx2(struct h2 *h, struct pipes *c, const Ins *i, double w)
+/* are bf16 add, sub and mul emulated in the pair (no bf16x2 form)? */
+static int
+emulated(const struct h2 *h)
 {
-	if (i->op == Oex2 || i->op == Otanh)
-		c->mufu += w;
-	else if (i->op == Omov)
-		c->other += w;
-	else
-		c->x2 += w;
-	if (h->type == BF16 && !h2_bf16sm90(h) && (i->op == Oadd || i->op == Osub || i->op == Omul))
-		c->other += w;
+	return h->type == BF16 && !h2_bf16sm90(h);
 }
 
 /* the conversions that bring operand r of an x2 instruction into x2 form */
@@ -51,29 +45,23 @@ x2operand(struct h2 *h, Ref r, double w)
 		return;   /* a constant: ptxas folds it into the instruction */
 	}
 	if (r.kind == RReg && !h->packed[r.idx] && !h->bcast[r.idx]) {
-		h->pair.cvt += w;
+		pipes_twin(&h->pair, w);
 		h->npack++;
 	}
 }
 
 static void
-unpackcost(struct h2 *h, double w)
+countunpack(struct h2 *h, double w)
 {
 	h->nunpack++;
-	if (h->type == BF16)
-		h->pair.other += 2 * w;
-	else {
-		h->pair.cvt += 2 * w;
-		h->pair.other += w;
-	}
+	pipes_unpack(&h->pair, h->type, w);
 }
 
 static void
-packcost(struct h2 *h, double w)
+countpack(struct h2 *h, double w)
 {
 	h->npack++;
-	h->pair.cvt += h->type == F16 && h->tgt < 80 ? 2 * w : w;
-	h->pair.other += h->type == F16 && h->tgt < 80 ? w : 0;
+	pipes_pack(&h->pair, h->type, h->tgt, w);
 }
 
 struct pk {
@@ -95,9 +83,9 @@ pkreg(struct h2 *h, uint r, int def, void *arg)
 	if (p->n < countof(p->seen))
 		p->seen[p->n++] = r << 1 | (uint)def;
 	if (def)
-		packcost(h, p->w);
+		countpack(h, p->w);
 	else
-		unpackcost(h, p->w);
+		countunpack(h, p->w);
 }
 
 static int
@@ -111,23 +99,22 @@ packeddst(const struct h2 *h, const Ins *i)
 static void
 count(struct h2 *h, uint b, const Ins *i, double w)
 {
-	double by = dram_bytes(i);
 	pipes_add(&h->orig, i, 2 * w);
 	if (!h2_varying(h, i)) {
 		pipes_add(&h->pair, i, w);
 		h->nuniform++;
 		if (i->narg && i->arg[0].kind == RReg && isdef(i, 0) && h->bcast[i->arg[0].idx]
 		    && !(i->op == Omov && i->arg[1].kind == RImm)) {
-			h->pair.cvt += w;   /* its x2 twin */
+			pipes_twin(&h->pair, w);   /* its x2 twin */
 			h->npack++;
 		}
 		return;
 	}
-	h->orig.bytes += 2 * w * by;
-	h->pair.bytes += 2 * w * by;
+	pipes_mem(&h->orig, i, 2 * w);
+	pipes_mem(&h->pair, i, 2 * w);
 	int pd = packeddst(h, i);
 	if (pd && (h2_pairable(h, i) || h2_x2mov(h, i))) {
-		addx2(h, &h->pair, i, w);
+		pipes_x2(&h->pair, i, emulated(h), w);
 		for (uint k = 1; k < i->narg; k++)
 			x2operand(h, i->arg[k], w);
 		if (h2_pairable(h, i))
@@ -137,10 +124,10 @@ count(struct h2 *h, uint b, const Ins *i, double w)
 	} else if (pd && i->op == Oselp) {
 		x2operand(h, i->arg[1], w);
 		x2operand(h, i->arg[2], w);
-		h->pair.other += 2 * w;
+		pipes_x2sel(&h->pair, w);
 		h->nx2mov++;
 	} else if (h2_pairsetp(h, i) && h2_packedsrc(h, i) && !i->pred.kind) {
-		h->pair.x2 += w;
+		pipes_x2(&h->pair, i, 0, w);
 		x2operand(h, i->arg[1], w);
 		x2operand(h, i->arg[2], w);
 		h->nx2++;
@@ -151,7 +138,7 @@ count(struct h2 *h, uint b, const Ins *i, double w)
 		h->nlane++;
 	}
 	if (h->div[b] && (h2_memop(i) || i->pred.kind))
-		h->pair.other += w;   /* and.pred of a guard with the mask */
+		pipes_guard(&h->pair, w);   /* and.pred of a guard with the mask */
 }
 
 /* the control each block adds: masks, next blocks, dispatch */
@@ -162,7 +149,7 @@ control(struct h2 *h, uint b, double w)
 		uint n = 2;
 		for (uint x = 0; x < h->nblk; x++)
 			n += bget(h->front + (size_t)b * h->bw, x);
-		h->pair.other += w * (2 + 3.0 * (n - 1));
+		pipes_dispatch(&h->pair, n, w);
 	}
 }
 
@@ -179,7 +166,7 @@ h2_advise(struct h2 *h)
 				count(h, b, &fn->ins[k], w);
 		control(h, b, w);
 	}
-	h->pair.other += 30;   /* the prologue */
+	pipes_prologue(&h->pair);
 	const struct passctx *cx = h->cx;
 	h->nsm = 0;
 	for (int k = 0; k < cx->nsm && h->nsm < (int)countof(h->sm); k++)

@@ -13,7 +13,7 @@
 #include "transforms/pass.h"
 
 enum { TYPE, PAIRING, FORCE };   /* the parameters */
-enum { F16, BF16, F32 };         /* type */
+enum { F16 = LN_F16, BF16 = LN_BF16, F32 = LN_F32 };   /* type: model.h's lanes */
 enum { THREADS, BLOCKS };        /* pairing */
 
 #define DONE 0xFFFFFFFFu         /* the pc of a lane that returned */

@@ -93,25 +93,32 @@ tripnum(struct buf *b, double x)
 	buf_put(b, s, s[n - 1] == '.' ? n - 1 : n);
 }
 
-char *
-kern_trips(const struct kern *k, const char *sep)
+/* the numbers of an FK_NUMS fact joined by sep ("64,1.5,0"), "-" when not
+ * known */
+static char *
+numlist(const struct fact *x, const char *sep)
 {
 	struct buf b = BUF_INIT;
-	if (!k->trips)
+	if (!x->xs)
 		return xstrdup("-");
-	for (int i = 0; i < k->ntrips; i++) {
+	for (int i = 0; i < x->n; i++) {
 		buf_puts(&b, i ? sep : "");
-		tripnum(&b, k->trips[i]);
+		tripnum(&b, x->xs[i]);
 	}
 	return buf_take(&b);
 }
 
-/* which fact parameter i of pass is, by its flag (PLAUNCH, PTRIPS, PHASH) */
+char *
+kern_trips(const struct kern *k, const char *sep)
+{
+	return numlist(&k->facts.f[F_TRIPS], sep);
+}
+
 int
 fact_param(int pass, int i)
 {
-	int f = passes[pass]->schema.param[i].flags;
-	return f & PLAUNCH ? F_WARPS : f & PTRIPS ? F_TRIPS : f & PHASH ? F_PTX : 0;
+	const struct param *q = &passes[pass]->schema.param[i];
+	return q->flags & PFACT ? fact_find(q->name) : -1;
 }
 
 char *
@@ -119,24 +126,34 @@ kern_facts(const struct kern *k, int pass, int style)
 {
 	const struct schema *sc = &passes[pass]->schema;
 	const char *is = style == W_YAML ? ": " : "=", *sep = style == W_YAML ? ", " : ",";
-	const char *hash = NULL;
+	const char *hash = NULL, *hashed = NULL;
 	struct buf b = BUF_INIT;
 	for (int i = 0; i < sc->nparam; i++) {
 		const struct param *q = &sc->param[i];
 		int f = fact_param(pass, i);
-		if (f == F_WARPS && k->warps)
-			buf_printf(&b, "%s%s%s%d", b.n ? sep : "", q->name, is, k->warps);
-		else if (f == F_PTX)
-			hash = k->ptx ? q->name : NULL;
-		else if (f == F_TRIPS && k->trips && k->ntrips > 0) {
+		if (f < 0)
+			continue;
+		const struct fact *x = &k->facts.f[f];
+		switch (factdefs[f].kind) {
+		case FK_INT:
+			if (x->i)
+				buf_printf(&b, "%s%s%s%ld", b.n ? sep : "", q->name, is, x->i);
+			break;
+		case FK_NUMS:
 			/* a kernel without loops has no trips to give: a list is never empty */
-			char *t = kern_trips(k, sep);
-			buf_printf(&b, "%s%s%s[%s]", b.n ? sep : "", q->name, is, t);
-			free(t);
+			if (x->xs && x->n > 0) {
+				char *t = numlist(x, sep);
+				buf_printf(&b, "%s%s%s[%s]", b.n ? sep : "", q->name, is, t);
+				free(t);
+			}
+			break;
+		case FK_HASH:
+			hash = x->s ? q->name : NULL, hashed = x->s;
+			break;
 		}
 	}
 	if (b.n && hash)
-		buf_printf(&b, "%s%s%s%s", sep, hash, is, k->ptx);
+		buf_printf(&b, "%s%s%s%s", sep, hash, is, hashed);
 	return buf_take(&b);
 }
 

@@ -149,13 +149,12 @@ struct kern {
 	double share;           /* ns / the time of every kernel: what ranks and filters */
 	double wallshare;       /* ns / the run's wall time, shown beside it */
 	int hot;
-	int warps;              /* warps an SM holds at once in its launches, 0: unknown */
-	double *trips;          /* each loop's mean trip count per entry into it, the loops
-	                         * in the order their headers come in the kernel's PTX
-	                         * (mpcc-trips lines); NULL: not known */
-	int ntrips;
-	char *ptx;              /* the hash of its PTX as nvcc wrote it, the one the facts
-	                         * were measured on (NULL: not known) */
+	struct facts facts;     /* what the timing build measured (search/kernels.c): the
+	                         * warps an SM holds at once in its launches; each loop's
+	                         * mean trip count per entry into it, the loops in the
+	                         * order their headers come in the kernel's PTX
+	                         * (mpcc-trips lines); the hash of its PTX as nvcc wrote
+	                         * it, the one the others were measured on */
 	char *nocount;          /* why the timing build did not count its loops (NULL: it
 	                         * did, or did not say) */
 	char *src;              /* its source file, as the build named it (NULL: not known) */
@@ -255,10 +254,8 @@ char *setting_words(const struct setting *s, const struct kern *k, int nk);
 /* the kernel of k[0..nk) of that mangled name, NULL if none: the one
  * lookup of a kernel by name in tune/ (the timing build's list, or a copy) */
 struct kern *kern_byname(const struct kern *k, int nk, const char *mangled);
-enum { F_WARPS = 1, F_TRIPS, F_PTX };   /* fact_param() */
-/* the fact the timing build measures that parameter i of pass takes: a
- * PLAUNCH parameter the warps, in a pass that has one a PNUMS "trips" each
- * loop's trips and a PSTR "ptx" the PTX's hash; 0: none */
+/* the fact (model/facts.h's F_ ID) the timing build measures that parameter
+ * i of pass takes, a PFACT parameter; -1: none */
 int fact_param(int pass, int i);
 /* the facts the timing build measured of k, as the parameters of pass that
  * take them (the hash only beside another fact): "warps=16,trips=[64,1.5],

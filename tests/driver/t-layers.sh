@@ -103,6 +103,77 @@ else
 	echo passed
 fi
 
+printf 'testing every cost is asked of model/ ... '
+# doc/STYLE.md, "A pass": a pass asks model/ for costs and computes none
+# itself (issue 49: half2's advice counted its packs, unpacks and prologue
+# into model.h's struct pipes by hand). Outside model/, no file adds to a
+# field of struct pipes (nor sets one where it names pipes), and no pass,
+# policy or driver file has a function or table named for a cost.
+fields=$(sed -n '/^struct pipes {/,/^};/p' model/model.h | sed -n 's/^\t[a-z ]*[ *]\([a-z0-9_]*\);.*/\1/p' | paste -sd'|' -)
+[ -n "$fields" ] || echo "model/model.h: no struct pipes to read the fields of" >"$T/cost"
+for f in common/*.[ch] ptx/*.[ch] policies/*.[ch] transforms/*.[ch] driver/*.[ch] tune/*.[ch] tune/*/*.[ch]; do
+	grep -nE "(->|\.)($fields) *[-+*/]=" "$f" | sed "s|^|$f:|; s|\$|: work counted outside model/|"
+	grep -q 'pipes' "$f" && grep -nE "(->|\.)($fields) *=[^=]" "$f" | sed "s|^|$f:|; s|\$|: work counted outside model/|"
+done >>"$T/cost"
+grep -nE '^[a-z_0-9]*cost[a-z_0-9]*\(|cost[a-z_0-9]*\[[^]]*\] *=' common/*.c ptx/*.c policies/*.c \
+	transforms/*.c driver/*.c | sed 's/$/: a cost outside model\//' >>"$T/cost"
+if [ -s "$T/cost" ]; then
+	echo failed
+	sed 's/^/  /' "$T/cost"
+	failures=$((failures + 1))
+else
+	echo passed
+fi
+
+printf 'testing each fact is listed once, in model/facts.h ... '
+# Issue 49: a fact a run measures was listed in five places (a flag each in
+# policies/param.h, fields of tune's struct kern, kern_facts()'s cases,
+# fiset's parameters, kmodel()'s arguments). Now FACTS in model/facts.h
+# lists each, FACT(ID, "key", kind), and every layer expands it. This fails
+# on a fact listed twice there; on a record of facts of its own elsewhere
+# (a field or variable named for a fact, of its kind's C type); on a
+# parameter of a pass named for a fact, of its kind, without the flag PFACT
+# alone; on an enum that numbers facts (F_ID, or two facts' keys in
+# capitals on one line).
+sed -n 's/^[[:space:]]*FACT(\(F_[A-Z0-9_]*\), *"\([a-z0-9_]*\)", *\(FK_[A-Z]*\)).*/\1 \2 \3/p' model/facts.h >"$T/facts"
+: >"$T/twice"
+[ -s "$T/facts" ] || echo "model/facts.h: no FACT(ID, \"key\", kind) lines to read" >>"$T/twice"
+for col in 1 2; do
+	cut -d' ' -f$col "$T/facts" | sort | uniq -d | sed 's/^/model\/facts.h: FACTS lists /; s/$/ twice/' >>"$T/twice"
+done
+srcs=$(ls common/*.[ch] ptx/*.[ch] model/*.[ch] policies/*.[ch] transforms/*.[ch] driver/*.[ch] tune/*.[ch] \
+       tune/*/*.[ch] | grep -v '^model/facts\.[ch]$')
+while read -r id key kind; do
+	KEY=$(echo "$key" | tr a-z A-Z)
+	case $kind in
+	FK_INT) ctype='(int|long)[[:space:]]+' pkind=PINT ;;
+	FK_NUMS) ctype='double[[:space:]]*\*[[:space:]]*|int[[:space:]]+n' pkind=PNUMS ;;
+	*) ctype='char[[:space:]]*\*[[:space:]]*' pkind=PSTR ;;
+	esac
+	grep -nE "^[[:space:]]+(const[[:space:]]+)?($ctype)$key(\[[^]]*\])?;" $srcs |
+		sed "s/\$/: a record of the fact '$key' of its own (model\/facts.h's struct facts keeps it)/" >>"$T/twice"
+	grep -nE "\{\"$key\", *$pkind, *[^,]*," $srcs | grep -vE "\{\"$key\", *$pkind, *PFACT," |
+		sed "s/\$/: the fact '$key' taken without the flag PFACT/" >>"$T/twice"
+	grep -nE "(^|[^A-Za-z0-9_])$id([^A-Za-z0-9_]|\$)[[:space:]]*(=[^=]|,|\$)" $srcs | grep -vE "$id[[:space:]]*\]" |
+		grep -E 'enum|^[^:]*:[0-9]+:[[:space:]]+[A-Z_]+[[:space:]]*(=[^=]|,|$)' |
+		sed "s/\$/: an enum of facts besides FACTS/" >>"$T/twice"
+	echo "$KEY"
+done <"$T/facts" >"$T/keys"
+# an enum line naming two facts' keys in capitals
+for f in $srcs; do
+	grep -n 'enum' "$f" | awk -v f="$f" -v keys="$(cat "$T/keys")" '
+		BEGIN { n = split(keys, k, "\n") }
+		{ c = 0; for (i = 1; i <= n; i++) if ($0 ~ ("[^A-Z0-9_]" k[i] "[^A-Z0-9_]")) c++
+		  if (c >= 2) print f ":" $0 ": an enum of facts besides FACTS" }'
+done >>"$T/twice"
+if [ -s "$T/twice" ]; then
+	echo failed
+	sed 's/^/  /' "$T/twice"
+	failures=$((failures + 1))
+else
+	echo passed
+fi
+
 # tune.h's map, the highest room first: "ROOM/  a.c b.c: words" lines, where
 # the room of main.c is itself and that of tune.h's own files is "."
 sed -n '/^ \* Files call only files later/,/^ \*$/p' tune/tune.h | awk '

@@ -739,11 +739,11 @@ TEST(profile_write_loads_and_keeps_the_rest)
 TEST(trip_counts_are_written_in_few_digits_and_no_exponent)
 {
 	double t[] = {64, 1.5, 4.0 / 3, 0, 1234.6, 2e6};
-	struct kern k = {.trips = t, .ntrips = 6};
+	struct kern k = {.facts.f[F_TRIPS] = {.xs = t, .n = 6}};
 	char *s = kern_trips(&k, ",");
 	CHECK_STR(s, "64,1.5,1.33,0,1235,2000000");
 	free(s);
-	k.trips = NULL;
+	k.facts.f[F_TRIPS].xs = NULL;
 	s = kern_trips(&k, ",");
 	CHECK_STR(s, "-");
 	free(s);
@@ -772,9 +772,9 @@ static char *
 merge(struct kern *k, int nk, const char *params, int *nrule)
 {
 	char *d = test_tmp("u-tune"), *path = fmt("%s-facts-%d.yaml", d, (int)getpid()), *why;
-	struct fact f[4];
+	struct factrule f[4];
 	for (int i = 0; i < nk; i++)
-		f[i] = (struct fact){&k[i], pass_find("fiset"), (char *)params, NULL, NULL, 0};
+		f[i] = (struct factrule){&k[i], pass_find("fiset"), (char *)params, NULL, NULL, 0};
 	CHECK(writefile(path, facts_policy, strlen(facts_policy)) == 0);
 	char *out = profile_merge(path, facts_policy, strlen(facts_policy), "fast", f, nk, nrule, &why);
 	for (int i = 0; i < nk; i++)

@@ -23,7 +23,7 @@ static int
 takesfacts(int pass)
 {
 	for (int i = 0; i < passes[pass]->schema.nparam; i++)
-		if (fact_param(pass, i))
+		if (fact_param(pass, i) >= 0)
 			return 1;
 	return 0;
 }
@@ -76,7 +76,7 @@ nostats(const char *rep, int pass, const char *kernel)
 /* the facts of every kernel --kernels selects for every pass that takes
  * them, where the pass has something to decide; the others said in no */
 static int
-gather(const struct tuner *tu, const char *rep, struct fact **out, struct buf *no)
+gather(const struct tuner *tu, const char *rep, struct factrule **out, struct buf *no)
 {
 	int n = 0;
 	*out = NULL;
@@ -87,7 +87,7 @@ gather(const struct tuner *tu, const char *rep, struct fact **out, struct buf *n
 			char *why = par && *par ? nostats(rep, p, k->mangled) : NULL;
 			if (par && *par && !why) {
 				*out = xrealloc(*out, (n + 1) * sizeof **out);
-				(*out)[n++] = (struct fact){k, p, par, fmt(": %.1f%% of kernel time, %ld %s",
+				(*out)[n++] = (struct factrule){k, p, par, fmt(": %.1f%% of kernel time, %ld %s",
 				              100 * k->share, k->launches, plural(k->launches, "launch", "launches")),
 				              NULL, 0};
 				continue;
@@ -123,7 +123,7 @@ cost(const struct tuner *tu, const struct trial *timed)
 int
 measure_facts(struct tuner *tu, const struct trial *timed)
 {
-	struct fact *f;
+	struct factrule *f;
 	char *rep;
 	if (cost(tu, timed) < 0 || !(rep = probe(tu)))
 		return 1;

@@ -28,8 +28,9 @@ int svg_write(const struct tuner *tu, const struct trial *win, const char *path)
 int ticks(double lo, double hi, int max, double *t);
 
 /* profile.c */
-/* one kernel's facts for one pass (--measure), and what became of them */
-struct fact {
+/* one kernel's facts for one pass (--measure), a rule of the profile, and
+ * what became of it */
+struct factrule {
 	const struct kern *k;
 	int pass;
 	char *params;           /* kern_facts(k, pass, W_YAML): "warps: 16, trips: [64, 1.5]" */
@@ -65,9 +66,9 @@ char *profile_edit(const char *text, size_t len, const char *name, const struct 
  * no rule, or none, is written whole. Every other byte stays. malloc'd;
  * NULL with *why; *nrule: the profile's rules after it */
 char *profile_merge(const char *path, const char *text, size_t len, const char *name,
-                    struct fact *f, int nf, int *nrule, char **why);
+                    struct factrule *f, int nf, int *nrule, char **why);
 /* profile_merge() on the file path (created if missing), loaded before it
  * is written: 0, or -1 after a message; dry: print it on stdout instead */
-int profile_facts(const char *path, const char *name, struct fact *f, int nf, int dry);
+int profile_facts(const char *path, const char *name, struct factrule *f, int nf, int dry);
 
 #endif

@@ -121,7 +121,7 @@ struct gen {
 	const struct setting *s;    /* a session's winner */
 	const struct kern *k;
 	int nk;
-	const struct fact *f;       /* --measure's facts */
+	const struct factrule *f;       /* --measure's facts */
 	int nf;
 	int unsup;                  /* on_unsupported of the profile replaced, -1: none */
 };
@@ -385,7 +385,7 @@ static const char *const unsupword[] = {"warn", "error", "silent"};
 
 /* a new rule of fact f with the pass's parameters params ("{...}") */
 static void
-factrule(struct buf *b, const char *indent, const struct fact *f, const char *params)
+factrule(struct buf *b, const char *indent, const struct factrule *f, const char *params)
 {
 	buf_printf(b, "%s# %s%s\n", indent, f->k->demangled, f->note ? f->note : "");
 	buf_printf(b, "%s- kernels: [\"%s\"]\n", indent, f->k->mangled);
@@ -456,12 +456,12 @@ static int
 isfact(int pass, const char *key)
 {
 	int i = param_find(&passes[pass]->schema, key, strlen(key));
-	return i >= 0 && fact_param(pass, i);
+	return i >= 0 && fact_param(pass, i) >= 0;
 }
 
 /* "{...}": the parameters of block v (NULL: none) but the facts', then the facts */
 static char *
-merged(yaml_document_t *d, yaml_node_t *v, const char *text, const struct fact *f)
+merged(yaml_document_t *d, yaml_node_t *v, const char *text, const struct factrule *f)
 {
 	struct buf b = BUF_INIT;
 	buf_puts(&b, "{");
@@ -495,7 +495,7 @@ ownrule(const struct rule *r, const struct kern *k)
 /* the rule of pp that gives f's kernel f's pass (last wins), -1 if none;
  * f->skip where the last says "off" */
 static int
-winner(const struct pprofile *pp, struct fact *f)
+winner(const struct pprofile *pp, struct factrule *f)
 {
 	int t = schema_find(pass_name(f->pass), strlen(pass_name(f->pass))), win = -1;
 	for (int i = 0; i < pp->nrule; i++) {
@@ -556,7 +556,7 @@ rewrite(yaml_document_t *d, const char *text, yaml_node_t *key, yaml_node_t *v, 
 /* the facts merged into the block sequence rules of pp's rules */
 static char *
 mergerules(yaml_document_t *d, const char *text, size_t len, yaml_node_t *rules,
-           const struct pprofile *pp, struct fact *f, int nf, int *nrule)
+           const struct pprofile *pp, struct factrule *f, int nf, int *nrule)
 {
 	struct splice *e = xmalloc((nf + 1) * sizeof *e);
 	struct buf add = BUF_INIT;
@@ -604,7 +604,7 @@ profnode(yaml_document_t *d, const char *name, yaml_node_t **key)
 }
 
 char *
-profile_merge(const char *path, const char *text, size_t len, const char *name, struct fact *f,
+profile_merge(const char *path, const char *text, size_t len, const char *name, struct factrule *f,
               int nf, int *nrule, char **why)
 {
 	yaml_document_t d;
@@ -638,7 +638,7 @@ profile_merge(const char *path, const char *text, size_t len, const char *name, 
 }
 
 int
-profile_facts(const char *path, const char *name, struct fact *f, int nf, int dry)
+profile_facts(const char *path, const char *name, struct factrule *f, int nf, int dry)
 {
 	size_t len = 0;
 	char *text = readfile(path, &len), *why;

@@ -8,12 +8,13 @@
  * where NS is the total span of its launches so far, first block's start to
  * last warp's end by %globaltimer, the launch's threads, a block's and the
  * SMs say how many warps an SM holds at once (the largest launch counts:
- * fiset's model takes it where its pass has a PLAUNCH parameter), and
- * START and END are the launch's span (older builds' lines end earlier:
- * what they leave out is not known). Where spans of different kernels
- * overlap (streams), each one's time measures the others too: its figures
- * are said to be confounded and decide nothing (struct kern's beside); its
- * shadow setting gives "mpcc-shadow KERNEL INS LAUNCHES TOTAL". The timing
+ * the model takes it as the fact F_WARPS of model/facts.h, where a pass has
+ * a PFACT "warps" parameter), and START and END are the launch's span
+ * (older builds' lines end earlier: what they leave out is not known).
+ * Where spans of different kernels overlap (streams), each one's time
+ * measures the others too: its figures are said to be confounded and
+ * decide nothing (struct kern's beside); its shadow setting gives
+ * "mpcc-shadow KERNEL INS LAUNCHES TOTAL". The timing
  * run also counts each loop's trips: "mpcc-trips KERNEL LAUNCHES LOOP HEADS
  * ENTRIES", the loops numbered from 1 in the order their headers come in
  * the kernel's PTX, and the timing build's stats say how many loops there
@@ -196,8 +197,9 @@ kerneltimes(struct tuner *tu, const char *out, double wall)
 			e[n++] = (struct edge){start, (int)(k - tu->k), 1};
 			e[n++] = (struct edge){end, (int)(k - tu->k), -1};
 		}
-		if (threads > 0 && block > 0 && nsm > 0 && launchwarps(threads, block, nsm) > k->warps)
-			k->warps = launchwarps(threads, block, nsm);
+		struct fact *warps = &k->facts.f[F_WARPS];
+		if (threads > 0 && block > 0 && nsm > 0 && launchwarps(threads, block, nsm) > warps->i)
+			warps->i = launchwarps(threads, block, nsm);
 		total += ns - k->ns;   /* the last line of a kernel holds its total */
 		k->launches = launches;
 		k->ns = ns;
@@ -228,22 +230,24 @@ looptrips(struct tuner *tu, const char *out)
 		           &entries) != 5 || !(k = kern_byname(tu->k, tu->nk, name)) || loop < 1 || loop > MAXLOOPS ||
 		    !(heads >= 0) || !(entries >= 0))
 			continue;
-		if (loop > k->ntrips) {
-			k->trips = xrealloc(k->trips, loop * sizeof *k->trips);
-			for (long i = k->ntrips; i < loop; i++)
-				k->trips[i] = NAN;   /* no line yet */
-			k->ntrips = loop;
+		struct fact *t = &k->facts.f[F_TRIPS];
+		if (loop > t->n) {
+			t->xs = xrealloc(t->xs, loop * sizeof *t->xs);
+			for (long i = t->n; i < loop; i++)
+				t->xs[i] = NAN;   /* no line yet */
+			t->n = loop;
 		}
-		k->trips[loop - 1] = entries > 0 ? heads / entries : 0;
+		t->xs[loop - 1] = entries > 0 ? heads / entries : 0;
 	}
 }
 
 static void
 notrips(struct kern *k, char *why)
 {
-	free(k->trips);
-	k->trips = NULL;
-	k->ntrips = 0;
+	struct fact *t = &k->facts.f[F_TRIPS];
+	free(t->xs);
+	t->xs = NULL;
+	t->n = 0;
 	free(k->nocount);
 	k->nocount = why;
 }
@@ -259,8 +263,9 @@ loopfacts(struct kern *k, const char *report)
 	char *loops = st ? jget(st, "loops") : NULL, *counted = st ? jget(st, "counted") : NULL,
 	     *hash = st ? jget(st, "ptx_hash") : NULL;
 	long n = loops ? strtol(loops, NULL, 10) : -1;
+	struct fact *t = &k->facts.f[F_TRIPS];
 	if (hash && strcmp(hash, "null"))
-		k->ptx = xstrdup(hash);
+		k->facts.f[F_PTX].s = xstrdup(hash);
 	if (counted && strcmp(counted, "true")) {
 		char *why = jget(st, "why");
 		if (!why || !strcmp(why, "null"))
@@ -268,13 +273,13 @@ loopfacts(struct kern *k, const char *report)
 		notrips(k, why);
 	} else if (k->launches > 0 && n == 0) {
 		notrips(k, NULL);
-		k->trips = xmalloc(sizeof *k->trips);   /* known: no loop */
-	} else if (n > 0 && !k->ntrips) {
+		t->xs = xmalloc(sizeof *t->xs);   /* known: no loop */
+	} else if (n > 0 && !t->n) {
 		notrips(k, NULL);   /* no line: not launched, or its stdout did not reach us */
-	} else if (n > 0 && k->ntrips != n)
-		notrips(k, fmt("%d loops in the trips lines, %ld in the kernel", k->ntrips, n));
-	for (int i = 0; i < k->ntrips; i++)
-		if (isnan(k->trips[i])) {
+	} else if (n > 0 && t->n != n)
+		notrips(k, fmt("%d loops in the trips lines, %ld in the kernel", t->n, n));
+	for (int i = 0; i < t->n; i++)
+		if (isnan(t->xs[i])) {
 			notrips(k, fmt("no trips line for loop %d", i + 1));
 			break;
 		}
@@ -286,13 +291,14 @@ loopfacts(struct kern *k, const char *report)
 static char *
 looplist(const struct kern *k)
 {
-	if (k->trips && !k->ntrips)
+	const struct fact *trips = &k->facts.f[F_TRIPS];
+	if (trips->xs && !trips->n)
 		return xstrdup("none");
-	if (k->ntrips <= 6)
+	if (trips->n <= 6)
 		return kern_trips(k, ",");
 	struct kern six = *k;
-	six.ntrips = 6;
-	char *t = kern_trips(&six, ","), *r = fmt("%s,... (%d)", t, k->ntrips);
+	six.facts.f[F_TRIPS].n = 6;
+	char *t = kern_trips(&six, ","), *r = fmt("%s,... (%d)", t, trips->n);
 	free(t);
 	return r;
 }
@@ -313,8 +319,8 @@ kernlist(const struct tuner *tu, double total, double wall)
 	for (int i = 0; i < tu->nk; i++) {
 		const struct kern *k = &tu->k[i];
 		char w[16] = "-", *t = looplist(k);
-		if (k->warps)
-			snprintf(w, sizeof w, "%d", k->warps);
+		if (k->facts.f[F_WARPS].i)
+			snprintf(w, sizeof w, "%ld", k->facts.f[F_WARPS].i);
 		fprintf(stderr, "  %15.1f%%  %7.1f%%  %8.3f  %9ld  %8s  %13s  %s%s\n", 100 * k->share,
 		        100 * k->wallshare, k->ns * 1e-6, k->launches, w, t, k->demangled,
 		        k->hot && !tu->o->measure ? "  (tuned)" : "");
