@@ -610,10 +610,11 @@ main(int argc, char **argv)
 	fprintf(stderr, "; %.0f s\n", now() - tu.t0);
 	table_builds(&tu);
 	table_model(&tu);
-	if (win)
+	if (win) {
 		fprintf(stderr, "mpcc-tune: winner: %s, %.3fx (confirmed: median %.3fx of %d interleaved "
 		        "rounds), error %.3g\n", win->what, speedup(&tu, win), cf.median, cf.rounds, win->err);
-	else
+		table_units(&tu, win);
+	} else
 		fprintf(stderr, "mpcc-tune: no rule: %s; the profile keeps nvcc's code\n", note);
 	return cleanup(&tu, writeprofile(&tu, win, note) < 0);
 }

@@ -106,13 +106,14 @@ else
 	passed
 fi
 
-testing "the fastest setting measured within the QoS is written (all sets, not one)"
+testing "the fastest setting measured within the QoS is written (all sets, not one), and the sets it lowered said"
 tune sets sets.cu --qos 1e-4 --transform fiset --time 'time_ms=([0-9.]+)'
 if [ "$(cat "$T/sets/rc")" != 0 ]; then
 	fail "mpcc-tune failed: $(tail -5 "$T/sets/err")"
 elif ! grep -q 'fiset: {sets: all' "$T/sets/.mpcc.yaml" ||
-     ! grep -q '^confirmation: 7 interleaved rounds against the baseline: median 1.56.x.*: confirmed$' "$T/sets/out"; then
-	fail "$(grep -A3 'kernels:' "$T/sets/.mpcc.yaml"; grep -e '^confirmation' -e 'sets=all' "$T/sets/out")"
+     ! grep -q '^confirmation: 7 interleaved rounds against the baseline: median 1.56.x.*: confirmed$' "$T/sets/out" ||
+     ! grep -q "^mpcc-tune: the winner's fiset on 'multi([^']*)': set 0, 1, 2 lowered (of 3)$" "$T/sets/err"; then
+	fail "$(grep -A3 'kernels:' "$T/sets/.mpcc.yaml"; grep -e '^confirmation' -e 'sets=all' "$T/sets/out"; grep winner "$T/sets/err")"
 else
 	passed
 fi

@@ -21,6 +21,9 @@ void table_builds(const struct tuner *tu);
 /* how often the model's prediction of a kernel's speed-up was within 20%
  * of the one measured, over the trials that change one kernel */
 void table_model(const struct tuner *tu);
+/* the units (struct unit) of each pass on each kernel that the winner's
+ * build chose, by id: "store on 'k': param 1, 4 narrowed (of 4)" */
+void table_units(const struct tuner *tu, const struct trial *win);
 
 /* svg.c */
 int svg_write(const struct tuner *tu, const struct trial *win, const char *path);

@@ -77,6 +77,33 @@ table_model(const struct tuner *tu)
 }
 
 void
+table_units(const struct tuner *tu, const struct trial *win)
+{
+	for (int i = 0; win && i < win->set.n; i++) {
+		const struct knob *kn = &win->set.k[i];
+		const struct field *list = field_role(passes[kn->pass]->stats, RUNITS);
+		const char *chosen = unit_key(kn->pass, RCHOSEN);
+		const struct kern *k = kern_byname(tu->k, tu->nk, kn->kernel);
+		int applied, m = 0;
+		char *st = list && chosen ? report_stats(win->report, kn->pass, kn->kernel, &applied) : NULL;
+		struct unit *u;
+		int n = st && applied ? stats_units(st, kn->pass, &u) : 0;
+		struct buf b = BUF_INIT;
+		for (int j = 0; j < n; j++)
+			if (u[j].chosen)
+				buf_printf(&b, "%s%ld", m++ ? ", " : "", u[j].id);
+		if (n)
+			fprintf(stderr, "mpcc-tune: the winner's %s on '%s': %s %s %s (of %d)\n",
+			        pass_name(kn->pass), k ? k->demangled : kn->kernel, list->name, m ? b.s : "none",
+			        chosen, n);
+		buf_release(&b);
+		if (n)
+			units_release(u, n);
+		free(st);
+	}
+}
+
+void
 table_print(const struct tuner *tu, const struct trial *win, const struct confirmation *cf)
 {
 	printf("\n| trial | setting | time | speedup | %s | verdict | kernel: predicted, measured | "
