@@ -173,6 +173,25 @@ overlaps(struct tuner *tu, struct edge *e, int n)
 	free(on), free(act), free(with), free(mine), free(shared);
 }
 
+/* one mpcc-time line: its fields (those it does not give stay 0) */
+struct timeline {
+	char name[4096];
+	long launches, threads, block, nsm;
+	unsigned long long start, end;
+	double ns;
+};
+
+/* line l as an mpcc-time line of a kernel of tu->k, into x: the kernel,
+ * NULL if it is not one; *got: how many fields it gives */
+static struct kern *
+timeline(const struct tuner *tu, const char *l, struct timeline *x, int *got)
+{
+	memset(x, 0, sizeof *x);
+	*got = sscanf(l, "mpcc-time %4095s %ld %lf %ld %ld %ld %llu %llu", x->name, &x->launches,
+	              &x->ns, &x->threads, &x->block, &x->nsm, &x->start, &x->end);
+	return *got < 3 ? NULL : kern_byname(tu->k, tu->nk, x->name);
+}
+
 /* the mpcc-time lines of the timing run: each kernel's time, and where
  * they give each launch's span (START END), what overlapped; the total */
 static double
@@ -182,14 +201,13 @@ kerneltimes(struct tuner *tu, const char *out, double wall)
 	struct edge *e = NULL;
 	int n = 0, cap = 0;
 	for (const char *l = out; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l)) {
-		char name[4096];
-		long launches, threads = 0, block = 0, nsm = 0;
-		unsigned long long start, end;
-		double ns;
-		struct kern *k;
-		int got = sscanf(l, "mpcc-time %4095s %ld %lf %ld %ld %ld %llu %llu", name, &launches, &ns,
-		                 &threads, &block, &nsm, &start, &end);
-		if (got < 3 || !(k = kern_byname(tu->k, tu->nk, name)))
+		struct timeline x;
+		int got;
+		struct kern *k = timeline(tu, l, &x, &got);
+		long launches = x.launches, threads = x.threads, block = x.block, nsm = x.nsm;
+		unsigned long long start = x.start, end = x.end;
+		double ns = x.ns;
+		if (!k)
 			continue;
 		if (got == 8 && end >= start) {
 			if (n + 2 > cap)
