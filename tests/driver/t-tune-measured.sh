@@ -15,13 +15,14 @@
 FAKE="$MPCC_SRC/tests/driver/tune-fake"
 SHAPE="sed 's/^mpcc-time .*/& 67584 256 132/'"
 
-# measure DIR KTIME: mpcc-tune --measure in a fresh copy of the fake
-# program in $T/DIR, multi's time as FAKE_KTIME=KTIME makes it; stdout in
-# DIR/out, stderr in DIR/err, status in DIR/rc
+# measure DIR KTIME [STREAMS]: mpcc-tune --measure in a fresh copy of the
+# fake program in $T/DIR, multi's time as FAKE_KTIME=KTIME makes it (and
+# FAKE_STREAMS=STREAMS); stdout in DIR/out, stderr in DIR/err, status in
+# DIR/rc
 measure() {
 	d=$T/$1
 	rm -rf "$d" && mkdir -p "$d" && cp "$FAKE/loops.cu" "$FAKE/fake.sh" "$d/"
-	(cd "$d" && FAKE_TRIPS=1 FAKE_KTIME=$2 "$MPCC_TUNE" --measure \
+	(cd "$d" && FAKE_TRIPS=1 FAKE_KTIME=$2 FAKE_STREAMS=${3:-} "$MPCC_TUNE" --measure \
 		--build "$MPCC -arch=sm_90 -ptx loops.cu -o k.ptx" --run "sh fake.sh k.ptx | $SHAPE" \
 		--time 'time_ms=([0-9.]+)' --workdir "$d/work" >out 2>err)
 	echo $? >"$d/rc"
@@ -82,6 +83,17 @@ elif ! grep -q 'measured: \[1, 0.68, 0\]' "$T/slow/.mpcc.yaml"; then
 	fail "$(cat "$T/slow/.mpcc.yaml")"
 elif ! grep -q '"applied":false,"reason":"no set chosen: set [0-9]* (the best) measured 1.00x with auto'"'"'s choice, 0.68x with all sets: neither beyond the noise (0%): no set"' "$T/slow/multi.json"; then
 	fail "$(cut -c1-400 "$T/slow/multi.json")"
+else
+	passed
+fi
+
+testing "a kernel that ran beside others gets no measured fact, and the log says why"
+measure side fast side
+if [ "$(cat "$T/side/rc")" != 0 ]; then
+	fail "mpcc-tune failed: $(tail -5 "$T/side/err")"
+elif grep -q 'measured:' "$T/side/.mpcc.yaml" ||
+     ! grep -q '^  multi(int, double const\*, double const\*, double const\*, double\*): not measured: its time is confounded (it ran beside other kernels)$' "$T/side/err"; then
+	fail "$(grep -A3 'candidates measured' "$T/side/err"); $(grep fiset "$T/side/.mpcc.yaml")"
 else
 	passed
 fi
