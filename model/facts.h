@@ -17,6 +17,7 @@ enum { FK_INT, FK_NUMS, FK_HASH };   /* a fact's kind: a schema's PINT, PNUMS, P
 #define FACTS(FACT) \
 	FACT(F_WARPS, "warps", FK_INT)   /* the warps an SM holds at once in its launches */ \
 	FACT(F_TRIPS, "trips", FK_NUMS)  /* each loop's mean trips per entry (looporder()) */ \
+	FACT(F_MEASURED, "measured", FK_NUMS)  /* fiset's candidates' speed-ups: [auto, all, noise] */ \
 	FACT(F_PTX, "ptx", FK_HASH)      /* the hash of the PTX the others were measured on */
 enum {
 #define FACT(id, key, kind) id,

@@ -584,7 +584,7 @@ stale(const struct fs *a, struct passctx *cx, const Fn *fn, const struct facts *
 static void
 takefacts(struct fs *a, struct passctx *cx, Fn *fn, const struct facts *f)
 {
-	int have = f && (f->f[F_TRIPS].xs || f->f[F_WARPS].i > 0);
+	int have = f && (f->f[F_TRIPS].xs || f->f[F_WARPS].i > 0 || f->f[F_MEASURED].xs);
 	const char *why = have ? stale(a, cx, fn, f) : NULL;
 	if (have && !why)
 		a->known = *f;

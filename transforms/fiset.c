@@ -162,26 +162,82 @@ chooseauto(struct fs *a, uchar *ch, const int *rank, int max)
 	distrust(a, ch, cur);
 }
 
+static void picklist(struct fs *a, const struct params *p, uchar *ch, int kind);
+
+/* no set lowered, each saying why (NULL: as it said) */
+static void
+unchoose(struct fs *a, uchar *ch, const char *why)
+{
+	for (int s = 0; s < a->ns; s++) {
+		if (a->s[s].lower) {
+			a->s[s].lower = 0;
+			fs_choose(a, ch, s, 0);
+		}
+		a->s[s].why = why ? why : a->s[s].why;
+	}
+}
+
+/* auto where a run measured its candidates (fact measured, [auto, all,
+ * noise]: the kernel's speed-up with auto's own choice and with sets=all,
+ * and the noise of its time): all where it ran faster beyond the noise and
+ * no slower than auto's choice, else auto's choice where that ran faster
+ * beyond the noise, else nothing; never a candidate measured slower. The
+ * model's own choice is what "auto" was measured as: the same facts give
+ * the same choice */
+static void
+measured(struct fs *a, const struct params *p, uchar *ch)
+{
+	const struct fact *m = &a->known.f[F_MEASURED];
+	if (m->xs && m->n != 3)
+		a->decided = arena_fmt(a->a, "measured left out: it lists %d %s, not [auto, all, "
+		                       "noise]: the model decides", m->n, plural(m->n, "number", "numbers"));
+	if (!m->xs || m->n != 3)
+		return;
+	double au = m->xs[0], all = m->xs[1], noise = m->xs[2];
+	if (all > 1 + noise && all >= au) {
+		unchoose(a, ch, NULL);
+		picklist(a, p, ch, S_ALL);
+		a->decided = arena_fmt(a->a, "measured %.2fx with all sets (auto's choice %.2fx, noise "
+		                       "%.0f%%): all sets", all, au, 100 * noise);
+	} else if (au > 1 + noise)
+		a->decided = arena_fmt(a->a, "measured %.2fx with auto's choice (all sets %.2fx, noise "
+		                       "%.0f%%): auto's choice", au, all, 100 * noise);
+	else {
+		a->decided = arena_fmt(a->a, "measured %.2fx with auto's choice, %.2fx with all sets: "
+		                       "neither beyond the noise (%.0f%%): no set", au, all, 100 * noise);
+		unchoose(a, ch, a->decided);
+	}
+}
+
 static void
 pick(struct fs *a, const struct params *p, uchar *ch)
 {
 	const struct value *v = &p->v[SETS];
-	int max = p->v[MAX_SETS].i, *rank = ranked(a), n = 0;
-	double minr = p->v[MIN_RATIO].x;
 	if (v->i == S_AUTO) {
-		chooseauto(a, ch, rank, max);
+		chooseauto(a, ch, ranked(a), p->v[MAX_SETS].i);
+		measured(a, p, ch);
 		return;
 	}
+	picklist(a, p, ch, v->i);
+}
+
+/* best, all, N or ids (kind: a SETS value) */
+static void
+picklist(struct fs *a, const struct params *p, uchar *ch, int kind)
+{
+	const struct value *v = &p->v[SETS];
+	int max = p->v[MAX_SETS].i, *rank = ranked(a), n = 0;
+	double minr = p->v[MIN_RATIO].x;
 	for (int i = 0; i < a->ns; i++) {
 		struct set *s = &a->s[rank[i]];
 		int want;
-		if (v->i == SETS_IDS) {
+		if (kind == SETS_IDS) {
 			want = 0;
 			for (int j = 0; j < v->nids; j++)
 				want |= v->ids[j] == s->id;
 			s->why = "not among the ids asked for";
 		} else {
-			int limit = v->i == S_BEST ? 1 : v->i == SETS_N ? (int)v->x : a->ns;
+			int limit = kind == S_BEST ? 1 : kind == SETS_N ? (int)v->x : a->ns;
 			want = n < limit && s->rac >= minr;
 			s->why = s->rac < minr ? "r_ac below min_ratio" : "not among the best asked for";
 		}
@@ -276,7 +332,7 @@ setwhere(const struct fs *a, int s)
 
 /* the statistics: the sets, what became of each, and the predictions */
 enum { ST_F64OPS, ST_SETS, ST_LOWERED, ST_AFTER, ST_REFUSED, ST_PREDICTED, ST_SET, ST_FACTS,
-       ST_LOOPS };
+       ST_LOOPS, ST_DECIDED };
 enum { SET_ID, SET_OPS, SET_CASTS, SET_FOLDED, SET_RAC, SET_DEPTH, SET_FLOAT, SET_LINES, SET_INS,
        SET_PROMO, SET_PREDICTED, SET_LOWERED, SET_WHY, SET_WHERE, SET_RUNS, SET_RUNSFROM };
 enum { LOOP_LINE, LOOP_DEPTH, LOOP_TRIPS, LOOP_FROM };
@@ -333,6 +389,9 @@ static const struct field statkey[] = {
 	              "the measured warps and trips: measured, none, or dropped: why"},
 	[ST_LOOPS] = {"loops", FLIST, 0, 0, loopkey, countof(loopkey),
 	              "the kernel's loops in the order trips lists them"},
+	[ST_DECIDED] = {"decided", FSTR, 0, 0, NULL, 0,
+	                "where the measured speed-ups of its candidates (parameter measured) decided "
+	                "sets=auto: what they were and what it took (absent otherwise)"},
 };
 static const struct field statroot = {"fiset", FOBJ, 0, 0, statkey, countof(statkey),
                                       "the sets and what became of them"};
@@ -442,6 +501,8 @@ stats(struct fs *a, const uchar *ch, int nlow, int after)
 	statw_close(&w);
 	statw_str(&w, ST_FACTS, a->facts);
 	loopsjson(&w, a);
+	if (a->decided)
+		statw_str(&w, ST_DECIDED, a->decided);
 	return statw_end(&w);
 }
 
@@ -594,9 +655,10 @@ apply(struct passctx *cx, Fn *fn, const struct params *p, struct outcome *o)
 	params_facts(p, &f);
 	fs_analyze(&a, cx, fn, &f);
 	if (!strncmp(a.facts, "dropped", 7))
-		note("%s: kernel '%s'%s%s: fiset dropped its measured warps and trips, %s; the model "
+		note("%s: kernel '%s'%s%s: fiset dropped its measured warps and trips%s, %s; the model "
 		     "guesses them (mpcc-tune --measure measures them again)", cx->src, demangled(fn),
-		     cx->arch ? " for " : "", cx->arch ? cx->arch : "", a.facts + 9);
+		     cx->arch ? " for " : "", cx->arch ? cx->arch : "",
+		     f.f[F_MEASURED].xs ? " and its candidates' measured speed-ups" : "", a.facts + 9);
 	const char *kname = symname(cx->m, fn->sym);
 	uchar *ch = arena_alloc(a.a, a.n + 1);
 	int nlow = choice(&a, p, ch, o), after = a.nf64;
@@ -650,6 +712,8 @@ explain(FILE *out, struct passctx *cx, Fn *fn, const struct params *p)
 		        plural(a.nf64, "operation", "operations"), a.ns, plural(a.ns, "set", "sets"),
 		        a.nt ? a.tnames : "no known target");
 		loopwords(out, &a);
+		if (a.decided)
+			fprintf(out, "           sets=auto decided by the run: %s\n", a.decided);
 		for (int s = 0; s < a.ns; s++)
 			setwords(out, &a, s);
 	}
@@ -753,9 +817,14 @@ static const struct param params[] = {
 	 "each loop's mean trips per entry, as a run measured them, in the order the "
 	 "loops' headers come in the kernel's PTX (--mpcc-explain lists them; "
 	 "mpcc-tune --measure writes them); []: trip counts are counted or guessed"},
+	{"measured", PNUMS, PFACT, 0, 1e6, NULL, NULL, "[]",
+	 "the kernel's speed-ups a run measured with sets=auto's own choice and with sets=all, "
+	 "and the noise of its time: [auto, all, noise] (mpcc-tune --measure writes it); "
+	 "auto then takes the faster beyond the noise and never one measured slower; []: "
+	 "the model decides"},
 	{"ptx", PSTR, PFACT, 0, 0, NULL, NULL, "",
-	 "the hash of the kernel's PTX that warps and trips were measured on: where the "
-	 "kernel's PTX is not that, they are dropped with a note (mpcc-tune --measure "
+	 "the hash of the kernel's PTX that warps, trips and measured were measured on: where "
+	 "the kernel's PTX is not that, they are dropped with a note (mpcc-tune --measure "
 	 "writes it)"},
 };
 

@@ -52,6 +52,8 @@ struct fs {
 	/* what the model weighs blocks and launches with */
 	const char *facts;   /* "measured", "none", or "dropped: why" */
 	struct facts known;  /* the facts it takes: those measured, none where dropped */
+	const char *decided; /* how sets=auto chose: "predicted", or the measured
+	                      * speed-ups of its candidates that decided */
 	double *freq;        /* per block: how often it runs (blockfreq()) */
 	uint *order;         /* the loops in the order trips lists them (looporder()) */
 	uchar *from;         /* per block: where that comes from (FQ_) */

@@ -1,8 +1,9 @@
 #!/bin/sh
 # Facts of a run feed fiset's model (issue 37): mpcc-tune --measure runs the
 # program once instrumented and writes, per kernel with f64 arithmetic, a
-# rule fiset: {warps: W, trips: [...], ptx: HASH} (the warps an SM holds,
-# each loop's mean trip count per entry, the hash of the PTX measured) into
+# rule fiset: {warps: W, trips: [...], measured: [...], ptx: HASH} (the
+# warps an SM holds, each loop's mean trip count per entry, the speed-ups
+# of fiset's candidates: t-tune-measured.sh, the hash of the PTX measured) into
 # the profile, merged into the kernel's own rule; a tuning session gives the
 # same facts to every trial, and says how often the model's predicted
 # speed-up of a kernel was within 20% of the one measured. Against the fake
@@ -29,7 +30,7 @@ tune() {
 }
 
 # the rule of multi's facts, as --measure writes them
-FACTS='warps: 16, trips: \[64, 1.5, 0\], ptx: [0-9a-f]\{8\}'
+FACTS='warps: 16, trips: \[64, 1.5, 0\], measured: \[1, 1, 0\], ptx: [0-9a-f]\{8\}'
 
 testing "--measure writes warps, trips and the PTX hash for the f64 kernel, and prints the run's cost"
 tune m --measure --run "sh fake.sh k.ptx | $SHAPE"

@@ -136,6 +136,7 @@ measure_facts(struct tuner *tu, const struct trial *timed)
 		free(rep);
 		return 1;
 	}
+	measure_candidates(tu, timed);
 	struct buf no = BUF_INIT;
 	nf = gather(tu, rep, &f, &no);
 	char *p = profile_path(tu);

@@ -54,6 +54,22 @@ trial_for(struct tuner *tu, const struct setting *s, double x)
 	return t;
 }
 
+struct trial *
+trial_again(struct tuner *tu, const struct trial *t)
+{
+	struct trial *n = xcalloc(1, sizeof *n);
+	n->id = tu->nt;
+	n->cmd = t->cmd;
+	n->set = setting_copy(&t->set);
+	n->env = xstrdup(t->env);
+	n->what = fmt("%s, again", t->what);
+	n->x = -1;
+	n->verdict = -1;
+	vgrow(tu->t, tu->nt, tu->cap);
+	tu->t[tu->nt++] = n;
+	return n;
+}
+
 void
 speculate(struct tuner *tu, struct trial *t, int rank)
 {

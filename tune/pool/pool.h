@@ -48,6 +48,9 @@ int guessing(const struct tuner *tu);
 int sidebyside(const struct tuner *tu);
 /* the trial of s: from the cache, or new (not yet run) */
 struct trial *trial_for(struct tuner *tu, const struct setting *s, double x);
+/* a new trial of t's setting, not yet run, for a run more in a directory of
+ * its own (the cache still gives t for that setting) */
+struct trial *trial_again(struct tuner *tu, const struct trial *t);
 /* build and run those of t[] that have not run yet (none once the budget is
  * spent: see halted()); slots left free run the guesses of speculate() */
 void tuner_eval(struct tuner *tu, struct trial **t, int n);

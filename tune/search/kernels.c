@@ -30,7 +30,11 @@
  * input still has the kernels its own timer measures (issue 27). A kernel
  * whose time is confounded is chosen whatever its share: on a public
  * hydrodynamics proxy app, one of several streams read 1.63x faster in a
- * build that did not change it (issue 49). */
+ * build that did not change it (issue 49).
+ *
+ * --measure also times the candidates of the pass that takes the fact
+ * F_MEASURED (fiset's sets=auto and sets=all) with the same timers, and
+ * the timing build once more for the noise: measure_candidates(). */
 #include "tune/search/search.h"
 
 #include <math.h>
@@ -173,6 +177,25 @@ overlaps(struct tuner *tu, struct edge *e, int n)
 	free(on), free(act), free(with), free(mine), free(shared);
 }
 
+/* one mpcc-time line: its fields (those it does not give stay 0) */
+struct timeline {
+	char name[4096];
+	long launches, threads, block, nsm;
+	unsigned long long start, end;
+	double ns;
+};
+
+/* line l as an mpcc-time line of a kernel of tu->k, into x: the kernel,
+ * NULL if it is not one; *got: how many fields it gives */
+static struct kern *
+timeline(const struct tuner *tu, const char *l, struct timeline *x, int *got)
+{
+	memset(x, 0, sizeof *x);
+	*got = sscanf(l, "mpcc-time %4095s %ld %lf %ld %ld %ld %llu %llu", x->name, &x->launches,
+	              &x->ns, &x->threads, &x->block, &x->nsm, &x->start, &x->end);
+	return *got < 3 ? NULL : kern_byname(tu->k, tu->nk, x->name);
+}
+
 /* the mpcc-time lines of the timing run: each kernel's time, and where
  * they give each launch's span (START END), what overlapped; the total */
 static double
@@ -182,14 +205,13 @@ kerneltimes(struct tuner *tu, const char *out, double wall)
 	struct edge *e = NULL;
 	int n = 0, cap = 0;
 	for (const char *l = out; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l)) {
-		char name[4096];
-		long launches, threads = 0, block = 0, nsm = 0;
-		unsigned long long start, end;
-		double ns;
-		struct kern *k;
-		int got = sscanf(l, "mpcc-time %4095s %ld %lf %ld %ld %ld %llu %llu", name, &launches, &ns,
-		                 &threads, &block, &nsm, &start, &end);
-		if (got < 3 || !(k = kern_byname(tu->k, tu->nk, name)))
+		struct timeline x;
+		int got;
+		struct kern *k = timeline(tu, l, &x, &got);
+		long launches = x.launches, threads = x.threads, block = x.block, nsm = x.nsm;
+		unsigned long long start = x.start, end = x.end;
+		double ns = x.ns;
+		if (!k)
 			continue;
 		if (got == 8 && end >= start) {
 			if (n + 2 > cap)
@@ -383,6 +405,129 @@ find_kernels(struct tuner *tu)
 	kernlist(tu, total, wall);
 	confounded(tu);
 	return t;
+}
+
+/* each kernel's time in t's run (its last mpcc-time line), into ns[] by
+ * tu->k's index (0: none) */
+static void
+runtimes(const struct tuner *tu, const struct trial *t, double *ns)
+{
+	char *out = runout(t);
+	for (int i = 0; i < tu->nk; i++)
+		ns[i] = 0;
+	for (const char *l = out; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l)) {
+		struct timeline x;
+		int got;
+		struct kern *k = timeline(tu, l, &x, &got);
+		if (k)
+			ns[k - tu->k] = x.ns;
+	}
+	free(out);
+}
+
+/* a candidate of F_MEASURED: the timing build with pass on every hot
+ * kernel, with params and the kernel's facts */
+static struct trial *
+candidate(struct tuner *tu, int pass, const char *params)
+{
+	int p = pass_probe();
+	struct setting s = {0};
+	setting_add(&s, p, "*", passes[p]->tune->timing);
+	for (int i = 0; i < tu->nk; i++)
+		if (tu->k[i].hot)
+			setting_launch(tu, &s, pass, tu->k[i].mangled, params);
+	struct trial *t = trial_for(tu, &s, -1);
+	setting_release(&s);
+	return t;
+}
+
+/* the pass whose schema takes the fact F_MEASURED, -1: none */
+static int
+measuredpass(void)
+{
+	for (int p = 0; p < npass; p++)
+		for (int i = 0; i < passes[p]->schema.nparam; i++)
+			if (fact_param(p, i) == F_MEASURED)
+				return p;
+	return -1;
+}
+
+/* the speed-up of kernel i in candidate t (where the pass did not change
+ * it, or t built what the plain timing build did, it is the plain build's
+ * kernel: 1); 0 where not known (*why) */
+static double
+candup(const struct tuner *tu, const struct trial *t, int pass, int i, double plain,
+       const double *ns, int *changed, const char **why)
+{
+	int applied = 0;
+	char *st = report_stats(t->report, pass, tu->k[i].mangled, &applied);
+	free(st);
+	if (t->verdict == V_NOAPPLY)
+		return 1;
+	*changed += applied;
+	if (t->verdict != V_OK)
+		*why = "a candidate's build or run failed";
+	else if (!applied)
+		return 1;
+	else if (ns[i] <= 0)
+		*why = "no time of it in a candidate's run";
+	else
+		return plain / ns[i];
+	return 0;
+}
+
+int
+measure_candidates(struct tuner *tu, const struct trial *timed)
+{
+	int pass = measuredpass(), n = 0;
+	if (pass < 0 || pass_probe() < 0)
+		return 0;
+	struct trial *t[3] = {candidate(tu, pass, ""),
+	                      candidate(tu, pass, passes[pass]->tune->strongest),
+	                      trial_again(tu, timed)};
+	search_ask(tu, t, 3);
+	double *ns[3];
+	for (int c = 0; c < 3; c++)
+		runtimes(tu, t[c], ns[c] = xmalloc((tu->nk + 1) * sizeof *ns[c]));
+	const struct param *knob = pass_knob(pass);
+	char *def = fmt("%s=%s", knob->name, knob->def);
+	fprintf(stderr, "mpcc-tune: %s's candidates measured, per kernel: its speed-up with %s and "
+	        "with %s, and how much its time moved between two plain timing runs (the noise):\n",
+	        pass_name(pass), def, passes[pass]->tune->strongest);
+	for (int i = 0; i < tu->nk; i++) {
+		struct kern *k = &tu->k[i];
+		const char *why = NULL;
+		int changed = 0;
+		double plain = (k->ns + ns[2][i]) / 2, x[2] = {0, 0}, noise = 0;
+		if (!k->hot)
+			continue;
+		if (k->beside)
+			why = "its time is confounded (it ran beside other kernels)";
+		else if (k->ns <= 0 || ns[2][i] <= 0 || t[2]->verdict != V_OK)
+			why = "no time of it in the plain timing runs";
+		for (int c = 0; c < 2 && !why; c++)
+			x[c] = candup(tu, t[c], pass, i, plain, ns[c], &changed, &why);
+		if (!why && !changed)
+			why = "neither candidate changed it";
+		if (!why) {
+			/* in hundredths, as the profile writes it, rounded up: the noise
+			 * is never said smaller than it was */
+			noise = fabs(k->ns - ns[2][i]) / plain;
+			noise = ceil(100 * (noise > tu->noise ? noise : tu->noise) - 1e-9);
+			noise = noise > 0 ? noise / 100 : 0;
+			struct fact *f = &k->facts.f[F_MEASURED];
+			f->xs = xrealloc(f->xs, 3 * sizeof *f->xs);
+			f->xs[0] = x[0], f->xs[1] = x[1], f->xs[2] = noise, f->n = 3;
+			n++;
+			fprintf(stderr, "  %s: %.2fx with %s, %.2fx with %s, noise %.0f%%\n", k->demangled,
+			        x[0], def, x[1], passes[pass]->tune->strongest, 100 * noise);
+		} else
+			fprintf(stderr, "  %s: not measured: %s\n", k->demangled, why);
+	}
+	for (int c = 0; c < 3; c++)
+		free(ns[c]);
+	free(def);
+	return n;
 }
 
 int

@@ -84,6 +84,16 @@ struct trial *find_kernels(struct tuner *tu);
  * the baseline's build is done and runs while the baseline runs, on
  * another GPU where there is one */
 struct trial *timing_build(struct tuner *tu);
+/* --measure, timed the plain timing build's trial: the kernel's speed-up
+ * with each candidate of the pass whose schema takes the fact F_MEASURED
+ * (its defaults, and its tuning's strongest: fiset's sets=auto and
+ * sets=all), each a timing build with the pass on every hot kernel, and
+ * the noise, from the plain timing build run again: into each hot kernel's
+ * F_MEASURED, [defaults, strongest, noise] (1 for a candidate that left
+ * the kernel as it was), where the times are its own (not beside other
+ * kernels) and a candidate changed it; printed, each kernel left out with
+ * why. How many kernels have it */
+int measure_candidates(struct tuner *tu, const struct trial *timed);
 /* the shadow build: each f64 op's error total, by statement index, for kernel */
 struct optotal {
 	long ins;               /* statement index in the kernel as nvcc wrote it */
