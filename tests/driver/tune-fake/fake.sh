@@ -33,8 +33,8 @@
 # FAKE_TRIPS=1: a timed build's run also prints the trip counts of multi's
 # three loops (loops.cu), "mpcc-trips KERNEL LAUNCHES LOOP HEADS ENTRIES" at
 # launches 1 and 2: 64, 1.5 and 0 trips per entry.
-# Kernels flat (flat.cu) and flt (mixed.cu) are timed (20 ms) and change
-# nothing else: no setting of theirs makes the program faster.
+# Kernels flat (flat.cu, lowratio.cu) and flt (mixed.cu) are timed (20 ms)
+# and change nothing else: no setting of theirs makes the program faster.
 # FAKE_STREAMS=side|after: the timed lines are a launch each, with its
 # shape and its span by %globaltimer, "mpcc-time KERNEL LAUNCH NS 67584 256
 # 132 START END" (NS: the total so far); side: the kernels run side by
