@@ -78,6 +78,12 @@ kern_byname(const struct kern *k, int nk, const char *mangled)
 
 /* a trip count as few digits say it: 64, 1.5, 1.33, 1000 (no exponent,
  * which the text form would read as a list's "+") */
+const char *
+kern_with(const struct kern *k, int pass)
+{
+	return k && k->with ? k->with[pass] : NULL;
+}
+
 static void
 tripnum(struct buf *b, double x)
 {

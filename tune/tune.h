@@ -254,6 +254,8 @@ char *setting_words(const struct setting *s, const struct kern *k, int nk);
 /* the kernel of k[0..nk) of that mangled name, NULL if none: the one
  * lookup of a kernel by name in tune/ (the timing build's list, or a copy) */
 struct kern *kern_byname(const struct kern *k, int nk, const char *mangled);
+/* the parameters beyond the knob that k's trials of pass carry (NULL: none) */
+const char *kern_with(const struct kern *k, int pass);
 /* the fact (model/facts.h's F_ ID) the timing build measures that parameter
  * i of pass takes, a PFACT parameter; -1: none */
 int fact_param(int pass, int i);

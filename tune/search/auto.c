@@ -330,7 +330,7 @@ advised(struct tuner *tu, struct trial *const *t, int pass, struct pair **pr, in
 			continue;
 		}
 		fprintf(stderr, "applies%s%s, advice %.3gx, %.1f%% of kernel time\n",
-		        k->with && k->with[pass] ? " with " : "", k->with && k->with[pass] ? k->with[pass] : "",
+		        kern_with(k, pass) ? " with " : "", kern_with(k, pass) ? kern_with(k, pass) : "",
 		        a, 100 * k->share);
 		*pr = xrealloc(*pr, (np + 1) * sizeof **pr);
 		(*pr)[np++] = (struct pair){k, pass, (k->share > 0 ? k->share : 1) * (a - 1),
@@ -369,7 +369,7 @@ across(struct tuner *tu, const struct setting *kept, struct trial *const *t, int
 			has |= s.k[j].pass == pass && !strcmp(s.k[j].kernel, k->mangled);
 		if (!k->hot || has || probed(t, pass, k) <= 0)
 			continue;
-		setting_launch(tu, &s, pass, k->mangled, k->with && k->with[pass] ? tn->fallback : tn->strongest);
+		setting_launch(tu, &s, pass, k->mangled, kern_with(k, pass) ? tn->fallback : tn->strongest);
 		buf_printf(&on, "%s'%s'", on.n ? ", " : "", k->demangled);
 	}
 	if (on.n && !session_halt(tu)) {
@@ -410,10 +410,10 @@ search_all(struct tuner *tu)
 		int p = tu->o->transform;
 		for (int i = 0; i < tu->nk; i++)
 			if (tu->k[i].hot) {
-				if (n && probed(t, p, &tu->k[i]) > 0 && tu->k[i].with && tu->k[i].with[p])
+				if (n && probed(t, p, &tu->k[i]) > 0 && kern_with(&tu->k[i], p))
 					fprintf(stderr, "mpcc-tune: %s on '%s': its trials carry %s (the "
 					        "probe of %s left it alone)\n", pass_name(p), tu->k[i].demangled,
-					        tu->k[i].with[p], passes[p]->tune->strongest);
+					        kern_with(&tu->k[i], p), passes[p]->tune->strongest);
 				pr = xrealloc(pr, (np + 1) * sizeof *pr);
 				pr[np++] = (struct pair){&tu->k[i], p, 0, tu->k[i].share > 0 ? tu->k[i].share : 1};
 			}

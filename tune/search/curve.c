@@ -13,7 +13,7 @@ withknob(struct tuner *tu, const struct setting *base, int pass, const char *ker
 {
 	struct setting s = setting_copy(base);
 	const struct kern *k = kern_byname(tu->k, tu->nk, kernel);
-	char *p = k && k->with && k->with[pass] ? fmt("%s,%s", params, k->with[pass]) : xstrdup(params);
+	char *p = kern_with(k, pass) ? fmt("%s,%s", params, kern_with(k, pass)) : xstrdup(params);
 	setting_launch(tu, &s, pass, kernel, p);
 	free(p);
 	struct trial *t = trial_for(tu, &s, x);
