@@ -148,7 +148,8 @@ struct kern {
 	long launches;
 	double share;           /* ns / the time of every kernel: what ranks and filters */
 	double wallshare;       /* ns / the run's wall time, shown beside it */
-	int hot;
+	int picked;             /* --kernels picks it (every kernel without one) */
+	int hot;                /* picked, and takes --min-share of the kernel time */
 	struct facts facts;     /* what the timing build measured (search/kernels.c): the
 	                         * warps an SM holds at once in its launches; each loop's
 	                         * mean trip count per entry into it, the loops in the

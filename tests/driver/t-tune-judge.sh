@@ -170,6 +170,22 @@ else
 	fail "$(grep -e 'across' -e 'kept' "$T/fb/err")"
 fi
 
+testing "store's probe covers a cold kernel that --kernels picks, which is never searched alone"
+# k.cu: cold (100 ns) is under --min-share and writes an f64 array like hot:
+# without store it would convert the arrays hot keeps narrow at each launch
+tune cold k.cu --qos 1e-4 --transform store --time 'time_ms=([0-9.]+)'
+tune coldnot k.cu --qos 1e-4 --transform store --time 'time_ms=([0-9.]+)' --kernels hot
+if grep -q "^mpcc-tune: store's probe covers 'cold(int, double\*)' too: under --min-share" "$T/cold/err" &&
+   grep -q "^mpcc-tune: \[t[0-9]*\] hot store params=auto; cold store params=auto: time" "$T/cold/err" &&
+   ! grep -q "^mpcc-tune: \[t[0-9]*\] cold store params=[^;]*: time" "$T/cold/err" &&
+   ! grep -q "^mpcc-tune: store on 'cold" "$T/cold/err" &&
+   grep -q "^mpcc-tune: \[t[0-9]*\] hot store params=auto: time" "$T/coldnot/err" &&
+   ! grep -q "cold store" "$T/coldnot/err"; then
+	passed
+else
+	fail "$(grep -e 'store' "$T/cold/err" "$T/coldnot/err" | head -20)"
+fi
+
 testing "a kernel whose sets are below min_ratio is probed, and searched, with fiset's fallback"
 # lowratio.cu: one set of r_ac 0.5; sets=all (min_ratio 1.5) leaves it alone
 tune low lowratio.cu --qos 1e-4 --transform auto --time 'time_ms=([0-9.]+)'

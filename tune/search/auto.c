@@ -261,17 +261,39 @@ bygain(const void *a, const void *b)
 	return (x->gain < y->gain) - (x->gain > y->gain);
 }
 
-/* a probe of pass: its strongest setting on every hot kernel; or, given
- * the probe of it (first), its fallback on every hot kernel first left
- * alone (NULL: none) */
+/* whether pass's probes put it on kernel k: the hot kernels, and where
+ * pass decides across kernels every kernel --kernels picks that the run
+ * launched, however cold. A cold kernel left without it would read the
+ * arrays the others keep narrow, and each change of form converts them;
+ * it is never searched alone. */
+static int
+covers(const struct kern *k, int pass)
+{
+	return k->hot || (k->picked && k->launches > 0 && passes[pass]->tune->joint);
+}
+
+/* a probe of pass: its strongest setting on every kernel it covers; or,
+ * given the probe of it (first), its fallback on every one of those
+ * first left alone (NULL: none) */
 static struct trial *
 probe(struct tuner *tu, int pass, const struct trial *first)
 {
 	const struct tuning *tn = passes[pass]->tune;
 	struct setting s = {0};
-	for (int i = 0; i < tu->nk; i++)
-		if (tu->k[i].hot && (!first || advice(first, pass, tu->k[i].mangled) <= 0))
-			setting_launch(tu, &s, pass, tu->k[i].mangled, first ? tn->fallback : tn->strongest);
+	struct buf cold = BUF_INIT;
+	for (int i = 0; i < tu->nk; i++) {
+		struct kern *k = &tu->k[i];
+		if (!covers(k, pass) || (first && advice(first, pass, k->mangled) > 0))
+			continue;
+		setting_launch(tu, &s, pass, k->mangled, first ? tn->fallback : tn->strongest);
+		if (!k->hot)
+			buf_printf(&cold, "%s'%s'", cold.n ? ", " : "", k->demangled);
+	}
+	if (cold.n && !first)
+		fprintf(stderr, "mpcc-tune: %s's probe covers %s too: under --min-share, not searched "
+		        "alone, but without %s each launch converts the arrays the others keep narrow\n",
+		        pass_name(pass), cold.s, pass_name(pass));
+	buf_release(&cold);
 	struct trial *t = s.n ? trial_for(tu, &s, -1) : NULL;
 	setting_release(&s);
 	return t;
@@ -354,7 +376,7 @@ kernels(const struct pair *pr, int n)
 }
 
 /* pass decides per array across kernels (struct tuning's joint): what the
- * searches kept, with its probes' knob on every hot kernel they applied to
+ * searches kept, with its probes' knob on every kernel they applied to
  * and the searches left without it, is one more candidate */
 static void
 across(struct tuner *tu, const struct setting *kept, struct trial *const *t, int pass)
@@ -367,7 +389,7 @@ across(struct tuner *tu, const struct setting *kept, struct trial *const *t, int
 		int has = 0;
 		for (int j = 0; j < s.n; j++)
 			has |= s.k[j].pass == pass && !strcmp(s.k[j].kernel, k->mangled);
-		if (!k->hot || has || probed(t, pass, k) <= 0)
+		if (!covers(k, pass) || has || probed(t, pass, k) <= 0)
 			continue;
 		setting_launch(tu, &s, pass, k->mangled, kern_with(k, pass) ? tn->fallback : tn->strongest);
 		buf_printf(&on, "%s'%s'", on.n ? ", " : "", k->demangled);

@@ -399,9 +399,11 @@ find_kernels(struct tuner *tu)
 		loopfacts(&tu->k[i], t->report);
 	free(out);
 	qsort(tu->k, tu->nk, sizeof *tu->k, byshare);
-	for (int i = 0; i < tu->nk; i++)
-		tu->k[i].hot = tunable(tu, &tu->k[i]) && (total <= 0 || tu->k[i].beside ||
-		                                          tu->k[i].share * 100 >= tu->o->minshare);
+	for (int i = 0; i < tu->nk; i++) {
+		struct kern *k = &tu->k[i];
+		k->picked = tunable(tu, k);
+		k->hot = k->picked && (total <= 0 || k->beside || k->share * 100 >= tu->o->minshare);
+	}
 	kernlist(tu, total, wall);
 	confounded(tu);
 	return t;
