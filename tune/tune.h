@@ -161,6 +161,10 @@ struct kern {
 	char *src;              /* its source file, as the build named it (NULL: not known) */
 	char **with;            /* per pass: the parameters beyond the knob that its trials
 	                         * carry (a fallback probe applied; NULL: none) */
+	double *predicted;      /* per pass (NULL: none checked): the speed-up the pass */
+	double *timed;          /* predicts with its widest setting, and the one the
+	                         * kernel's own time measured in a timed build of it,
+	                         * against the plain timing build's (0: none) */
 	char *beside;           /* the kernels its launches overlapped in time (several
 	                         * streams), and for how much of its time: its time measures
 	                         * them too and decides nothing (NULL: its time is its own) */

@@ -109,4 +109,40 @@ elif ! grep -q '"facts":"dropped: measured on other PTX (ptx 12345678; ' "$T/fas
 else
 	passed
 fi
+# tune DIR SRC KTIME [STREAMS]: a tuning session of fiset on multi, built
+# from SRC, its time as FAKE_KTIME=KTIME makes it; stderr in DIR/err
+tune() {
+	d=$T/$1
+	rm -rf "$d" && mkdir -p "$d" && cp "$FAKE/$2" "$FAKE/fake.sh" "$d/"
+	(cd "$d" && FAKE_KTIME=$3 FAKE_STREAMS=${4:-} "$MPCC_TUNE" --transform fiset \
+		--build "$MPCC -arch=sm_90 -ptx $2 -o k.ptx" --run "sh fake.sh k.ptx | $SHAPE" \
+		--time 'time_ms=([0-9.]+)' --qos 1e-4 --runs 1 --workdir "$d/work" >out 2>err)
+	echo $? >"$d/rc"
+}
+
+# sets.cu: three sets of one op; sets=all,min_ratio=0.001 (fiset's
+# fallback) leaves multi 3 conversions:
+# its own time 0.64x (fast: 1.56x faster) or 1.36x (slow: 0.735x) the
+# plain timing build's
+testing "a session checks the model against each kernel's own time in a timed build of the pass's widest setting"
+tune tfast sets.cu fast
+tune tslow sets.cu slow
+L='^mpcc-tune: model within 20% of the kernel'"'"'s own timed speed-up on 0 of 1 kernel (each pass'"'"'s widest setting, timed per kernel): multi fiset [0-9.]*x predicted, '
+if [ "$(cat "$T/tfast/rc")" != 0 ] || [ "$(cat "$T/tslow/rc")" != 0 ]; then
+	fail "mpcc-tune failed: $(tail -3 "$T/tfast/err" "$T/tslow/err")"
+elif ! grep -q "${L}1.56x timed\$" "$T/tfast/err" || ! grep -q "${L}0.735x timed\$" "$T/tslow/err" ||
+     ! grep -q '^mpcc-tune: \[t[0-9]*\] \* shadow measure=time; multi fiset sets=all,min_ratio=0.001[^:]*: time' "$T/tfast/err"; then
+	fail "$(grep -e 'model within' -e 'shadow measure=time;' "$T/tfast/err" "$T/tslow/err")"
+else
+	passed
+fi
+
+testing "a kernel that ran beside others checks no model by its own time"
+# loops.cu: multi and flt, side by side
+tune tside loops.cu fast side
+if ! grep -q "^mpcc-tune: model within 20% of the kernel's own timed speed-up on 0 of 0 kernels (each pass's widest setting, timed per kernel), confounded left out\$" "$T/tside/err"; then
+	fail "$(grep 'model within' "$T/tside/err")"
+else
+	passed
+fi
 finish

@@ -74,6 +74,32 @@ table_model(const struct tuner *tu)
 		fprintf(stderr, " (a trial counts where it changes one kernel, its pass predicts, and the "
 		        "kernel takes enough of the run to measure beyond the noise)");
 	fputc('\n', stderr);
+	/* the kernels' own times (search/kernels.c's model_check()) */
+	struct buf b = BUF_INIT;
+	n = m = out = 0;
+	for (int i = 0; i < tu->nk; i++)
+		for (int p = 0; tu->k[i].predicted && p < npass; p++) {
+			const struct kern *k = &tu->k[i];
+			double pred = k->predicted[p], meas = k->timed[p];
+			if (pred <= 0)
+				continue;
+			if (k->beside) {
+				out++;
+				continue;
+			}
+			if (meas <= 0)
+				continue;
+			m++;
+			n += fabs(pred / meas - 1) <= 0.2;
+			buf_printf(&b, "%s%.*s %s %.3gx predicted, %.3gx timed", b.n ? "; " : "",
+			           (int)strcspn(k->demangled, "("), k->demangled, pass_name(p), pred, meas);
+		}
+	if (m || out)
+		fprintf(stderr, "mpcc-tune: model within 20%% of the kernel's own timed speed-up on %d of %d "
+		        "%s (each pass's widest setting, timed per kernel)%s%s%s\n", n, m,
+		        plural(m, "kernel", "kernels"), out ? ", confounded left out" : "", b.n ? ": " : "",
+		        b.n ? b.s : "");
+	buf_release(&b);
 }
 
 void

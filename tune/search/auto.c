@@ -408,7 +408,7 @@ void
 search_all(struct tuner *tu)
 {
 	struct pair *pr = NULL;
-	struct trial *t[16] = {0}, *ask[16];
+	struct trial *t[16] = {0}, *ask[16], *twin[8];
 	int pass[8], n = 0, np = 0, m = 0;
 	/* the probes: every pass's with --transform auto, else the one pass's
 	 * where it decides across kernels (its probe is a candidate it needs,
@@ -420,8 +420,12 @@ search_all(struct tuner *tu)
 		if ((t[2 * n] = probe(tu, p, NULL)))
 			ask[m++] = t[2 * n], pass[n++] = p;
 	}
+	int ntwin = model_twins(tu, twin, 8);   /* run beside them: the model checked */
+	for (int i = 0; i < ntwin; i++)
+		ask[m++] = twin[i];
 	if (m)
 		search_ask(tu, ask, m);
+	model_check(tu, twin, ntwin);
 	m = 0;   /* the fallbacks, where a probe left kernels alone */
 	for (int i = 0; i < n; i++)
 		if (passes[pass[i]]->tune->fallback && (t[2 * i + 1] = probe(tu, pass[i], t[2 * i])))

@@ -532,6 +532,59 @@ measure_candidates(struct tuner *tu, const struct trial *timed)
 	return n;
 }
 
+/* the pass a twin checks: the one of its setting that is not the probe */
+static int
+twinpass(const struct trial *t)
+{
+	for (int i = 0; i < t->set.n; i++)
+		if (t->set.k[i].pass != pass_probe())
+			return t->set.k[i].pass;
+	return -1;
+}
+
+int
+model_twins(struct tuner *tu, struct trial **t, int max)
+{
+	int n = 0;
+	for (int p = 0; p < npass && n < max; p++) {
+		const struct tuning *tn = passes[p]->tune;
+		if (pass_tuned(p) && (tu->o->transform < 0 || p == tu->o->transform) &&
+		    field_role(passes[p]->stats, RPREDICTED))
+			t[n++] = candidate(tu, p, tn->fallback ? tn->fallback : tn->strongest);
+	}
+	return n;
+}
+
+void
+model_check(struct tuner *tu, struct trial *const *t, int n)
+{
+	double *ns = xmalloc((tu->nk + 1) * sizeof *ns);
+	for (int c = 0; c < n; c++) {
+		int pass = twinpass(t[c]);
+		int v = t[c]->verdict;
+		if (pass < 0 || v < 0 || v == V_BUILD || v == V_NOAPPLY || v == V_CRASH || v == V_TIMEOUT)
+			continue;   /* not applied, or not run to its end: nothing timed (its
+			             * output and figure of merit decide nothing here) */
+		runtimes(tu, t[c], ns);
+		for (int i = 0; i < tu->nk; i++) {
+			struct kern *k = &tu->k[i];
+			int applied = 0;
+			char *st = k->hot ? report_stats(t[c]->report, pass, k->mangled, &applied) : NULL;
+			double pred = applied ? stats_predicted(st, pass) : 0;
+			free(st);
+			if (pred <= 0)
+				continue;
+			if (!k->predicted) {
+				k->predicted = xcalloc(npass, sizeof *k->predicted);
+				k->timed = xcalloc(npass, sizeof *k->timed);
+			}
+			k->predicted[pass] = pred;
+			k->timed[pass] = !k->beside && k->ns > 0 && ns[i] > 0 ? k->ns / ns[i] : 0;
+		}
+	}
+	free(ns);
+}
+
 int
 shadow_totals(struct tuner *tu, const char *kernel, struct optotal **out, int *sampled)
 {

@@ -94,6 +94,15 @@ struct trial *timing_build(struct tuner *tu);
  * kernels) and a candidate changed it; printed, each kernel left out with
  * why. How many kernels have it */
 int measure_candidates(struct tuner *tu, const struct trial *timed);
+/* the model checked on the program's own kernels (issue 49): for each pass
+ * tuned that predicts a kernel's speed-up, a timing build with its widest
+ * setting (its tuning's fallback, else its strongest) on every hot kernel,
+ * not yet run: into t[], how many (at most max) */
+int model_twins(struct tuner *tu, struct trial **t, int max);
+/* once they ran: each hot kernel a twin changed, its time its own, gets
+ * the pass's prediction and its own timed speed-up (struct kern's
+ * predicted and timed) */
+void model_check(struct tuner *tu, struct trial *const *t, int n);
 /* the shadow build: each f64 op's error total, by statement index, for kernel */
 struct optotal {
 	long ins;               /* statement index in the kernel as nvcc wrote it */
