@@ -222,6 +222,15 @@ struct tuning {
 	 * probes' setting on every hot kernel they left without the pass is
 	 * one more candidate */
 	int joint;
+	/* where a runtime carries the pass out (store): the environment
+	 * variable under which a program's run writes what it did (mpcc-tune
+	 * sets it to a file in each trial's directory), and, given that file's
+	 * text and a kernel, the parameters whose arrays were converted to the
+	 * narrow form again at most of the kernel's launches (another reader
+	 * wants them as they were): into drop[], how many (at most max).
+	 * NULL: none */
+	const char *runreport;
+	int (*flipped)(const char *report, const char *kernel, long *drop, int max);
 	double guess;           /* the speed-up auto assumes where the stats predict none */
 	const char *axis;       /* the x axis of its plots */
 	/* TUNE_PROBE: the settings of the timing build (the run prints

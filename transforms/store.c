@@ -20,6 +20,7 @@
  * function; fn itself is left as it was) */
 #include "transforms/store.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -457,6 +458,35 @@ describe(FILE *out, const struct params *p)
 			        i == v->nids - 1 ? "\n" : "");
 }
 
+/* struct tuning's flipped: from the runtime's report (runtime/report.c),
+ * summed over the runs it holds, each narrowed parameter of kernel that its
+ * launches converted to the narrow form more than once a run and at over
+ * half of them: the array goes back to its original form between them */
+static int
+flipped(const char *report, const char *kernel, long *drop, int max)
+{
+	enum { MAXP = 256 };
+	unsigned long narrow[MAXP] = {0}, launches = 0, runs = 0;
+	int n = 0, narrowed[MAXP] = {0};
+	for (const char *l = report; *l; l += strcspn(l, "\n"), l += *l == '\n') {
+		char *line = xstrndup(l, strcspn(l, "\n")), *k = jget(line, "kernel");
+		char *par = k && !strcmp(k, kernel) ? jget(line, "param") : NULL;
+		char *ln = k && !strcmp(k, kernel) ? jget(line, "launches") : NULL;
+		char *c = ln ? jget(ln, "clone") : NULL, *ty = par ? jget(line, "type") : NULL;
+		char *tn = par ? jget(line, "to_narrow") : NULL;
+		long i = par && isdigit((unsigned char)*par) ? atol(par) : -1;   /* not "other" */
+		if (c)
+			launches += strtoul(c, NULL, 10), runs++;
+		if (tn && ty && strcmp(ty, "plain") && i >= 0 && i < MAXP)
+			narrow[i] += strtoul(tn, NULL, 10), narrowed[i] = 1;
+		free(line), free(k), free(par), free(ln), free(c), free(ty), free(tn);
+	}
+	for (int i = 0; i < MAXP && n < max; i++)
+		if (narrowed[i] && narrow[i] > runs && 2 * narrow[i] > launches)
+			drop[n++] = i;
+	return n;
+}
+
 static const char *const pwords[] = {"auto", NULL};
 static const char *const types[] = {"f32", "bf16", "f16", NULL};
 
@@ -481,6 +511,7 @@ const struct pass store_pass = {
 	.table = table,
 	.tune = &(const struct tuning){TUNE_TRANSFORM, .knob = "params", .strongest = "params=auto",
 	                               .fallback = "params=auto,type=bf16", .joint = 1,
+	                               .runreport = "MPCC_STORE_REPORT", .flipped = flipped,
 	                               .guess = 1.2, .axis = "arrays kept narrow"},
 	.sweep = sweep,
 };

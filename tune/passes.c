@@ -37,6 +37,13 @@ pass_tuned(int pass)
 	return pass >= 0 && passes[pass]->tune && passes[pass]->tune->role == TUNE_TRANSFORM;
 }
 
+char *
+pass_runreport(int pass, const char *dir)
+{
+	const struct tuning *tn = passes[pass]->tune;
+	return tn && tn->runreport ? fmt("%s=%s/run-%s.jsonl", tn->runreport, dir, pass_name(pass)) : NULL;
+}
+
 const struct param *
 pass_knob(int pass)
 {

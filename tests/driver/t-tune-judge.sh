@@ -186,6 +186,18 @@ else
 	fail "$(grep -e 'store' "$T/cold/err" "$T/coldnot/err" | head -20)"
 fi
 
+testing "store by its run: the probe less the arrays its run converted again at most launches"
+# the fake writes the runtime's report: multi's x (param 4) converted to
+# narrow at each of its 10 launches, a, b and c once
+FAKE_FLIP=_Z5multiiPKdS0_S0_Pd:4 tune flip sets.cu --qos 1e-4 --transform store --time 'time_ms=([0-9.]+)'
+if grep -q "^mpcc-tune: store by its run: the probe but the arrays its run converted to the narrow form again at most of their kernel's launches (another reader wants them as they were): 'multi(int, double const\*, double const\*, double const\*, double\*)' less params \[4\]$" "$T/flip/err" &&
+   grep -q "^mpcc-tune: \[t[0-9]*\] multi store params=\[1,2,3\]: time" "$T/flip/err" &&
+   ! grep -q "by its run" "$T/store/err"; then
+	passed
+else
+	fail "$(grep -e 'by its run' -e ' store ' "$T/flip/err" | head)"
+fi
+
 testing "a kernel whose sets are below min_ratio is probed, and searched, with fiset's fallback"
 # lowratio.cu: one set of r_ac 0.5; sets=all (min_ratio 1.5) leaves it alone
 tune low lowratio.cu --qos 1e-4 --transform auto --time 'time_ms=([0-9.]+)'

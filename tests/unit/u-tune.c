@@ -814,6 +814,39 @@ TEST(facts_of_a_kernel_another_rule_gives_the_pass_go_in_a_rule_of_its_own_last)
 	free(out);
 }
 
+/* ---- store's run-time report (struct tuning's flipped) ---- */
+
+TEST(store_drops_the_arrays_its_run_converted_to_narrow_again_at_most_launches)
+{
+	const struct tuning *tn = passes[pass_find("store")]->tune;
+	/* two runs appended: k launched 10 times a run; its param 1 converted
+	 * once a run (kept), param 4 at every launch (dropped), param 2 read as
+	 * it was (plain: not narrowed), "other" arrays and another kernel's
+	 * lines, and a line that is not JSON, change nothing; j launched once
+	 * a run, its one array converted each time (kept: once a run) */
+	const char *run =
+		"{\"kernel\":\"k\",\"clone\":\"k_mpcc_store\",\"launches\":{\"clone\":10,\"original\":0},\"why_original\":{}}\n"
+		"{\"kernel\":\"k\",\"param\":1,\"type\":\"f64>f32\",\"to_narrow\":1,\"to_narrow_bytes\":8,\"back\":0,\"back_bytes\":0}\n"
+		"{\"kernel\":\"k\",\"param\":4,\"type\":\"f64>f32\",\"to_narrow\":10,\"to_narrow_bytes\":80,\"back\":0,\"back_bytes\":0}\n"
+		"{\"kernel\":\"k\",\"param\":2,\"type\":\"plain\",\"to_narrow\":0,\"to_narrow_bytes\":0,\"back\":10,\"back_bytes\":80}\n"
+		"{\"kernel\":\"k\",\"param\":\"other\",\"to_narrow\":10,\"to_narrow_bytes\":80,\"back\":0,\"back_bytes\":0}\n"
+		"{\"kernel\":\"j\",\"clone\":\"j_mpcc_store\",\"launches\":{\"clone\":1,\"original\":0},\"why_original\":{}}\n"
+		"{\"kernel\":\"j\",\"param\":0,\"type\":\"f64>f32\",\"to_narrow\":1,\"to_narrow_bytes\":8,\"back\":0,\"back_bytes\":0}\n"
+		"{\"api\":\"cudaMemcpy\",\"back\":10,\"back_bytes\":80}\n"
+		"not json\n";
+	char *two = malloc(2 * strlen(run) + 1);
+	strcpy(two, run);
+	strcat(two, run);
+	long drop[4];
+	int n = tn->flipped(two, "k", drop, 4);
+	CHECK(n == 1 && drop[0] == 4);
+	CHECK(tn->flipped(two, "j", drop, 4) == 0);
+	CHECK(tn->flipped(two, "absent", drop, 4) == 0);
+	CHECK(tn->flipped("", "k", drop, 4) == 0);
+	CHECK(tn->flipped(two, "k", drop, 0) == 0);   /* room for none */
+	free(two);
+}
+
 int
 main(void)
 {
@@ -856,6 +889,7 @@ main(void)
 	RUN(trip_counts_are_written_in_few_digits_and_no_exponent);
 	RUN(facts_merge_into_the_kernels_own_rule_and_replace_only_their_keys);
 	RUN(facts_of_a_kernel_another_rule_gives_the_pass_go_in_a_rule_of_its_own_last);
+	RUN(store_drops_the_arrays_its_run_converted_to_narrow_again_at_most_launches);
 	char *d = test_tmp("u-tune"), *rm = fmt("rm -rf '%s-%d-'*", d, (int)getpid());
 	if (system(rm) != 0)
 		fprintf(stderr, "cannot remove %s-%d-*\n", d, (int)getpid());

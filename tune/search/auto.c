@@ -404,6 +404,67 @@ across(struct tuner *tu, const struct setting *kept, struct trial *const *t, int
 	setting_release(&s);
 }
 
+/* pass's probe t with its arrays as the run found them (struct tuning's
+ * flipped): on each kernel, the units the probe chose but those whose
+ * arrays its launches converted to the narrow form again at most of them
+ * (another reader wants them as they were); NULL where the run dropped
+ * none, or said nothing */
+static struct trial *
+byrun(struct tuner *tu, const struct trial *t, int pass)
+{
+	const struct tuning *tn = passes[pass]->tune;
+	char *path = t && t->verdict == V_OK && tn->flipped ? pass_runreport(pass, t->dir) : NULL;
+	size_t len;
+	char *rep = path ? readfile(strchr(path, '=') + 1, &len) : NULL;
+	struct setting s = {0};
+	struct buf said = BUF_INIT;
+	for (int i = 0; rep && i < t->set.n; i++) {
+		const struct knob *kn = &t->set.k[i];
+		long drop[64];
+		int nd = kn->pass == pass ? tn->flipped(rep, kn->kernel, drop, 64) : 0;
+		if (!nd) {
+			setting_add(&s, kn->pass, kn->kernel, kn->params);
+			continue;
+		}
+		int applied, nu;
+		char *st = report_stats(t->report, pass, kn->kernel, &applied);
+		struct unit *u;
+		struct buf ids = BUF_INIT, off = BUF_INIT;
+		nu = st && applied ? stats_units(st, pass, &u) : 0;
+		for (int j = 0; j < nu; j++) {
+			int gone = 0;
+			for (int d = 0; d < nd; d++)
+				gone |= u[j].id == drop[d];
+			if (u[j].chosen)
+				buf_printf(gone ? &off : &ids, "%s%ld", (gone ? off.n : ids.n) ? "," : "", u[j].id);
+		}
+		const struct kern *k = kern_byname(tu->k, tu->nk, kn->kernel);
+		const char *with = kern_with(k, pass);
+		if (ids.n) {
+			char *p = fmt("%s=[%s]%s%s", tn->knob, ids.s, with ? "," : "", with ? with : "");
+			setting_launch(tu, &s, pass, kn->kernel, p);
+			free(p);
+		}
+		buf_printf(&said, "%s'%s' less %s [%s]", said.n ? ", " : "", k ? k->demangled : kn->kernel,
+		           tn->knob, off.s);
+		if (nu)
+			units_release(u, nu);
+		free(st);
+		buf_release(&ids), buf_release(&off);
+	}
+	struct trial *r = NULL;
+	if (said.n && s.n) {
+		fprintf(stderr, "mpcc-tune: %s by its run: the probe but the arrays its run converted to "
+		        "the narrow form again at most of their kernel's launches (another reader wants "
+		        "them as they were): %s\n", pass_name(pass), said.s);
+		r = trial_for(tu, &s, -1);
+	}
+	buf_release(&said);
+	setting_release(&s);
+	free(rep), free(path);
+	return r;
+}
+
 void
 search_all(struct tuner *tu)
 {
@@ -430,6 +491,12 @@ search_all(struct tuner *tu)
 	for (int i = 0; i < n; i++)
 		if (passes[pass[i]]->tune->fallback && (t[2 * i + 1] = probe(tu, pass[i], t[2 * i])))
 			ask[m++] = t[2 * i + 1];
+	if (m)
+		search_ask(tu, ask, m);
+	m = 0;   /* the probes with their arrays as their runs found them */
+	for (int i = 0; i < 2 * n; i++)
+		if (t[i] && (ask[m] = byrun(tu, t[i], pass[i / 2])))
+			m++;
 	if (m)
 		search_ask(tu, ask, m);
 	if (tu->o->transform >= 0) {

@@ -115,12 +115,21 @@ runcmd(const struct tuner *tu)
 pid_t
 run_start(struct tuner *tu, const char *dir, int gpu, const char *out, const char *err)
 {
-	char *e_dir = fmt("MPCC_TUNE_DIR=%s", dir), *e_gpu = fmt("CUDA_VISIBLE_DEVICES=%d", gpu);
-	const char *env[] = {e_dir, gpu >= 0 ? e_gpu : NULL, NULL};
+	/* and, for each pass a runtime carries out, where it reports */
+	char **env = xcalloc(npass + 3, sizeof *env);
+	int n = 0;
+	env[n++] = fmt("MPCC_TUNE_DIR=%s", dir);
+	if (gpu >= 0)
+		env[n++] = fmt("CUDA_VISIBLE_DEVICES=%d", gpu);
+	for (int p = 0; p < npass; p++)
+		if ((env[n] = pass_runreport(p, dir)))
+			n++;
 	char *cmd = runcmd(tu);
-	pid_t pid = spawn_start(&(struct spawn){.line = cmd, .env = env, .out = out, .err = err,
-	                                       .nullin = 1, .group = 1});
-	free(cmd), free(e_dir), free(e_gpu);
+	pid_t pid = spawn_start(&(struct spawn){.line = cmd, .env = (const char *const *)env,
+	                                       .out = out, .err = err, .nullin = 1, .group = 1});
+	for (int i = 0; i < n; i++)
+		free(env[i]);
+	free(env), free(cmd);
 	return pid;
 }
 

@@ -44,6 +44,18 @@
 # or longer (slow) for each f64-to-f32 conversion in it (a kernel fiset's
 # model misjudges).
 ptx=$1
+# FAKE_FLIP="KERNEL:PARAM ...": where store made clones and
+# MPCC_STORE_REPORT is set, the run appends what the runtime would report:
+# each clone's kernel launched 10 times, and each PARAM of it converted to
+# the narrow form at every one of them (another reader wants it as it was)
+if [ -n "${MPCC_STORE_REPORT:-}" ] && grep -q '_mpcc_store(' "$ptx"; then
+	for k in $(sed -n 's/^\.visible \.entry \([A-Za-z0-9_$]*\)_mpcc_store(.*/\1/p' "$ptx"); do
+		echo "{\"kernel\":\"$k\",\"clone\":\"${k}_mpcc_store\",\"launches\":{\"clone\":10,\"original\":0},\"why_original\":{}}"
+		for f in ${FAKE_FLIP:-}; do
+			[ "${f%%:*}" = "$k" ] && echo "{\"kernel\":\"$k\",\"param\":${f#*:},\"type\":\"f64>f32\",\"to_narrow\":10,\"to_narrow_bytes\":80,\"back\":0,\"back_bytes\":0}"
+		done
+	done >>"$MPCC_STORE_REPORT"
+fi
 # store's clones run only under the runtime mpcc links into a program,
 # which this fake has not: like such a program, it runs its kernels
 if grep -q '_mpcc_store(' "$ptx"; then
