@@ -88,7 +88,7 @@ fi
 # the baseline (t0) runs 5 times, 2 s each, on GPU 0; the timing build's
 # preprocessing comes from the step cache that the baseline's build filled
 testing "--jobs 4: the timing build is built after the baseline's build, and runs on another GPU while it runs"
-timed=$(grep 'timed=yes' "$T/j4/runs.log")
+timed=$(grep 'timed=yes dir=t1 ' "$T/j4/runs.log")   # t1: the timing build (a pass's timed check runs later)
 last=$(sed -n 's/.* dir=t0 start=\([0-9.]*\)$/\1/p' "$T/j4/runs.log" | sed -n 5p)
 if [ -z "$timed" ] || [ -z "$last" ]; then
 	fail "no timed run, or the baseline ran fewer than 5 times: $(head -7 "$T/j4/runs.log")"
@@ -113,7 +113,7 @@ fi
 # two GPUs: the baseline on one, the timing build on the other
 testing "--jobs 2: the timing build runs on the other GPU while the baseline runs"
 FAKE_SLEEP=0.6 tune j2 --jobs 2 --max-trials 3 --dry-run
-timed=$(grep 'timed=yes' "$T/j2/runs.log")
+timed=$(grep 'timed=yes dir=t1 ' "$T/j2/runs.log")
 last=$(sed -n 's/.* dir=t0 start=\([0-9.]*\)$/\1/p' "$T/j2/runs.log" | sed -n 5p)
 if [ -n "$timed" ] && [ -n "$last" ] && awk -v t="${timed##*start=}" -v l="$last" 'BEGIN { exit !(t < l) }' &&
    [ "${timed%% *}" = CUDA_VISIBLE_DEVICES=1 ]; then

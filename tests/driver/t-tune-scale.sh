@@ -200,7 +200,7 @@ testing "the timing build is built while the baseline runs, and runs once"
 FAKE_SLEEP=1 FAKE_LOG=$T/tb.log tune tb k.cu --qos 2.55e-4 --time 'time_ms=([0-9.]+)' --runs 3 --keep --dry-run \
 	--build "mkdir -p \$MPCC_TUNE_DIR && $MPCC -arch=sm_90 -ptx k.cu -o \$MPCC_TUNE_DIR/k.ptx" \
 	--run "sh fake.sh \$MPCC_TUNE_DIR/k.ptx" --search exhaustive --step 32
-if [ "$(cat "$T/tb/rc")" = 0 ] && [ "$(grep -c 'timed=yes' "$T/tb.log")" = 1 ] &&
+if [ "$(cat "$T/tb/rc")" = 0 ] && [ "$(grep -c 'timed=yes dir=t1 ' "$T/tb.log")" = 1 ] &&
    [ -n "$(find "$T/tb/work/t0/run.out" -newer "$T/tb/work/t1/build.log")" ]; then
 	passed
 else
