@@ -41,7 +41,7 @@ char *
 pass_runreport(int pass, const char *dir)
 {
 	const struct tuning *tn = passes[pass]->tune;
-	return tn && tn->runreport ? fmt("%s=%s/run-%s.jsonl", tn->runreport, dir, pass_name(pass)) : NULL;
+	return tn && tn->runreport ? fmt("%s/run-%s.jsonl", dir, pass_name(pass)) : NULL;
 }
 
 const struct param *

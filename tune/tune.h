@@ -298,8 +298,9 @@ int pass_probe(void);                  /* the instrumentation (TUNE_PROBE), -1 i
 int pass_tuned(int pass);              /* TUNE_TRANSFORM: searched */
 const struct param *pass_knob(int pass);   /* the parameter its search turns */
 const char *pass_name(int pass);
-/* "VAR=DIR/run-PASS.jsonl": where the runs of a trial in dir write what
- * pass did at run time (struct tuning's runreport; malloc'd), NULL: none */
+/* DIR/run-PASS.jsonl: the file that the runs of a trial in dir write what
+ * pass did at run time to, under its struct tuning's runreport (malloc'd);
+ * NULL: it has none */
 char *pass_runreport(int pass, const char *dir);
 /* the stats of pass on kernel (mangled) in a build's report (malloc'd),
  * NULL if no line; *applied */

@@ -415,7 +415,7 @@ byrun(struct tuner *tu, const struct trial *t, int pass)
 	const struct tuning *tn = passes[pass]->tune;
 	char *path = t && t->verdict == V_OK && tn->flipped ? pass_runreport(pass, t->dir) : NULL;
 	size_t len;
-	char *rep = path ? readfile(strchr(path, '=') + 1, &len) : NULL;
+	char *rep = path ? readfile(path, &len) : NULL;
 	struct setting s = {0};
 	struct buf said = BUF_INIT;
 	for (int i = 0; rep && i < t->set.n; i++) {
@@ -435,8 +435,9 @@ byrun(struct tuner *tu, const struct trial *t, int pass)
 			int gone = 0;
 			for (int d = 0; d < nd; d++)
 				gone |= u[j].id == drop[d];
+			struct buf *to = gone ? &off : &ids;
 			if (u[j].chosen)
-				buf_printf(gone ? &off : &ids, "%s%ld", (gone ? off.n : ids.n) ? "," : "", u[j].id);
+				buf_printf(to, "%s%ld", to->n ? "," : "", u[j].id);
 		}
 		const struct kern *k = kern_byname(tu->k, tu->nk, kn->kernel);
 		const char *with = kern_with(k, pass);

@@ -121,9 +121,12 @@ run_start(struct tuner *tu, const char *dir, int gpu, const char *out, const cha
 	env[n++] = fmt("MPCC_TUNE_DIR=%s", dir);
 	if (gpu >= 0)
 		env[n++] = fmt("CUDA_VISIBLE_DEVICES=%d", gpu);
-	for (int p = 0; p < npass; p++)
-		if ((env[n] = pass_runreport(p, dir)))
-			n++;
+	for (int p = 0; p < npass; p++) {
+		char *path = pass_runreport(p, dir);
+		if (path)
+			env[n++] = fmt("%s=%s", passes[p]->tune->runreport, path);
+		free(path);
+	}
 	char *cmd = runcmd(tu);
 	pid_t pid = spawn_start(&(struct spawn){.line = cmd, .env = (const char *const *)env,
 	                                       .out = out, .err = err, .nullin = 1, .group = 1});
