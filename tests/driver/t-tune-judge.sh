@@ -198,6 +198,22 @@ else
 	fail "$(grep -e 'by its run' -e ' store ' "$T/flip/err" | head)"
 fi
 
+testing "the searches start from store's probe where it pays: a kernel's store alone converts what the others read"
+# FAKE_STORE: clones of hot and cold run 20% faster, of one alone 20%
+# slower; sfu's search on hot must run over the probe, store's search on hot
+# vary hot's knob in place, and no trial carry two knobs of one pass
+FAKE_STORE=20 tune seed k.cu --qos 1e-4 --transform auto --time 'time_ms=([0-9.]+)'
+if grep -q "^mpcc-tune: auto: the searches start from hot store params=auto; cold store params=auto (1.250x): it decides across kernels" "$T/seed/err" &&
+   grep -q "^mpcc-tune: \[t[0-9]*\] hot store params=auto; cold store params=auto; hot sfu lambda=20: time 6.75 (1.481x)" "$T/seed/err" &&
+   grep -q "^mpcc-tune: \[t[0-9]*\] hot store params=\[1\]; cold store params=auto; hot sfu lambda=20: time" "$T/seed/err" &&
+   ! grep -q "^mpcc-tune: \[t[0-9]*\] .*hot store [^;]*;.* hot store " "$T/seed/err" &&
+   grep -q "^mpcc-tune: winner: hot store params=auto; cold store params=auto; hot sfu lambda=20, 1.481x" "$T/seed/err" &&
+   ! grep -q "the searches start from" "$T/cold/err"; then
+	passed
+else
+	fail "$(grep -e 'start from' -e '^mpcc-tune: \[t' -e winner "$T/seed/err" | cut -c1-160 | head -30)"
+fi
+
 testing "a kernel whose sets are below min_ratio is probed, and searched, with fiset's fallback"
 # lowratio.cu: one set of r_ac 0.5; sets=all (min_ratio 1.5) leaves it alone
 tune low lowratio.cu --qos 1e-4 --transform auto --time 'time_ms=([0-9.]+)'

@@ -112,13 +112,13 @@ guessahead(struct tuner *tu)
 	setting_release(&s);
 }
 
-/* the pairs in order, each search on what the earlier kept; what they
- * kept (the caller releases it) */
+/* the pairs in order, each search on what the earlier kept, the first on
+ * from (the baseline if NULL); what they kept (the caller releases it) */
 static struct setting
-steps(struct tuner *tu, struct pair *pr, int n)
+steps(struct tuner *tu, struct pair *pr, int n, struct trial *from)
 {
-	struct setting cur = {0};
-	struct trial *kept = tu->base;
+	struct setting cur = from ? setting_copy(&from->set) : (struct setting){0};
+	struct trial *kept = from ? from : tu->base;
 	struct odds o = {0, 0};
 	double rest = 0;
 	for (int i = 0; i < n; i++)
@@ -466,6 +466,28 @@ byrun(struct tuner *tu, const struct trial *t, int pass)
 	return r;
 }
 
+/* where the searches one after another start: the fastest probe of a pass
+ * that decides across kernels (struct tuning's joint), where it meets the
+ * QoS and beats the baseline beyond the noise; else NULL (the baseline).
+ * Such a pass gains only where every kernel that reads an array keeps it
+ * narrow: searched kernel by kernel, each trial of one kernel alone
+ * converts the arrays at each launch, and what the probe gained would wait
+ * for across(), after every other search. */
+static struct trial *
+start(struct tuner *tu, struct trial *const *t, int n)
+{
+	struct trial *best = NULL;
+	for (int i = 0; i < n; i++)
+		if (t[i] && t[i]->meets && beats(tu, t[i], tu->base) &&
+		    (!best || speedup(tu, t[i]) > speedup(tu, best)))
+			best = t[i];
+	if (best)
+		fprintf(stderr, "mpcc-tune: auto: the searches start from %s (%.3fx): it decides "
+		        "across kernels, and a kernel of it alone converts the arrays the others read\n",
+		        best->what, speedup(tu, best));
+	return best;
+}
+
 void
 search_all(struct tuner *tu)
 {
@@ -494,10 +516,16 @@ search_all(struct tuner *tu)
 			ask[m++] = t[2 * i + 1];
 	if (m)
 		search_ask(tu, ask, m);
+	struct trial *joint[24];   /* the probes of the passes that decide across kernels */
+	int nj = 0;
 	m = 0;   /* the probes with their arrays as their runs found them */
-	for (int i = 0; i < 2 * n; i++)
+	for (int i = 0; i < 2 * n; i++) {
+		if (!passes[pass[i / 2]]->tune->joint)
+			continue;
+		joint[nj++] = t[i];
 		if (t[i] && (ask[m] = byrun(tu, t[i], pass[i / 2])))
-			m++;
+			joint[nj++] = ask[m++];
+	}
 	if (m)
 		search_ask(tu, ask, m);
 	if (tu->o->transform >= 0) {
@@ -522,7 +550,8 @@ search_all(struct tuner *tu)
 			pr[i].weight /= same;
 		}
 	}
-	struct setting kept = pool_apart(tu) && kernels(pr, np) > 1 ? abreast(tu, pr, np) : steps(tu, pr, np);
+	struct setting kept = pool_apart(tu) && kernels(pr, np) > 1 ? abreast(tu, pr, np)
+	                      : steps(tu, pr, np, start(tu, joint, nj));
 	for (int i = 0; i < n; i++)
 		if (passes[pass[i]]->tune->joint)
 			across(tu, &kept, &t[2 * i], pass[i]);

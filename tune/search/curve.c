@@ -7,14 +7,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* base with pass's knob on kernel set to params (and the kernel's facts):
+ * in place of base's own knob of it, if base has one (a search that
+ * starts from a probe of pass varies it) */
 struct trial *
 withknob(struct tuner *tu, const struct setting *base, int pass, const char *kernel,
          const char *params, double x)
 {
-	struct setting s = setting_copy(base);
+	struct setting s = {0};
 	const struct kern *k = kern_byname(tu->k, tu->nk, kernel);
 	char *p = kern_with(k, pass) ? fmt("%s,%s", params, kern_with(k, pass)) : xstrdup(params);
-	setting_launch(tu, &s, pass, kernel, p);
+	int set = 0;
+	for (int i = 0; i < base->n; i++) {
+		const struct knob *b = &base->k[i];
+		if (b->pass == pass && !strcmp(b->kernel, kernel))
+			setting_launch(tu, &s, pass, kernel, p), set = 1;
+		else if (!b->refused)
+			setting_add(&s, b->pass, b->kernel, b->params);
+	}
+	if (!set)
+		setting_launch(tu, &s, pass, kernel, p);
 	free(p);
 	struct trial *t = trial_for(tu, &s, x);
 	setting_release(&s);

@@ -127,7 +127,7 @@ int search_curves(const struct tuner *tu, struct curve *const **c);
  * (session_plan()); search_left() returns what it replaces */
 int search_left(struct tuner *tu, int left);
 void search_later(struct tuner *tu, int later);
-/* the trial of base with one more knob */
+/* the trial of base with one more knob, or with its knob of pass on kernel set anew */
 struct trial *withknob(struct tuner *tu, const struct setting *base, int pass, const char *kernel,
                        const char *params, double x);
 struct curve *curve_new(struct tuner *tu, const char *kernel, int pass, const char *how);

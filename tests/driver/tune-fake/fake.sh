@@ -56,6 +56,16 @@ if [ -n "${MPCC_STORE_REPORT:-}" ] && grep -q '_mpcc_store(' "$ptx"; then
 		done
 	done >>"$MPCC_STORE_REPORT"
 fi
+# FAKE_STORE=P: store's clones run as the runtime would run them: with a
+# clone of every kernel of the PTX the arrays stay narrow and time_ms is P%
+# shorter; with clones of some kernels only, the others convert the arrays
+# back at each launch and time_ms is P% longer
+sx=1
+if [ -n "${FAKE_STORE:-}" ] && grep -q '_mpcc_store(' "$ptx"; then
+	ne=$(grep -c '^\.visible \.entry [A-Za-z0-9_$]*(' "$ptx")
+	nc=$(grep -c '^\.visible \.entry [A-Za-z0-9_$]*_mpcc_store(' "$ptx")
+	sx=$(awk -v p="$FAKE_STORE" -v a=$((ne - nc)) -v c="$nc" 'BEGIN { print a == c ? 1 - p / 100 : 1 + p / 100 }')
+fi
 # store's clones run only under the runtime mpcc links into a program,
 # which this fake has not: like such a program, it runs its kernels
 if grep -q '_mpcc_store(' "$ptx"; then
@@ -131,13 +141,13 @@ if [ -n "$FAKE_OUTLIER" ] && [ "$lambda$sets$timed" = 00no ]; then
 	[ "$(cat "$tf" 2>/dev/null | wc -l)" = 2 ] && slow=3
 fi
 seed=$(od -An -N4 -tu4 /dev/urandom)
-awk -v l="$lambda" -v s="$sets" -v f="${FAKE_FAIL:-}" -v noise="${FAKE_NOISE:-}" \
+awk -v l="$lambda" -v s="$sets" -v f="${FAKE_FAIL:-}" -v noise="${FAKE_NOISE:-}" -v sx="$sx" \
     -v jitter="${FAKE_JITTER:-0}" -v slow="$slow" -v tf="$tf" -v bn="${FAKE_BASENAN:-}" \
     -v seed="$seed" 'BEGIN {
 	e = 1e-3 * (l / 64) ^ 2 + 1e-6 * s
 	srand(seed)
 	t = noise != "" ? 10 * (1 + noise / 100 * (2 * rand() - 1)) : 10 * (1 - l / 128) * (1 - 0.12 * s)
-	t *= slow * (1 + jitter / 100 * (2 * rand() - 1))
+	t *= sx * slow * (1 + jitter / 100 * (2 * rand() - 1))
 	printf "time_ms=%.6f\n", t
 	if (tf != "")
 		printf "%.6f\n", t >>tf
