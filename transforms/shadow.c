@@ -17,8 +17,9 @@
  * fiset's operations), at launches 1, 2, 4, ... and every
  * 1024th, so that a program launching the kernel often fills no buffer.
  * measure=time: the first thread of each block reads %globaltimer at entry
- * (red.min), each warp's first active lane at exit (red.max), and the last
- * thread adds the launch's span to a total and prints, every launch,
+ * (red.min), the block's last group of lanes to exit reads it again
+ * (red.max), and the launch's last thread adds the span to a total and
+ * prints, every launch,
  *     mpcc-time KERNEL LAUNCHES NANOSECONDS THREADS BLOCK NSMID START END
  * (the launch's threads, a block's, and %nsmid: how many warps an SM holds
  * at once, for fiset's cost model; START and END: the span, by
@@ -40,9 +41,12 @@
  * of 1,800 f64 operations); the array keeps the registers the kernel had.
  *
  * "The last thread": every ret (and exit) of the kernel becomes a branch to
- * one exit block, which calls a .func that counts the threads through one
- * atomic add per group of converged lanes; the one that brings the count to
- * the launch's thread count prints and resets the counter. Launches of one
+ * one exit block, which calls a .func that counts the threads: one shared
+ * atomic add per group of converged lanes into its block's count (zeroed
+ * by the block's first thread at the entry, before a bar.sync), and one
+ * global add per block, by the group that completes the block; the one
+ * that brings the launch's count to its thread count prints and resets
+ * the counter. Launches of one
  * kernel must not overlap (concurrent streams would mix their counts);
  * those of different kernels may, each kernel counting its own, and their
  * START and END say that they did.
@@ -362,7 +366,14 @@ errorlines(struct buf *b, const char *p, uint nops)
 	           nops, p, p, callvprintf);
 }
 
-/* the .func every thread calls at exit: counts threads; the last prints */
+/* the .func every thread calls at exit: counts threads, a block's in
+ * shared memory first (blk, zeroed at entry); the last group of converged
+ * lanes of each block adds the block's threads to the launch's count (one
+ * global atomic a block, not one a warp: on one address, a warp's each
+ * made a short memory-bound kernel of 4M warps run 5x slower), and the
+ * last thread of the launch prints. A group's membar.gl before it counts
+ * makes its writes (the totals, the trips) visible to the block's last
+ * group, whose membar.gl passes them on to the launch's last thread */
 static const char *
 exitfunc(Arena *A, const char *p, int measure, uint nops, uint nloop)
 {
@@ -374,19 +385,21 @@ exitfunc(Arena *A, const char *p, int measure, uint nops, uint nloop)
 	           "\tmembar.gl;\n\tactivemask.b32 %%r1;\n\tbar.warp.sync %%r1;\n"
 	           "\tneg.s32 %%r2, %%r1;\n\tand.b32 %%r2, %%r2, %%r1;\n\tbfind.u32 %%r3, %%r2;\n"
 	           "\tmov.u32 %%r4, %%laneid;\n\tsetp.ne.u32 %%p1, %%r3, %%r4;\n"
-	           "\t@%%p1 bra $L__out;\n", p, p);
+	           "\t@%%p1 bra $L__out;\n"
+	           "\tmov.u32 %%r6, %%ntid.x;\n\tmov.u32 %%r7, %%ntid.y;\n\tmul.lo.u32 %%r6, %%r6, %%r7;\n"
+	           "\tmov.u32 %%r7, %%ntid.z;\n\tmul.lo.u32 %%r6, %%r6, %%r7;\n"
+	           "\tpopc.b32 %%r5, %%r1;\n\tatom.shared.add.u32 %%r8, [%sblk], %%r5;\n"
+	           "\tadd.u32 %%r8, %%r8, %%r5;\n\tsetp.ne.u32 %%p1, %%r8, %%r6;\n"
+	           "\t@%%p1 bra $L__out;\n\tmembar.gl;\n", p, p, p);
 	if (measure == TIME)
 		buf_printf(&b, "\tmov.u64 %%rd9, %%globaltimer;\n\tred.global.max.u64 [%st1], %%rd9;\n"
 		           "\tmembar.gl;\n", p);
 	buf_printf(&b,
-	           "\tpopc.b32 %%r5, %%r1;\n\tcvt.u64.u32 %%rd1, %%r5;\n"
-	           "\tatom.global.add.u64 %%rd2, [%scnt], %%rd1;\n\tadd.u64 %%rd2, %%rd2, %%rd1;\n"
+	           "\tcvt.u64.u32 %%rd4, %%r6;\n"
+	           "\tatom.global.add.u64 %%rd2, [%scnt], %%rd4;\n\tadd.u64 %%rd2, %%rd2, %%rd4;\n"
 	           "\tmov.u32 %%r6, %%nctaid.x;\n\tmov.u32 %%r7, %%nctaid.y;\n"
 	           "\tmul.wide.u32 %%rd3, %%r6, %%r7;\n\tmov.u32 %%r6, %%nctaid.z;\n"
-	           "\tcvt.u64.u32 %%rd4, %%r6;\n\tmul.lo.u64 %%rd3, %%rd3, %%rd4;\n"
-	           "\tmov.u32 %%r6, %%ntid.x;\n\tmov.u32 %%r7, %%ntid.y;\n"
-	           "\tmul.wide.u32 %%rd4, %%r6, %%r7;\n\tmov.u32 %%r6, %%ntid.z;\n"
-	           "\tcvt.u64.u32 %%rd5, %%r6;\n\tmul.lo.u64 %%rd4, %%rd4, %%rd5;\n"
+	           "\tcvt.u64.u32 %%rd5, %%r6;\n\tmul.lo.u64 %%rd3, %%rd3, %%rd5;\n"
 	           "\tmul.lo.u64 %%rd3, %%rd3, %%rd4;\n\tsetp.ne.u64 %%p1, %%rd2, %%rd3;\n"
 	           "\t@%%p1 bra $L__out;\n\tmembar.gl;\n"
 	           "\tld.volatile.global.u64 %%rd6, [%slaunch];\n\tadd.u64 %%rd6, %%rd6, 1;\n"
@@ -407,12 +420,22 @@ exitfunc(Arena *A, const char *p, int measure, uint nops, uint nloop)
 	return t;
 }
 
-static const char enterfunc[] =
-	".func %senter()\n{\n\t.reg .pred %%p<2>;\n\t.reg .b32 %%r<4>;\n\t.reg .b64 %%rd<2>;\n"
-	"\tmov.u32 %%r1, %%tid.x;\n\tmov.u32 %%r2, %%tid.y;\n\tor.b32 %%r1, %%r1, %%r2;\n"
-	"\tmov.u32 %%r2, %%tid.z;\n\tor.b32 %%r1, %%r1, %%r2;\n\tsetp.ne.u32 %%p1, %%r1, 0;\n"
-	"\t@%%p1 bra $L__done;\n\tmov.u64 %%rd1, %%globaltimer;\n"
-	"\tred.global.min.u64 [%st0], %%rd1;\n$L__done:\n\tret;\n}\n";
+/* the .func every thread calls at the top of the body: the block's first
+ * thread zeroes its count (and, measure=time, reads %globaltimer), and the
+ * block waits for it: no thread of it counts itself out before */
+static const char *
+enterfunc(Arena *A, const char *p, int measure)
+{
+	return arena_fmt(A,
+	                 ".func %senter()\n{\n\t.reg .pred %%p<2>;\n\t.reg .b32 %%r<4>;\n"
+	                 "\t.reg .b64 %%rd<2>;\n"
+	                 "\tmov.u32 %%r1, %%tid.x;\n\tmov.u32 %%r2, %%tid.y;\n\tor.b32 %%r1, %%r1, %%r2;\n"
+	                 "\tmov.u32 %%r2, %%tid.z;\n\tor.b32 %%r1, %%r1, %%r2;\n\tsetp.ne.u32 %%p1, %%r1, 0;\n"
+	                 "\t@%%p1 bra $L__done;\n\tst.shared.u32 [%sblk], 0;\n%s"
+	                 "$L__done:\n\tbar.sync 0;\n\tret;\n}\n",
+	                 p, p, measure == TIME ? arena_fmt(A, "\tmov.u64 %%rd1, %%globaltimer;\n"
+	                                                 "\tred.global.min.u64 [%st0], %%rd1;\n", p) : "");
+}
 
 static void
 module_part(Module *m, const char *p, const char *name, int measure, const uint *ins, uint n,
@@ -423,6 +446,7 @@ module_part(Module *m, const char *p, const char *name, int measure, const uint 
 	const char *const vars[] = {"cnt", "launch", "ns", "t1"};
 	for (size_t k = 0; k < countof(vars); k++)
 		decl(m, arena_fmt(A, ".global .align 8 .u64 %s%s;\n", p, vars[k]));
+	decl(m, arena_fmt(A, ".shared .align 4 .u32 %sblk;\n", p));
 	decl(m, arena_fmt(A, ".global .align 8 .u64 %st0 = -1;\n", p));
 	const char *f = measure == TIME ? arena_fmt(A, "mpcc-time %s %%llu %%llu %%llu %%llu %%u %%llu %%llu\n", name)
 	                                : arena_fmt(A, "mpcc-shadow %s %%u %%llu %%.9e\n", name);
@@ -436,9 +460,8 @@ module_part(Module *m, const char *p, const char *name, int measure, const uint 
 		buf_puts(&b, "};\n");
 		decl(m, b.s);
 		buf_release(&b);
-	} else {
-		decl(m, arena_fmt(A, enterfunc, p, p));
 	}
+	decl(m, enterfunc(A, p, measure));
 	if (measure == TIME && nloop) {
 		decl(m, arena_fmt(A, ".global .align 8 .u64 %strips[%u];\n", p, 2 * nloop));
 		decl(m, cstring(A, arena_fmt(A, "%stfmt", p),
@@ -575,6 +598,7 @@ errors(Fn *fn, const char *p, uint max, uint n)
 	zero(&x, n);
 	x.at = bodystart(fn);
 	emit(&x, "mov.u64 %s, %s;", x.acc, name);
+	emit(&x, "call.uni %senter;", p);
 	oneexit(fn, flush(&x, p, n));
 }
 
