@@ -51,6 +51,16 @@ setting_env(const struct setting *s)
 	return buf_take(&b);
 }
 
+/* setting_env() of what a build of s applied: without its refused knobs */
+char *
+setting_env_applied(const struct setting *s)
+{
+	struct setting done = setting_copy(s);
+	char *env = setting_env(&done);
+	setting_release(&done);
+	return env;
+}
+
 char *
 setting_words(const struct setting *s, const struct kern *k, int nk)
 {

@@ -255,6 +255,7 @@ void setting_add(struct setting *s, int pass, const char *kernel, const char *pa
 struct setting setting_copy(const struct setting *s);   /* without the refused knobs */
 void setting_release(struct setting *s);
 char *setting_env(const struct setting *s);       /* "off;sfu:lambda=32,kernels=k" */
+char *setting_env_applied(const struct setting *s);   /* the same, without the refused knobs */
 char *setting_words(const struct setting *s, const struct kern *k, int nk);
 /* the kernel of k[0..nk) of that mangled name, NULL if none: the one
  * lookup of a kernel by name in tune/ (the timing build's list, or a copy) */

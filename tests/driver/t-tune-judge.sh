@@ -214,6 +214,18 @@ else
 	fail "$(grep -e 'start from' -e '^mpcc-tune: \[t' -e winner "$T/seed/err" | cut -c1-160 | head -30)"
 fi
 
+testing "a probe whose build left a kernel alone is what the searches start from, not run again without its knob"
+# mixed.cu: store's probe clones hot and leaves flt (f32 already) alone; the
+# searches start from what it built, hot store params=auto, which is t5
+FAKE_STORE=20 tune seedref mixed.cu --qos 1e-4 --transform auto --time 'time_ms=([0-9.]+)'
+if grep -q "^mpcc-tune: auto: the searches start from hot store params=auto; flt store params=auto (1.250x)" "$T/seedref/err" &&
+   grep -q "^mpcc-tune: \[t[0-9]*\] hot store params=auto; hot sfu lambda=20: time 6.75 (1.481x)" "$T/seedref/err" &&
+   ! grep -q "^mpcc-tune: \[t[0-9]*\] hot store params=auto: time" "$T/seedref/err"; then
+	passed
+else
+	fail "$(grep -e 'start from' -e '^mpcc-tune: \[t' "$T/seedref/err" | cut -c1-160 | head -20)"
+fi
+
 testing "a kernel whose sets are below min_ratio is probed, and searched, with fiset's fallback"
 # lowratio.cu: one set of r_ac 0.5; sets=all (min_ratio 1.5) leaves it alone
 tune low lowratio.cu --qos 1e-4 --transform auto --time 'time_ms=([0-9.]+)'

@@ -31,17 +31,39 @@ sidebyside(const struct tuner *tu)
 	return apart(tu) && tu->o->jobs > 1;
 }
 
+/* the trial that built what s gives: of s itself, else one that ran
+ * whose build refused the knobs s lacks (a search that starts from a
+ * probe whose build left some kernels alone starts from what it built) */
+static struct trial *
+built(struct tuner *tu, const char *env)
+{
+	for (int i = 0; i < tu->nt; i++)
+		if (!strcmp(tu->t[i]->env, env))
+			return tu->t[i];
+	for (int i = 0; i < tu->nt; i++) {
+		struct trial *u = tu->t[i];
+		if (!u->refused || u->verdict < 0 || u->verdict == V_NOAPPLY || u->verdict == V_BUILD)
+			continue;
+		char *ue = setting_env_applied(&u->set);
+		int same = !strcmp(ue, env);
+		free(ue);
+		if (same)
+			return u;
+	}
+	return NULL;
+}
+
 struct trial *
 trial_for(struct tuner *tu, const struct setting *s, double x)
 {
 	char *env = setting_env(s);
-	for (int i = 0; i < tu->nt; i++)
-		if (!strcmp(tu->t[i]->env, env)) {
-			free(env);
-			if (tu->t[i]->x < 0 && x >= 0)   /* a probe that a search meets again */
-				tu->t[i]->x = x;
-			return tu->t[i];
-		}
+	struct trial *u = built(tu, env);
+	if (u) {
+		free(env);
+		if (u->x < 0 && x >= 0)   /* a probe that a search meets again */
+			u->x = x;
+		return u;
+	}
 	struct trial *t = xcalloc(1, sizeof *t);
 	t->id = tu->nt;
 	t->set = setting_copy(s);

@@ -160,28 +160,18 @@ trial_build(struct tuner *tu, struct trial *t)
 	return pid;
 }
 
-/* the MPCC_SET of what t's build applied (malloc'd) */
-static char *
-doneenv(const struct trial *t)
-{
-	struct setting done = setting_copy(&t->set);
-	char *env = setting_env(&done);
-	setting_release(&done);
-	return env;
-}
-
 /* a trial whose build refused some knobs builds what the others give:
  * if a trial that built that (the baseline, the search's base) ran
  * already, this one has nothing new to run */
 static int
 anew(struct tuner *tu, struct trial *t)
 {
-	char *env = doneenv(t);
+	char *env = setting_env_applied(&t->set);
 	int r = 0;
 	for (int i = 0; i < tu->nt && !r; i++) {
 		const struct trial *u = tu->t[i];
 		char *ue = u != t && u->verdict >= 0 && u->verdict != V_NOAPPLY && u->verdict != V_BUILD ?
-		           doneenv(u) : NULL;
+		           setting_env_applied(&u->set) : NULL;
 		if (ue && !strcmp(ue, env))
 			r = trial_fail(t, V_NOAPPLY, fmt("it builds what t%d built: %s", u->id, t->refused));
 		free(ue);

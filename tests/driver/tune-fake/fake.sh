@@ -57,14 +57,16 @@ if [ -n "${MPCC_STORE_REPORT:-}" ] && grep -q '_mpcc_store(' "$ptx"; then
 	done >>"$MPCC_STORE_REPORT"
 fi
 # FAKE_STORE=P: store's clones run as the runtime would run them: with a
-# clone of every kernel of the PTX the arrays stay narrow and time_ms is P%
-# shorter; with clones of some kernels only, the others convert the arrays
-# back at each launch and time_ms is P% longer
+# clone of every kernel of the PTX that has f64 arrays (f64 in its body)
+# they stay narrow and time_ms is P% shorter; with clones of some of them
+# only, the others convert the arrays back at each launch and time_ms is
+# P% longer
 sx=1
 if [ -n "${FAKE_STORE:-}" ] && grep -q '_mpcc_store(' "$ptx"; then
-	ne=$(grep -c '^\.visible \.entry [A-Za-z0-9_$]*(' "$ptx")
-	nc=$(grep -c '^\.visible \.entry [A-Za-z0-9_$]*_mpcc_store(' "$ptx")
-	sx=$(awk -v p="$FAKE_STORE" -v a=$((ne - nc)) -v c="$nc" 'BEGIN { print a == c ? 1 - p / 100 : 1 + p / 100 }')
+	sx=$(awk -v p="$FAKE_STORE" '
+		/^\.visible \.entry / { k = $3; c = sub(/_mpcc_store\($/, "(", k); if (c) clone[k] = 1 }
+		/\.f64/ && k != "" && !c { f64[k] = 1 }
+		END { for (k in f64) all += !(k in clone); print all ? 1 + p / 100 : 1 - p / 100 }' "$ptx")
 fi
 # store's clones run only under the runtime mpcc links into a program,
 # which this fake has not: like such a program, it runs its kernels
