@@ -516,7 +516,8 @@ search_all(struct tuner *tu)
 			ask[m++] = t[2 * i + 1];
 	if (m)
 		search_ask(tu, ask, m);
-	struct trial *joint[24];   /* the probes of the passes that decide across kernels */
+	struct trial *joint[32];   /* the probes of the passes that decide across kernels, and
+	                            * their runs': at most 4 of each of the 8 passes probed */
 	int nj = 0;
 	m = 0;   /* the probes with their arrays as their runs found them */
 	for (int i = 0; i < 2 * n; i++) {
