@@ -54,6 +54,10 @@ int mostwarps(int sm);
 /* warps of a kernel an SM of sm_NN holds, as its registers a thread allow:
  * 64K registers, given out 256 (8 a thread) a warp at a time */
 int regwarps(int sm, int regs);
+/* the most registers a thread ptxas gives fn: 255, .maxnreg, or what
+ * .minnctapersm blocks of .maxntid (or .reqntid) threads leave of an SM's
+ * 64K (ptxas spills the rest: __launch_bounds__) */
+int capregs(const Fn *fn);
 /* "compute_90", "sm_90a", "sm_90" -> 90; -1 if not an arch name */
 int archnum(const char *arch);
 

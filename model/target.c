@@ -96,6 +96,24 @@ archnum(const char *arch)
 }
 
 int
+capregs(const Fn *fn)
+{
+	uint v[3] = {0, 1, 1}, b[3] = {1, 0, 0};
+	int most = 255;
+	if (perfdir(fn, ".maxnreg", v) == 1 && v[0] > 0 && (int)v[0] < most)
+		most = v[0];
+	v[1] = v[2] = 1;
+	if (perfdir(fn, ".maxntid", v) > 0 || perfdir(fn, ".reqntid", v) > 0) {
+		perfdir(fn, ".minnctapersm", b);
+		long threads = ((long)v[0] * v[1] * v[2] + 31) / 32 * 32 * (b[0] ? b[0] : 1);
+		int fit = threads > 0 ? (int)(65536 / threads) / 8 * 8 : most;
+		if (fit >= 8 && fit < most)
+			most = fit;
+	}
+	return most;
+}
+
+int
 regwarps(int sm, int regs)
 {
 	const struct target *t = target(sm);

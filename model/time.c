@@ -181,15 +181,19 @@ alone(struct kmodel *a, const struct variant *v)
 	return total;
 }
 
-/* the registers a thread needs: the most 32-bit registers live at once
- * (an f64 value held in f32 takes one) */
+/* the registers a thread has: the most 32-bit registers live at once (an
+ * f64 value held in f32 takes one), as far as its launch bounds allow.
+ * lulesh 2.0's CalcKinematicsAndMonotonicQGradient_kernel, bounded to 64
+ * threads and 8 blocks an SM, needs 209 by liveness and ptxas gives it 128
+ * (spilling 176 bytes): 16 warps an SM, not 9, before and after lowering */
 static int
 regs(struct kmodel *km, const struct variant *v)
 {
 	const Fn *fn = km->fn;
 	for (uint r = 0; r < fn->nreg; r++)
 		km->unit[r] = regunits(fn, r) - (v->low && v->low[r]);
-	return pressure(fn, km->live, km->unit);
+	int p = pressure(fn, km->live, km->unit), most = capregs(fn);
+	return p < most ? p : most;
 }
 
 /* the most of c[] that one path from the entry through the blocks

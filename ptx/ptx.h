@@ -407,6 +407,9 @@ int immform(Str t);
 int immf32(Str t, float *f);
 int strpre(Str s, const char *t);           /* s starts with t */
 Fn *findfn(Module *m, const char *name);   /* the definition, else a declaration */
+/* the numbers of fn's performance directive d (".maxntid" in ".maxntid 64,
+ * 1, 1": 3 of them), at most 3 into v; 0 where fn has none */
+int perfdir(const Fn *fn, const char *d, uint v[3]);
 char *symstr(const Module *m, uint sym);    /* a symbol's name, malloc'd */
 const char *symname(const Module *m, uint sym);   /* the same, in the module's arena */
 int opcode(const char *s, size_t n);   /* O*, or -1 */

@@ -466,6 +466,30 @@ symname(const Module *m, uint sym)
 	return arena_strndup(m->arena, m->sym[sym].name.s, m->sym[sym].name.n);
 }
 
+int
+perfdir(const Fn *fn, const char *d, uint v[3])
+{
+	const char *p = fn->perf.s, *end = p + fn->perf.n;
+	size_t n = strlen(d);
+	for (; p && p + n <= end; p++) {
+		if (memcmp(p, d, n) || (p + n < end && (isalnum((uchar)p[n]) || p[n] == '_')))
+			continue;
+		int k = 0;
+		for (p += n; p < end && k < 3;) {
+			while (p < end && (*p == ' ' || *p == '\t' || *p == ','))
+				p++;
+			if (p == end || !isdigit((uchar)*p))
+				break;
+			uint x = 0;
+			while (p < end && isdigit((uchar)*p))
+				x = x * 10 + (uint)(*p++ - '0');
+			v[k++] = x;
+		}
+		return k;
+	}
+	return 0;
+}
+
 Fn *
 findfn(Module *m, const char *name)
 {
