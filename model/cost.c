@@ -81,6 +81,13 @@ addf2f(const struct target *t, struct load *l, double w)
 	return (struct step){1, ops[CCVT][0].lat};
 }
 
+double
+addspill(const struct target *t, struct load *l, int st, int ld)
+{
+	l->r[R_ISSUE] += (st + ld) / 4.0 / t->issue;
+	return ld / 4.0 * LATL1;
+}
+
 static struct step
 addclass(const struct target *t, struct load *l, int cls, int f32, double w)
 {

@@ -53,5 +53,9 @@ struct step addf2f(const struct target *t, struct load *l, double w);
 struct step inscost(const struct kmodel *km, const struct target *t, uint k, int f32,
                     struct load *l);
 double f2flat(void);     /* clocks from a conversion's issue to its result */
+/* what spilled registers cost a thread: st and ld bytes of local stores
+ * and reloads (4 a thread each, once a thread), into l; the clocks a warp
+ * waits on the reloads */
+double addspill(const struct target *t, struct load *l, int st, int ld);
 
 #endif

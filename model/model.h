@@ -88,6 +88,12 @@ struct variant {
 	const uchar *low;   /* per register: an f64 value held in one 32-bit register */
 	const struct cast *cast;
 	int ncast;
+	/* as ptxas compiled it (0: not known): the registers a thread, which
+	 * decide how many warps an SM holds where liveness errs both ways
+	 * (bench/results/2026-11-29-h200-regs.md), and the bytes a thread
+	 * spills and reloads, each a local access a warp waits on */
+	int regs;
+	int spill[2];       /* bytes stored, bytes loaded */
 };
 /* a kernel prepared for the model: how often each statement runs, each
  * statement's registers, liveness; in the module's arena */

@@ -190,6 +190,8 @@ static int
 regs(struct kmodel *km, const struct variant *v)
 {
 	const Fn *fn = km->fn;
+	if (v->regs > 0)
+		return v->regs;
 	for (uint r = 0; r < fn->nreg; r++)
 		km->unit[r] = regunits(fn, r) - (v->low && v->low[r]);
 	int p = pressure(fn, km->live, km->unit), most = capregs(fn);
@@ -263,7 +265,8 @@ kmodel_time(struct kmodel *a, const struct target *t, const struct variant *v, d
 	l.r[R_MEM] = costliest(a, mem);
 	for (int j = 0; j < v->ncast; j++)
 		addf2f(t, &l, a->w[v->cast[j].at]);
-	double d[NRES], sum = 0, z = alone(a, v);
+	double wait = addspill(t, &l, v->spill[0], v->spill[1]);
+	double d[NRES], sum = 0, z = alone(a, v) + wait;
 	for (int k = 0; k < NRES; k++)
 		sum += d[k] = 128 * l.r[k];
 	z = z > sum ? z - sum : 0;

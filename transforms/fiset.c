@@ -74,9 +74,23 @@ trust(const struct fs *a)
 	return a->known.f[F_TRIPS].xs || a->known.f[F_WARPS].i ? TRUSTFACTS : TRUST;
 }
 
+/* ", as ptxas compiles them (R registers, then R')" where the last
+ * prediction on target j came from ptxas's figures, else "" */
+static const char *
+compiledas(const struct fs *a, int j)
+{
+	if (!a->compiled || a->creg[j][0] <= 0 || a->creg[j][1] <= 0)
+		return "";
+	const int *s0 = a->cspill[j][0], *s1 = a->cspill[j][1];
+	return arena_fmt(a->a, " as ptxas compiles them (%d registers%s, then %d%s)", a->creg[j][0],
+	                 s0[1] ? arena_fmt(a->a, " and %d bytes reloaded", s0[1]) : "", a->creg[j][1],
+	                 s1[1] ? arena_fmt(a->a, " and %d", s1[1]) : "");
+}
+
 /* auto keeps its sets only where, together, they are predicted at least
  * TRUST on every target; f64 in float code is lowered whatever the
- * prediction, and the gain counted is the other sets' over it. */
+ * prediction, and the gain counted is the other sets' over it. cur: the
+ * predictions of ch, as ptxas compiles it where a->compiled */
 static void
 distrust(struct fs *a, uchar *ch, const double *cur)
 {
@@ -100,9 +114,9 @@ distrust(struct fs *a, uchar *ch, const double *cur)
 				continue;
 			st->lower = 0;
 			fs_choose(a, ch, s, 0);
-			st->why = arena_fmt(a->a, "auto's sets predicted %.3fx together on sm_%d: within the "
+			st->why = arena_fmt(a->a, "auto's sets predicted %.3fx together on sm_%d%s: within the "
 			                    "model's error (%.0f%%), left for mpcc-tune to measure",
-			                    gain, a->tsm[j], (trust(a) - 1) * 100);
+			                    gain, a->tsm[j], compiledas(a, j), (trust(a) - 1) * 100);
 		}
 		return;
 	}
@@ -159,6 +173,12 @@ chooseauto(struct fs *a, uchar *ch, const int *rank, int max)
 		for (int j = 0; j < a->nt; j++)
 			cur[j] = p[j];
 	}
+	if (fs_compile(a, ch))
+		for (int j = 0; j < a->nt; j++) {
+			double x[2];
+			fs_predict_compiled(a, j, ch, x);
+			cur[j] = x[0];
+		}
 	distrust(a, ch, cur);
 }
 
@@ -216,9 +236,10 @@ pick(struct fs *a, const struct params *p, uchar *ch)
 	if (v->i == S_AUTO) {
 		chooseauto(a, ch, ranked(a), p->v[MAX_SETS].i);
 		measured(a, p, ch);
-		return;
-	}
-	picklist(a, p, ch, v->i);
+	} else
+		picklist(a, p, ch, v->i);
+	if (!a->compiled || memcmp(ch, a->cch, a->n))
+		fs_compile(a, ch);   /* the choice's prediction, as compiled */
 }
 
 /* best, all, N or ids (kind: a SETS value) */
@@ -491,7 +512,7 @@ stats(struct fs *a, const uchar *ch, int nlow, int after)
 	for (int j = 0; j < a->nt; j++) {
 		double x[2] = {1, 1};
 		if (nlow)
-			fs_predict(a, j, ch, x);
+			fs_predict_compiled(a, j, ch, x);
 		statw_target(&w, a->tsm[j], x[0]);
 	}
 	statw_close(&w);

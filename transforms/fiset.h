@@ -55,6 +55,15 @@ struct fs {
 	const char *decided; /* how sets=auto chose: "predicted", or the measured
 	                      * speed-ups of its candidates that decided */
 	double *freq;        /* per block: how often it runs (blockfreq()) */
+	struct passctx *cx;  /* fs_analyze()'s, and its facts */
+	const struct facts *given;
+	/* the choice cch as ptxas compiles it, per target: the registers a
+	 * thread and the bytes it spills and reloads, [0] of the kernel as
+	 * written, [1] lowered (-1: ptxas could not say: no ptxas, or a target
+	 * older than the PTX's); compiled: 0 where no target's is known */
+	int creg[MAXT][2], cspill[MAXT][2][2];
+	int compiled;
+	uchar *cch;
 	uint *order;         /* the loops in the order trips lists them (looporder()) */
 	uchar *from;         /* per block: where that comes from (FQ_) */
 };
@@ -90,6 +99,12 @@ void fs_plan(const struct fs *a, const uchar *ch, struct plan *p);
 /* the predicted speedup of lowering ch on target j: x[0] of the kernel,
  * x[1] of its arithmetic alone */
 void fs_predict(struct fs *a, int j, const uchar *ch, double x[2]);
+/* the same with the registers and spills ptxas gives the kernel and ch
+ * lowered, where fs_compile() found them; else fs_predict() */
+void fs_predict_compiled(struct fs *a, int j, const uchar *ch, double x[2]);
+/* ask ptxas what the kernel and its copy with ch lowered take on each
+ * target (a->creg, a->cspill); 1 if it said */
+int fs_compile(struct fs *a, const uchar *ch);
 void fs_choose(const struct fs *a, uchar *ch, int set, int on);   /* set's instructions in ch */
 int f64reg(const Fn *fn, Ref r);
 /* i is cvt.rn.f32.f64 (any float rounding, .ftz or not): an exit to f32 */

@@ -119,8 +119,8 @@ occupancy(struct h2 *h, const struct params *p)
 				fc = NULL;
 			arena_free(hc.a);
 		}
-		h->regs[k][0] = ptxasregs(h->m, h->fn, h->sm[k]);
-		h->regs[k][1] = fc ? ptxasregs(c, fc, h->sm[k]) : -1;
+		h->regs[k][0] = ptxasregs(h->m, h->fn, h->sm[k], NULL);
+		h->regs[k][1] = fc ? ptxasregs(c, fc, h->sm[k], NULL) : -1;
 	}
 	if (c)
 		mod_free(c);

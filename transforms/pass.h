@@ -124,8 +124,9 @@ struct passctx {
 int ptxsm(const struct passctx *cx);
 /* the registers a thread of kernel fn takes on sm_NN, as ptxas -v says
  * of m with fn its only kernel (ptxas on PATH: the driver's is nvcc's);
- * -1 if ptxas cannot say */
-int ptxasregs(const Module *m, const Fn *fn, int sm);
+ * -1 if ptxas cannot say. spill (NULL: not asked): the bytes a thread
+ * spills and reloads */
+int ptxasregs(const Module *m, const Fn *fn, int sm, int spill[2]);
 /* the demangled name of fn, in its module's arena */
 const char *demangled(const Fn *fn);
 /* why no pass may run on cx->m: it does not verify (malloc'd), or NULL.

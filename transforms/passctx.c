@@ -33,16 +33,29 @@ onekernel(FILE *f, const Module *m, const Fn *fn)
 	}
 }
 
+/* the number before what in line l ("8" of "8 bytes spill loads"), else
+ * old */
+static int
+bytesbefore(const char *l, const char *what, int old)
+{
+	const char *e = strstr(l, what), *s = e;
+	while (s && s > l && s[-1] >= '0' && s[-1] <= '9')
+		s--;
+	return s && s < e ? atoi(s) : old;
+}
+
 /* ptxas runs through common/spawn.h, as every process mpcc starts: in
  * the hook's child (driver/contain.c) it gets the limits the driver had,
  * not the child's */
 int
-ptxasregs(const Module *m, const Fn *fn, int sm)
+ptxasregs(const Module *m, const Fn *fn, int sm, int spill[2])
 {
 	const char *dir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
 	char *path = fmt("%s/mpcc-regs-XXXXXX.ptx", dir), *log = fmt("%s/mpcc-regs-XXXXXX.log", dir);
 	int fd = strchr(path, '\'') ? -1 : mkstemps(path, 4), lfd = fd >= 0 ? mkstemps(log, 4) : -1;
 	int regs = -1;
+	if (spill)
+		spill[0] = spill[1] = 0;
 	FILE *f = lfd >= 0 ? fdopen(fd, "w") : NULL;
 	if (f) {
 		onekernel(f, m, fn);
@@ -50,9 +63,14 @@ ptxasregs(const Module *m, const Fn *fn, int sm)
 		char *cmd = fmt("ptxas -arch=sm_%d -v '%s' -o /dev/null", sm, path), *save, *l;
 		char *text = spawn_run(&(struct spawn){.line = cmd, .out = log, .err = log}) == 0 ?
 		             readfile(log, NULL) : NULL;
-		for (l = text ? strtok_r(text, "\n", &save) : NULL; l; l = strtok_r(NULL, "\n", &save))
+		for (l = text ? strtok_r(text, "\n", &save) : NULL; l; l = strtok_r(NULL, "\n", &save)) {
 			if (strstr(l, "Used ") && strstr(l, " registers"))
 				regs = atoi(strstr(l, "Used ") + 5);
+			if (spill) {   /* "0 bytes stack frame, 8 bytes spill stores, 8 bytes spill loads" */
+				spill[0] = bytesbefore(l, " bytes spill stores", spill[0]);
+				spill[1] = bytesbefore(l, " bytes spill loads", spill[1]);
+			}
+		}
 		free(text);
 		free(cmd);
 	} else if (fd >= 0)

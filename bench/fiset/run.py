@@ -37,9 +37,9 @@ import sys
 import math
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-KERNELS = ['nbody', 'lj', 'flux', 'divsqrt', 'axpy', 'heat']
+KERNELS = ['nbody', 'lj', 'flux', 'divsqrt', 'axpy', 'heat', 'held', 'bounded']
 DEFAULT_N = {'nbody': 32768, 'lj': 16384, 'flux': 1 << 22, 'divsqrt': 1 << 22,
-             'axpy': 1 << 24, 'heat': 1 << 24}
+             'axpy': 1 << 24, 'heat': 1 << 24, 'held': 1 << 20, 'bounded': 1 << 20}
 KNAME = {'nbody': 'bodyForce', 'lj': 'ljForce'}
 
 
