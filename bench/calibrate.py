@@ -37,7 +37,9 @@ within-20% column: its time measures its neighbours too (issue 49).
 Environment: MPCC (the driver), ARCH (sm_90), ROUNDS (7), TROUNDS (3),
 JOBS (builds at once, 8), ONLY (a regex: the variants built or run),
 NOTRIPS (set: base+t is built again without the trip counters, as the
-other timing builds are; measure's build counts them).
+other timing builds are; measure's build counts them), MPCC_TUNE (set:
+measure takes each program's facts from `mpcc-tune --measure`, fiset's
+candidates timed per kernel among them, and base+t is built by build).
 """
 import concurrent.futures as cf
 import json
@@ -87,7 +89,7 @@ def build(p, out, variant, count=False):
         rules.append('{kernels: ["*"], fiset: {sets: all}}')
     if timed:
         # kernel times alone in the variants; the measure build counts trips
-        trips = count or (variant == "base+t" and not os.environ.get("NOTRIPS"))
+        trips = count or (variant == "base+t" and not os.environ.get("NOTRIPS") and not os.environ.get("MPCC_TUNE"))
         rules.append('{kernels: ["*"], shadow: {measure: time%s}}' % ("" if trips else ", trips: false"))
     cc = "nvcc" if not rules else MPCC
     with open(os.path.join(d, ".mpcc.yaml"), "w") as f:
@@ -168,7 +170,42 @@ def beside(text):
     return out
 
 
+def tunefacts(p, out):
+    """MPCC_TUNE set: the facts of p as mpcc-tune --measure writes them
+    (warps, trips, ptx and fiset's candidates timed per kernel, measured),
+    its rules copied into NAME/facts.rules; its log in NAME/measure/tune.log"""
+    d = os.path.join(out, p["name"], "measure")
+    shutil.rmtree(d, ignore_errors=True)
+    shutil.copytree(p["dir"], d, symlinks=True)
+    pol = os.path.join(d, ".mpcc.yaml")
+    with open(pol, "w") as f:
+        f.write("version: 1\nroot: true\n")
+    cmd = [os.environ["MPCC_TUNE"], "--measure", "--build", re.sub(r"^make ", "make -B ", p["build"]),
+           "--run", p["run"], "--policy", pol, "--workdir", os.path.join(d, "work")]
+    if p["time"] != "wall":   # mpcc-tune's regex is POSIX's and takes the last match
+        cmd += ["--time", re.sub(r"^\(\?s\)\.\*", "", p["time"])]
+    t = time.time()
+    r = subprocess.run(cmd, cwd=d, env=dict(os.environ, CC=MPCC), capture_output=True, text=True)
+    open(os.path.join(d, "tune.log"), "w").write(r.stdout + r.stderr)
+    rules, k = [], None
+    for line in open(pol):
+        m = re.match(r'\s*- kernels: \["(\S+)"\]$', line)
+        if m:
+            k = m.group(1)
+        m = re.match(r"\s+fiset: (\{.*\})$", line)
+        if m and k:
+            rules.append('{kernels: ["%s"], fiset: %s}' % (k, m.group(1)))
+            k = None
+    open(os.path.join(out, p["name"], "facts.rules"), "w").write("".join(r + "\n" for r in rules))
+    print("%s: mpcc-tune --measure rc %d in %.0f s, %d rules" % (p["name"], r.returncode, time.time() - t,
+                                                                len(rules)), flush=True)
+
+
 def measure(progs, out):
+    if os.environ.get("MPCC_TUNE"):
+        for p in progs:
+            tunefacts(p, out)
+        return
     with cf.ThreadPoolExecutor(int(os.environ.get("JOBS", "8"))) as ex:
         for p, (v, rc, s) in zip(progs, ex.map(lambda p: build(p, out, "base+t", True), progs)):
             print("%s: base+t built rc %d in %.0f s" % (p["name"], rc, s), flush=True)
@@ -202,7 +239,7 @@ def only(v):
 
 def buildall(progs, out):
     jobs = [(p, v + s) for p in progs for v in VARIANTS for s in ("", "+t")
-            if only(v + s) and ((v + s) != "base+t" or os.environ.get("NOTRIPS"))]
+            if only(v + s) and ((v + s) != "base+t" or os.environ.get("NOTRIPS") or os.environ.get("MPCC_TUNE"))]
     with cf.ThreadPoolExecutor(int(os.environ.get("JOBS", "8"))) as ex:
         for (p, _), (v, rc, s) in zip(jobs, ex.map(lambda j: build(j[0], out, j[1]), jobs)):
             print("%s: %s built rc %d in %.0f s" % (p["name"], v, rc, s), flush=True)
