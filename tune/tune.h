@@ -228,6 +228,12 @@ double threshold(const struct tuner *tu);
 int beats(const struct tuner *tu, const struct trial *a, const struct trial *b);
 /* does t's setting hold a pass that is not a transform (the timing or shadow build)? */
 int instrumented(const struct trial *t);
+/* how many times --slow an instrumented build's run may take: its
+ * instrumentation costs what it costs (on public programs the timing
+ * build's figure of merit read 3.4x the plain build's for s3d's 54 short
+ * kernels, 7.9x for a thrust transform), and its time decides nothing;
+ * the limit still stops a run that hangs */
+#define INSTRUMENTED_SLOW 4
 /* may t be the answer: ran, met the QoS, no instrumentation, not a baseline? */
 int eligible(const struct tuner *tu, const struct trial *t);
 /* the fastest eligible trial among t[] (NULL if none) */

@@ -87,6 +87,22 @@ else
 	passed
 fi
 
+testing "--measure takes a timing build slower than --slow, and a program that prints no number but its time"
+d=$T/cost
+rm -rf "$d" && mkdir -p "$d" && cp "$FAKE/loops.cu" "$FAKE/fake.sh" "$d/"
+(cd "$d" && FAKE_TIMEDX=5 FAKE_NONUM=1 "$MPCC_TUNE" --measure \
+	--build "$MPCC -arch=sm_90 -ptx loops.cu -o k.ptx" --run "sh fake.sh k.ptx | $SHAPE" \
+	--time 'time_ms=([0-9.]+)' --workdir "$d/work" >out 2>err)
+if [ $? != 0 ]; then
+	fail "mpcc-tune failed: $(tail -5 "$d/err")"
+elif ! grep -q '^mpcc-tune: measure run .*, [0-9.]*x the plain run' "$d/err" ||
+     ! grep -q 'note: the baseline.s output holds no number besides its time: the measure run.s output is not checked against it' "$d/err" ||
+     ! grep -q 'fiset: {warps: 16, measured: ' "$d/.mpcc.yaml"; then
+	fail "$(tail -12 "$d/err")"
+else
+	passed
+fi
+
 testing "a kernel that ran beside others gets no measured fact, and the log says why"
 measure side fast side
 if [ "$(cat "$T/side/rc")" != 0 ]; then

@@ -292,7 +292,8 @@ await(struct tuner *tu)
 		struct job *j = &P.j[i];
 		if ((j->state != J_BUILD && j->state != J_RUN && j->state != J_SIDE) || !j->pid)
 			continue;
-		double limit = j->side ? j->side->limit : j->state == J_RUN ? P.limit : 0;
+		double limit = j->side ? j->side->limit : j->state != J_RUN ? 0 :
+		               instrumented(j->t) ? INSTRUMENTED_SLOW * P.limit : P.limit;
 		if (pid == j->pid) {
 			ended(tu, j, st);
 		} else if (limit > 0 && now() - j->t0 > limit) {
