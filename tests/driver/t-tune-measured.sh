@@ -87,6 +87,24 @@ else
 	passed
 fi
 
+testing "where the timing build misleads, the plain build's run gives the speed-up, and the log says so"
+# misled: multi timed 0.68x with sets=all, and the plain build runs the
+# program 1.92x faster (time_ms 10 against 5.2); multi is all of its time
+measure misled misled
+build misled
+if [ "$(cat "$T/misled/rc")" != 0 ]; then
+	fail "mpcc-tune failed: $(tail -5 "$T/misled/err")"
+elif ! grep -q 'measured: \[1, 1.92, 0\]' "$T/misled/.mpcc.yaml"; then
+	fail "$(grep fiset "$T/misled/.mpcc.yaml")"
+elif ! grep -q '^  multi(int, double const\*, double const\*, double const\*, double\*): 1.00x with sets=auto, 1.92x with sets=all (timed 0.68x; the plain build ran the program 1.92x: the instrumentation misled, 1.92x taken), noise 0%$' "$T/misled/err"; then
+	fail "the log does not say: $(grep -A3 'candidates measured' "$T/misled/err")"
+elif ! grep -q '"applied":true,' "$T/misled/multi.json" ||
+     ! grep -q '"decided":"measured 1.92x with all sets' "$T/misled/multi.json"; then
+	fail "$(cut -c1-300 "$T/misled/multi.json")"
+else
+	passed
+fi
+
 testing "--measure takes a timing build slower than --slow, and a program that prints no number but its time"
 d=$T/cost
 rm -rf "$d" && mkdir -p "$d" && cp "$FAKE/loops.cu" "$FAKE/fake.sh" "$d/"
