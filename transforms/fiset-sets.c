@@ -534,6 +534,11 @@ fs_compile(struct fs *a, const uchar *ch)
 			a->creg[j][0] = ptxasregs(a->cx->m, a->fn, a->tsm[j], a->cspill[j][0]);
 	}
 	memcpy(a->cch, ch, a->n);
+	int known = 0;
+	for (int j = 0; j < a->nt; j++)
+		known |= a->creg[j][0] > 0;
+	if (!known)
+		return 0;   /* no ptxas, or no target it compiles for: liveness */
 	Module *c = modcopy(a->cx->m);
 	Fn *fc = c ? findfn(c, symname(a->cx->m, a->fn->sym)) : NULL;
 	if (fc && fc->nins == a->fn->nins) {
