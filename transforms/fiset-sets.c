@@ -513,53 +513,6 @@ fs_predict_compiled(struct fs *a, int j, const uchar *ch, double x[2])
 		x[k] = t1[k] > 0 ? t0[k] / t1[k] : 1;
 }
 
-/* Liveness counts the registers ptxas will give a kernel within a few, and
- * misses by a quarter either way often enough (on sixty public FP64
- * kernels: 58 counted where ptxas gives 30, 72 where 48, 96 where 100),
- * and how many warps an SM holds turns on it: so the choice is compiled,
- * the kernel as written and a copy with ch lowered, as half2 compiles its
- * pairing. Once a choice: the kernel's own figures are asked once */
-int
-fs_compile(struct fs *a, const uchar *ch)
-{
-	int any = 0;
-	for (uint k = 0; k < a->n && !any; k++)
-		any = ch[k];
-	a->compiled = 0;
-	if (!any || !a->nt || !a->km)
-		return 0;
-	if (!a->cch) {
-		a->cch = arena_alloc(a->a, a->n + 1);
-		for (int j = 0; j < a->nt; j++)
-			a->creg[j][0] = ptxasregs(a->cx->m, a->fn, a->tsm[j], a->cspill[j][0]);
-	}
-	memcpy(a->cch, ch, a->n);
-	int known = 0;
-	for (int j = 0; j < a->nt; j++)
-		known |= a->creg[j][0] > 0;
-	if (!known)
-		return 0;   /* no ptxas, or no target it compiles for: liveness */
-	Module *c = modcopy(a->cx->m);
-	Fn *fc = c ? findfn(c, symname(a->cx->m, a->fn->sym)) : NULL;
-	if (fc && fc->nins == a->fn->nins) {
-		struct passctx cc = *a->cx;
-		struct fs b;
-		struct plan p;
-		cc.m = c;
-		fs_analyze(&b, &cc, fc, a->given);
-		fs_plan(&b, ch, &p);
-		fs_lower(&b, ch, &p);
-		fs_done(&b);
-		for (int j = 0; j < a->nt; j++) {   /* a target below the PTX's .target: none */
-			a->creg[j][1] = ptxasregs(c, fc, a->tsm[j], a->cspill[j][1]);
-			a->compiled |= a->creg[j][0] > 0 && a->creg[j][1] > 0;
-		}
-	}
-	if (c)
-		mod_free(c);
-	return a->compiled;
-}
-
 static double
 predict(struct fs *a, int j, const uchar *ch)
 {

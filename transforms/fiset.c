@@ -74,6 +74,54 @@ trust(const struct fs *a)
 	return a->known.f[F_TRIPS].xs || a->known.f[F_WARPS].i ? TRUSTFACTS : TRUST;
 }
 
+/* Liveness misses the registers ptxas gives a kernel by a fifth or more,
+ * either way, on 35 of 80 public FP64 kernels (58 counted where ptxas gives
+ * 30, 72 where 48, 96 where 100: bench/results/2026-11-29-h200-regs.md),
+ * and how many warps an SM holds turns on it: so the choice ch is
+ * compiled, the kernel as written and a copy with ch lowered, each alone,
+ * as half2 compiles its pairing (a->creg, a->cspill); the kernel's own
+ * figures are asked once. 1 if ptxas said for some target */
+static int
+compile(struct fs *a, const uchar *ch)
+{
+	int any = 0;
+	for (uint k = 0; k < a->n && !any; k++)
+		any = ch[k];
+	a->compiled = 0;
+	if (!any || !a->nt || !a->km)
+		return 0;
+	if (!a->cch) {
+		a->cch = arena_alloc(a->a, a->n + 1);
+		for (int j = 0; j < a->nt; j++)
+			a->creg[j][0] = ptxasregs(a->cx->m, a->fn, a->tsm[j], a->cspill[j][0]);
+	}
+	memcpy(a->cch, ch, a->n);
+	int known = 0;
+	for (int j = 0; j < a->nt; j++)
+		known |= a->creg[j][0] > 0;
+	if (!known)
+		return 0;   /* no ptxas, or no target it compiles for: liveness */
+	Module *c = modcopy(a->cx->m);
+	Fn *fc = c ? findfn(c, symname(a->cx->m, a->fn->sym)) : NULL;
+	if (fc && fc->nins == a->fn->nins) {
+		struct passctx cc = *a->cx;
+		struct fs b;
+		struct plan p;
+		cc.m = c;
+		fs_analyze(&b, &cc, fc, a->given);
+		fs_plan(&b, ch, &p);
+		fs_lower(&b, ch, &p);
+		fs_done(&b);
+		for (int j = 0; j < a->nt; j++) {   /* a target below the PTX's .target: none */
+			a->creg[j][1] = ptxasregs(c, fc, a->tsm[j], a->cspill[j][1]);
+			a->compiled |= a->creg[j][0] > 0 && a->creg[j][1] > 0;
+		}
+	}
+	if (c)
+		mod_free(c);
+	return a->compiled;
+}
+
 /* ", as ptxas compiles them (R registers, then R')" where the last
  * prediction on target j came from ptxas's figures, else "" */
 static const char *
@@ -173,7 +221,7 @@ chooseauto(struct fs *a, uchar *ch, const int *rank, int max)
 		for (int j = 0; j < a->nt; j++)
 			cur[j] = p[j];
 	}
-	if (fs_compile(a, ch))
+	if (compile(a, ch))
 		for (int j = 0; j < a->nt; j++) {
 			double x[2];
 			fs_predict_compiled(a, j, ch, x);
@@ -239,7 +287,7 @@ pick(struct fs *a, const struct params *p, uchar *ch)
 	} else
 		picklist(a, p, ch, v->i);
 	if (!a->compiled || memcmp(ch, a->cch, a->n))
-		fs_compile(a, ch);   /* the choice's prediction, as compiled */
+		compile(a, ch);   /* the choice's prediction, as compiled */
 }
 
 /* best, all, N or ids (kind: a SETS value) */

@@ -100,11 +100,9 @@ void fs_plan(const struct fs *a, const uchar *ch, struct plan *p);
  * x[1] of its arithmetic alone */
 void fs_predict(struct fs *a, int j, const uchar *ch, double x[2]);
 /* the same with the registers and spills ptxas gives the kernel and ch
- * lowered, where fs_compile() found them; else fs_predict() */
+ * lowered, where fiset.c's compile() found them (a->creg, a->cspill);
+ * else fs_predict() */
 void fs_predict_compiled(struct fs *a, int j, const uchar *ch, double x[2]);
-/* ask ptxas what the kernel and its copy with ch lowered take on each
- * target (a->creg, a->cspill); 1 if it said */
-int fs_compile(struct fs *a, const uchar *ch);
 void fs_choose(const struct fs *a, uchar *ch, int set, int on);   /* set's instructions in ch */
 int f64reg(const Fn *fn, Ref r);
 /* i is cvt.rn.f32.f64 (any float rounding, .ftz or not): an exit to f32 */
