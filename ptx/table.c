@@ -469,9 +469,11 @@ symname(const Module *m, uint sym)
 int
 perfdir(const Fn *fn, const char *d, uint v[3])
 {
+	if (!fn->perf.s)
+		return 0;
 	const char *p = fn->perf.s, *end = p + fn->perf.n;
 	size_t n = strlen(d);
-	for (; p && p + n <= end; p++) {
+	for (; p + n <= end; p++) {
 		if (memcmp(p, d, n) || (p + n < end && (isalnum((uchar)p[n]) || p[n] == '_')))
 			continue;
 		int k = 0;
