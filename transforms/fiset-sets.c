@@ -484,33 +484,23 @@ fs_predict(struct fs *a, int j, const uchar *ch, double x[2])
 	double t1[2];
 	fs_plan(a, ch, &p);
 	variant(a, ch, &p, &v);
+	if (a->compiled && a->creg[j][0] > 0 && a->creg[j][1] > 0 && !memcmp(ch, a->cch, a->n)) {
+		struct variant b = {.regs = a->creg[j][0]};   /* as written, as ptxas compiles it */
+		double t0[2];
+		memcpy(b.spill, a->cspill[j][0], sizeof b.spill);
+		v.regs = a->creg[j][1];
+		memcpy(v.spill, a->cspill[j][1], sizeof v.spill);
+		kmodel_time(a->km, a->t[j], &b, t0);
+		kmodel_time(a->km, a->t[j], &v, t1);
+		for (int k = 0; k < 2; k++)
+			x[k] = t1[k] > 0 ? t0[k] / t1[k] : 1;
+		return;
+	}
 	if (!a->base[j][0])
 		kmodel_time(a->km, a->t[j], NULL, a->base[j]);
 	kmodel_time(a->km, a->t[j], &v, t1);
 	for (int k = 0; k < 2; k++)
 		x[k] = t1[k] > 0 ? a->base[j][k] / t1[k] : 1;
-}
-
-void
-fs_predict_compiled(struct fs *a, int j, const uchar *ch, double x[2])
-{
-	struct plan p;
-	struct variant v, b = {0};
-	double t0[2], t1[2];
-	if (!a->compiled || memcmp(ch, a->cch, a->n) || a->creg[j][0] <= 0 || a->creg[j][1] <= 0) {
-		fs_predict(a, j, ch, x);
-		return;
-	}
-	fs_plan(a, ch, &p);
-	variant(a, ch, &p, &v);
-	b.regs = a->creg[j][0];
-	v.regs = a->creg[j][1];
-	memcpy(b.spill, a->cspill[j][0], sizeof b.spill);
-	memcpy(v.spill, a->cspill[j][1], sizeof v.spill);
-	kmodel_time(a->km, a->t[j], &b, t0);
-	kmodel_time(a->km, a->t[j], &v, t1);
-	for (int k = 0; k < 2; k++)
-		x[k] = t1[k] > 0 ? t0[k] / t1[k] : 1;
 }
 
 static double

@@ -224,7 +224,7 @@ chooseauto(struct fs *a, uchar *ch, const int *rank, int max)
 	if (compile(a, ch))
 		for (int j = 0; j < a->nt; j++) {
 			double x[2];
-			fs_predict_compiled(a, j, ch, x);
+			fs_predict(a, j, ch, x);
 			cur[j] = x[0];
 		}
 	distrust(a, ch, cur);
@@ -560,7 +560,7 @@ stats(struct fs *a, const uchar *ch, int nlow, int after)
 	for (int j = 0; j < a->nt; j++) {
 		double x[2] = {1, 1};
 		if (nlow)
-			fs_predict_compiled(a, j, ch, x);
+			fs_predict(a, j, ch, x);
 		statw_target(&w, a->tsm[j], x[0]);
 	}
 	statw_close(&w);

@@ -97,12 +97,10 @@ void fs_touched(const struct fs *a, const uchar *ch, uchar *in, uchar *low);
 /* the edits that lowering the chosen instructions needs */
 void fs_plan(const struct fs *a, const uchar *ch, struct plan *p);
 /* the predicted speedup of lowering ch on target j: x[0] of the kernel,
- * x[1] of its arithmetic alone */
+ * x[1] of its arithmetic alone; where ch is the choice fiset.c's compile()
+ * compiled, with the registers and spills ptxas gives the kernel and ch
+ * lowered (a->creg, a->cspill), else with those liveness counts */
 void fs_predict(struct fs *a, int j, const uchar *ch, double x[2]);
-/* the same with the registers and spills ptxas gives the kernel and ch
- * lowered, where fiset.c's compile() found them (a->creg, a->cspill);
- * else fs_predict() */
-void fs_predict_compiled(struct fs *a, int j, const uchar *ch, double x[2]);
 void fs_choose(const struct fs *a, uchar *ch, int set, int on);   /* set's instructions in ch */
 int f64reg(const Fn *fn, Ref r);
 /* i is cvt.rn.f32.f64 (any float rounding, .ftz or not): an exit to f32 */
