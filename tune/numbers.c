@@ -21,7 +21,7 @@ const char *const verdictname[] = {
 	[V_OK] = "ok", [V_BUILD] = "build failed", [V_NOAPPLY] = "not applied",
 	[V_CRASH] = "crashed", [V_TIMEOUT] = "timed out", [V_SLOW] = "too slow",
 	[V_NAN] = "NaN/Inf in the output", [V_COUNT] = "another count of numbers",
-	[V_NOTIME] = "no figure of merit",
+	[V_NOTIME] = "no figure of merit", [V_WORDS] = "other words in the output",
 };
 
 static int
@@ -92,11 +92,14 @@ push(double **v, long *n, long *cap, double x)
 	(*v)[(*n)++] = x;
 }
 
+/* the numbers of [s, end) into v; into w (if given) its words: the text
+ * with each number as '#' and each run of blanks as one space */
 static void
-textnums(const char *s, const char *end, double **v, long *n, long *cap)
+textnums(const char *s, const char *end, double **v, long *n, long *cap, struct buf *w)
 {
 	while (s < end) {
 		double x;
+		const char *from = s;
 		int k = special(s, end, &x);
 		if (!k)
 			k = decimal(s, end, &x);
@@ -105,13 +108,25 @@ textnums(const char *s, const char *end, double **v, long *n, long *cap)
 			s += k;
 			while (s < end && wordchar((uchar)*s))  /* 1.2.3: one token */
 				s++;
-		} else if (isalpha((uchar)*s) || *s == '_') {
+			if (w)
+				buf_put(w, "#", 1);
+			continue;
+		}
+		if (isalpha((uchar)*s) || *s == '_') {
 			/* a word: skipped whole, so that "sm_90" and "x2" give no number */
 			while (s < end && (isalnum((uchar)*s) || *s == '_'))
 				s++;
+		} else if (isspace((uchar)*s)) {
+			while (s < end && isspace((uchar)*s))
+				s++;
+			if (w)
+				buf_put(w, " ", 1);   /* a run of blanks as one */
+			continue;
 		} else {
 			s++;
 		}
+		if (w)
+			buf_put(w, from, s - from);
 	}
 }
 
@@ -122,7 +137,7 @@ numbers(const char *text, size_t len, int type, long *n)
 	long cap = 0;
 	*n = 0;
 	if (type == O_TEXT) {
-		textnums(text, text + len, &v, n, &cap);
+		textnums(text, text + len, &v, n, &cap, NULL);
 	} else if (type == O_F32) {
 		for (size_t i = 0; i + 4 <= len; i += 4) {
 			float f;
@@ -139,22 +154,103 @@ numbers(const char *text, size_t len, int type, long *n)
 	return v;
 }
 
+/* line [s, e)'s words (textnums()) */
+static char *
+shape(const char *s, const char *e)
+{
+	struct buf w = BUF_INIT;
+	double *v = NULL;
+	long n = 0, cap = 0;
+	textnums(s, e, &v, &n, &cap, &w);
+	free(v);
+	return buf_take(&w);
+}
+
+/* line [s, e) names a time or a rate (a word of them, or WORD/s): a timer,
+ * whose numbers follow the run's speed, not its results */
+static int
+timerline(const char *s, const char *e)
+{
+	static const char *const w[] = {"time", "times", "elapsed", "runtime", "seconds", "second",
+	                                "sec", "secs", "ms", "msec", "us", "usec", "ns", "throughput",
+	                                "bandwidth", "fom", "gflops", "tflops"};
+	while (s < e) {
+		if (!isalpha((uchar)*s)) {
+			s++;
+			continue;
+		}
+		const char *b = s;
+		while (s < e && isalpha((uchar)*s))
+			s++;
+		if (s + 1 < e && s[0] == '/' && s[1] == 's' && (s + 2 == e || !isalnum((uchar)s[2])))
+			return 1;
+		for (size_t i = 0; i < sizeof w / sizeof *w; i++)
+			if ((size_t)(s - b) == strlen(w[i]) && !strncasecmp(b, w[i], s - b))
+				return 1;
+	}
+	return 0;
+}
+
+/* the numbers of a program's text output, and into *words its words, a
+ * line each, but the instrumentation's lines ("mpcc-") and the timers: the
+ * lines the figure of merit's pattern re matches, the lines shaped as they
+ * are (the same words, other numbers: HeCBench's kalman prints a time for
+ * each of 8 configurations, the pattern names the last), and the lines
+ * that name a time or a rate (LULESH's "Elapsed time", "FOM"). Into
+ * *timers (if given) the words of those left out, but re's */
 double *
-outnumbers(const char *text, size_t len, const regex_t *re, long *n)
+outnumbers(const char *text, size_t len, const regex_t *re, long *n, char **words, char **timers)
 {
 	double *v = NULL;
 	long cap = 0;
+	int nfom = 0;
+	char **fom = NULL;
+	struct buf w = BUF_INIT, tm = BUF_INIT;
 	*n = 0;
-	for (const char *s = text, *end = text + len; s < end;) {
-		const char *nl = memchr(s, '\n', end - s);
-		const char *e = nl ? nl : end;
-		char *line = xstrndup(s, e - s);
-		if (!startswith(line, "mpcc-") && (!re || regexec(re, line, 0, NULL, 0)))
-			textnums(s, e, &v, n, &cap);
-		free(line);
-		s = nl ? nl + 1 : end;
-	}
+	for (int pass = 0; pass < 2; pass++)
+		for (const char *s = text, *end = text + len; s < end;) {
+			const char *nl = memchr(s, '\n', end - s), *e = nl ? nl : end;
+			char *line = xstrndup(s, e - s), *sh = shape(s, e);
+			int matched = re && !regexec(re, line, 0, NULL, 0), timer = timerline(s, e);
+			for (int i = 0; i < nfom && !timer; i++)
+				timer = !strcmp(fom[i], sh);
+			if (!pass && matched) {
+				fom = xrealloc(fom, (nfom + 1) * sizeof *fom);
+				fom[nfom++] = sh, sh = NULL;
+			} else if (pass && !matched && !startswith(line, "mpcc-")) {
+				struct buf *to = timer ? &tm : &w;
+				if (!timer)
+					textnums(s, e, &v, n, &cap, NULL);
+				buf_puts(to, sh);
+				buf_put(to, "\n", 1);
+			}
+			free(line), free(sh);
+			s = nl ? nl + 1 : end;
+		}
+	for (int i = 0; i < nfom; i++)
+		free(fom[i]);
+	free(fom);
+	*words = buf_take(&w);
+	if (timers)
+		*timers = buf_take(&tm);
+	buf_release(&tm);
 	return v;
+}
+
+/* where words a (the baseline's) and b differ: "'B' where the baseline's
+ * says 'A'", their first line that differs; NULL where they agree */
+char *
+wordsdiffer(const char *a, const char *b)
+{
+	for (;;) {
+		size_t na = strcspn(a, "\n"), nb = strcspn(b, "\n");
+		if (na != nb || memcmp(a, b, na))
+			return fmt("'%.*s' where the baseline's says '%.*s'", nb > 80 ? 80 : (int)nb, b,
+			           na > 80 ? 80 : (int)na, a);
+		if (!a[na] && !b[nb])
+			return NULL;
+		a += na + !!a[na], b += nb + !!b[nb];
+	}
 }
 
 int

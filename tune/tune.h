@@ -92,6 +92,7 @@ enum {            /* trial.verdict */
 	V_NAN,        /* NaN or Inf where the baseline has a finite number */
 	V_COUNT,      /* another count of numbers than the baseline's (ends the session) */
 	V_NOTIME,     /* --time's pattern is not in the output */
+	V_WORDS,      /* the output's words differ from the baseline's (PASS, FAIL) */
 };
 /* a trial not run yet has verdict -1 */
 extern const char *const verdictname[];
@@ -129,6 +130,7 @@ struct trial {
 	char *dir;              /* its directory: build and run logs, output, report */
 	double *num;            /* the numbers of its output (first run) */
 	long nnum;
+	char *words;            /* its stdout's words (outnumbers()); NULL: --output */
 	char *report;           /* the build's report lines (MPCC_REPORT) */
 	char *refused;          /* the knobs its build refused, with why (NULL: none); it
 	                         * ran with the others */
@@ -201,6 +203,8 @@ struct tuner {
 	double noise;           /* the baseline's runs: (max - min) / median, an outlier
 	                         * left out (steady()) */
 	int outlier;            /* the baseline's run left out (-1: none) */
+	char *wordsvary;        /* where the baseline's words differ between its runs
+	                         * (then no trial's are compared); NULL: they agree */
 	int warm;               /* the step cache held steps when the session began (a
 	                         * build made before through mpcc, MPCC_STEP_CACHE set) */
 	struct trial **t;       /* every trial, the cache of settings */
@@ -327,9 +331,15 @@ char *stats_opname(const char *stats, int pass, long ins);
 /* numbers.c */
 /* the numbers of text (every decimal, nan and inf), or of raw f32/f64 */
 double *numbers(const char *text, size_t len, int type, long *n);
-/* the numbers of stdout text, leaving out lines that match re (the figure
- * of merit) and mpcc's own lines ("mpcc-") */
-double *outnumbers(const char *text, size_t len, const regex_t *re, long *n);
+/* the numbers of stdout text and, into *words, its words (each number as
+ * '#'), leaving out mpcc's own lines ("mpcc-") and timers: the lines that
+ * match re (the figure of merit), lines of the same words, and lines that
+ * name a time or a rate; into *timers (if given) the words of the timers,
+ * but re's lines */
+double *outnumbers(const char *text, size_t len, const regex_t *re, long *n, char **words,
+                   char **timers);
+/* where words b differ from the baseline's a, in words; NULL: nowhere */
+char *wordsdiffer(const char *a, const char *b);
 /* compare x with the baseline b: 0, or V_NAN / V_COUNT */
 int compare(const double *b, long nb, const double *x, long nx, struct errors *e);
 double metric(const struct errors *e, int m);

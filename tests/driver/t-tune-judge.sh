@@ -76,6 +76,44 @@ else
 	fail "rc $(cat "$T/count/rc"): $(tail -8 "$T/count/err")"
 fi
 
+# HeCBench's kalman prints a time for each of its configurations, the
+# pattern names the last, and PASS (a check in words, exit status 0):
+# before, the other times were the output held to the QoS
+testing "lines shaped as the figure of merit's are timers: left out of the output, and lambda 32 found"
+FAKE_STAGES=1 tune stages k.cu --qos 2.55e-4 --min-share 1 --time 'stage 3 time_ms=([0-9.]+)' --dry-run
+if [ "$(cat "$T/stages/rc")" != 0 ]; then
+	fail "mpcc-tune failed: $(tail -5 "$T/stages/err")"
+elif ! grep -q 'baseline (no transform): time 10 (median of 5; .*), 8 numbers$' "$T/stages/err" ||
+     ! grep -q '        sfu: {lambda: 32,' "$T/stages/out"; then
+	fail "$(grep -e baseline -e winner -e 'no rule' "$T/stages/err")"
+else
+	passed
+fi
+
+testing "a program whose words say another thing from run to run: said once, and compared by its numbers"
+FAKE_HOST=1 FAKE_FAIL=words tune host k.cu --qos 2.55e-4 --min-share 1 --time 'time_ms=([0-9.]+)' --dry-run
+if [ "$(cat "$T/host/rc")" != 0 ]; then
+	fail "mpcc-tune failed: $(tail -5 "$T/host/err")"
+elif [ "$(grep -c "the baseline's output says other words from run to run (run [2-5] says 'on host h[0-9]*' where the baseline's says 'on host h[0-9]*'): the settings' outputs are compared by their numbers alone" "$T/host/err")" != 1 ] ||
+     grep -q 'other words in the output' "$T/host/err" || ! grep -q '        sfu: {lambda: 32,' "$T/host/out"; then
+	fail "$(grep -e 'words' -e winner "$T/host/err")"
+else
+	passed
+fi
+
+testing "times and PASS alone: a setting is held to the words, FAIL is not kept"
+FAKE_STAGES=1 FAKE_NONUM=1 FAKE_FAIL=words tune words k.cu --qos 2.55e-4 --min-share 1 \
+	--time 'stage 3 time_ms=([0-9.]+)' --dry-run
+if [ "$(cat "$T/words/rc")" != 0 ]; then
+	fail "mpcc-tune failed: $(tail -5 "$T/words/err")"
+elif ! grep -q "note: the baseline's output holds no number besides its times: a setting's must say the same words (check: PASS)" "$T/words/err" ||
+     ! grep -q "lambda=48: other words in the output: its output says 'check: FAIL'" "$T/words/err" ||
+     ! grep -q '        sfu: {lambda: 44,' "$T/words/out"; then
+	fail "$(grep -e words -e 'lambda=4[48]' -e winner "$T/words/err"; grep sfu "$T/words/out")"
+else
+	passed
+fi
+
 testing "a time that varies +-5% at random whatever the setting gets no rule"
 FAKE_NOISE=5 tune noise k.cu --qos 2.55e-4 --min-share 1 --time 'time_ms=([0-9.]+)' --runs 3 \
 	--search exhaustive

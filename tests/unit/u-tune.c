@@ -46,10 +46,58 @@ TEST(stdout_numbers_leave_out_the_time_and_mpcc_lines)
 	const char *t = "x 1\ntime_ms=3.5\nmpcc-time k 3 400\ny 2\n";
 	CHECK(regcomp(&re, "time_ms=([0-9.]+)", REG_EXTENDED) == 0);
 	long n;
-	double *v = outnumbers(t, strlen(t), &re, &n);
+	char *w;
+	double *v = outnumbers(t, strlen(t), &re, &n, &w, NULL);
 	CHECK(n == 2 && v[0] == 1 && v[1] == 2);
-	free(v);
+	CHECK(!strcmp(w, "x #\ny #\n"));
+	free(v), free(w);
 	regfree(&re);
+}
+
+/* HeCBench's kalman: a time for each configuration and PASS; the pattern
+ * names the last time, and the others are timers too */
+TEST(stdout_lines_shaped_as_the_time_are_left_out)
+{
+	regex_t re;
+	const char *t = "time (n = 0): 0.83 (s)\nPASS\ntime (n = 1): 0.91 (s)\n  max  err 1e-3\t at 4\n"
+	                "time (n = 7): 0.91 (s)\n";
+	CHECK(regcomp(&re, "time \\(n = 7\\): ([0-9.]+)", REG_EXTENDED) == 0);
+	long n;
+	char *w;
+	double *v = outnumbers(t, strlen(t), &re, &n, &w, NULL);
+	CHECK(n == 2 && v[0] == 1e-3 && v[1] == 4);
+	CHECK(!strcmp(w, "PASS\n max err # at #\n"));
+	free(v), free(w);
+	regfree(&re);
+}
+
+/* LULESH 2.0 and RSBench: times and rates beside the figure of merit */
+TEST(stdout_lines_that_name_a_time_or_a_rate_are_left_out)
+{
+	regex_t re;
+	const char *t = "Final Origin Energy = 1.9e+07\nElapsed time = 0.14 (s)\nGrind time = 0.5\n"
+	                "FOM = 1922545 (z/s)\nLookups/s: 11,971,831\nInit done (0.03 seconds)\n"
+	                "Lookups: 10\nsm_90 2\n";
+	CHECK(regcomp(&re, "Grind time = ([0-9.]+)", REG_EXTENDED) == 0);
+	long n;
+	char *w, *tm;
+	double *v = outnumbers(t, strlen(t), &re, &n, &w, &tm);
+	CHECK(n == 3 && v[0] == 1.9e7 && v[1] == 10 && v[2] == 2);
+	CHECK(!strcmp(w, "Final Origin Energy = #\nLookups: #\nsm_90 #\n"));
+	CHECK(!strcmp(tm, "Elapsed time = # (s)\nFOM = # (z/s)\nLookups/s: #,#,#\nInit done (# seconds)\n"));
+	free(v), free(w), free(tm);
+	regfree(&re);
+}
+
+TEST(words_differ_where_a_line_does)
+{
+	char *d = wordsdiffer("a #\nPASS\n", "a #\nFAIL\n");
+	CHECK(d && !strcmp(d, "'FAIL' where the baseline's says 'PASS'"));
+	free(d);
+	CHECK(!wordsdiffer("a #\nPASS\n", "a #\nPASS\n"));
+	d = wordsdiffer("a #\n", "a #\nextra\n");
+	CHECK(d && !strcmp(d, "'extra' where the baseline's says ''"));
+	free(d);
 }
 
 TEST(metrics_are_the_papers)
@@ -855,6 +903,9 @@ main(void)
 	RUN(numbers_reads_every_number_in_order);
 	RUN(numbers_reads_raw_f32_and_f64);
 	RUN(stdout_numbers_leave_out_the_time_and_mpcc_lines);
+	RUN(stdout_lines_shaped_as_the_time_are_left_out);
+	RUN(stdout_lines_that_name_a_time_or_a_rate_are_left_out);
+	RUN(words_differ_where_a_line_does);
 	RUN(metrics_are_the_papers);
 	RUN(compare_fails_nan_inf_and_counts);
 	RUN(median_of_odd_and_even);

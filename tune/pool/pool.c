@@ -130,8 +130,9 @@ static void
 unrun(struct trial *t)
 {
 	free(t->times), free(t->walls), free(t->why), free(t->num), free(t->report), free(t->refused);
+	free(t->words);
 	t->times = t->walls = t->num = NULL;
-	t->why = t->report = t->refused = NULL;
+	t->why = t->report = t->refused = t->words = NULL;
 	t->ntimes = 0, t->nnum = 0, t->verdict = -1, t->cost = t->build = 0;
 	for (int i = 0; i < t->set.n; i++)
 		t->set.k[i].refused = 0;

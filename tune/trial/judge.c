@@ -3,6 +3,7 @@
  * output that cannot be compared ends the session. */
 #include "tune/trial/trial.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,15 +41,31 @@ badoutput(const struct trial *t, const char *what)
 	die("%s\n%s%s  no profile written", what, lo, le);
 }
 
-/* the baseline's output must hold numbers, and finite ones; --measure
- * compares no setting's output, and without numbers checks only that the
- * instrumentation changed none (a program that prints a time and PASS) */
+/* the first line of words that has a letter; NULL: none */
+static const char *
+wordy(const char *words)
+{
+	for (const char *s = words; s && *s; s += strcspn(s, "\n") + !!s[strcspn(s, "\n")])
+		for (const char *c = s; *c && *c != '\n'; c++)
+			if (isalpha((uchar)*c))
+				return s;
+	return NULL;
+}
+
+/* the baseline's output must hold numbers, and finite ones, or beside its
+ * figure of merit words that a setting's must repeat (a program that
+ * prints its times and PASS); --measure compares no setting's output, and
+ * without numbers checks only that the instrumentation changed none */
 static void
 checkbase(const struct tuner *tu, const struct trial *t)
 {
 	if (!t->nnum && tu->o->measure)
 		note("the baseline's output holds no number besides its time: the measure run's output "
 		     "is not checked against it");
+	else if (!t->nnum && tu->o->timepat && wordy(t->words))
+		note("the baseline's output holds no number besides its times: a setting's must say the "
+		     "same words (%.*s), and the QoS holds nothing (--output FILE: a file of its results)",
+		     (int)strcspn(wordy(t->words), "\n"), wordy(t->words));
 	else if (!t->nnum)
 		badoutput(t, "the baseline's output holds no number (did the program run?): nothing to "
 		             "compare the settings' outputs with");
@@ -85,6 +102,14 @@ trial_judge(struct tuner *tu, struct trial *t)
 	}
 	if (c != V_OK) {
 		trial_fail(t, c, xstrdup("NaN or Inf where the baseline has a number"));
+		return;
+	}
+	/* the program's own check, in words: PASS, then FAIL */
+	char *d = tu->base->words && t->words && !tu->wordsvary ?
+	          wordsdiffer(tu->base->words, t->words) : NULL;
+	if (d) {
+		trial_fail(t, V_WORDS, fmt("its output says %s", d));
+		free(d);
 		return;
 	}
 	t->err = metric(&t->e, tu->o->metric);

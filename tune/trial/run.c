@@ -31,6 +31,20 @@ fom(const struct tuner *tu, const char *text, double *v)
 	return found ? 0 : -1;
 }
 
+/* lines as "'a', 'b'", each once */
+static char *
+quotelines(const char *lines)
+{
+	struct buf b = BUF_INIT;
+	for (const char *s = lines; *s; s += strcspn(s, "\n") + !!s[strcspn(s, "\n")]) {
+		char *q = fmt("'%.*s'", (int)strcspn(s, "\n"), s);
+		if (!b.n || !strstr(b.s, q))
+			buf_printf(&b, "%s%s", b.n ? ", " : "", q);
+		free(q);
+	}
+	return buf_take(&b);
+}
+
 /* the numbers of the first run's output: its stdout, or the --output file
  * (kept in the trial's directory) */
 static int
@@ -40,7 +54,16 @@ output(struct tuner *tu, struct trial *t, const char *stdouttext, size_t n)
 		char *keep = trial_path(t, "output");
 		writefile(keep, stdouttext, n);
 		free(keep);
-		t->num = outnumbers(stdouttext, n, tu->o->timepat ? &tu->o->re : NULL, &t->nnum);
+		char *timers = NULL;
+		t->num = outnumbers(stdouttext, n, tu->o->timepat ? &tu->o->re : NULL, &t->nnum, &t->words,
+		                    t == tu->base ? &timers : NULL);
+		if (timers && *timers) {
+			char *q = quotelines(timers);
+			note("left out of the output as timers (beside --time's lines, lines of their words or "
+			     "that name a time or a rate; --output FILE compares a file instead): %s", q);
+			free(q);
+		}
+		free(timers);
 		return 0;
 	}
 	char *o = tunepath(tu->o->output, t->dir), *keep = trial_path(t, "output");
@@ -55,6 +78,23 @@ output(struct tuner *tu, struct trial *t, const char *stdouttext, size_t n)
 	}
 	free(text), free(o), free(keep);
 	return r;
+}
+
+/* the baseline's words in a run after its first: where they differ from
+ * the first's (a date, a host's name), no trial's words are compared */
+static void
+basewords(struct tuner *tu, const struct trial *t, const char *text, size_t n, int run)
+{
+	long nn;
+	char *w;
+	free(outnumbers(text, n, tu->o->timepat ? &tu->o->re : NULL, &nn, &w, NULL));
+	char *d = wordsdiffer(t->words, w);
+	if (d) {
+		tu->wordsvary = fmt("run %d says %s", run + 1, d);
+		note("the baseline's output says other words from run to run (%s): the settings' "
+		     "outputs are compared by their numbers alone", tu->wordsvary);
+	}
+	free(d), free(w);
 }
 
 /* after one run: its time, and for the first its output */
@@ -84,6 +124,8 @@ trial_ran(struct tuner *tu, struct trial *t, int run, int st, double wall)
 	}
 	if (!r && run == 0)
 		r = output(tu, t, text ? text : "", n);
+	else if (!r && t == tu->base && t->words && !tu->wordsvary)
+		basewords(tu, t, text ? text : "", n, run);
 	free(text), free(etext), free(out), free(err);
 	return r;
 }

@@ -15,7 +15,8 @@
 # error shadows in the PTX's kernel (sets.cu or big.cu) it prints the lines
 # a shadow build would ("mpcc-shadow KERNEL INS LAUNCHES TOTAL"), one for
 # each instruction shadowed, the k-th (from 1) with TOTAL k * 1e-6.
-# FAKE_FAIL=nan|crash|count|sleep makes every lambda >= 48 fail that way;
+# FAKE_FAIL=nan|crash|count|sleep|words makes every lambda >= 48 fail that way
+# (words: the run prints "check: PASS", there and with 3 sets "check: FAIL");
 # FAKE_FAIL=base makes the program with no transform (the baseline's
 # build, not timed) exit 3.
 # FAKE_LOG=FILE appends "CUDA_VISIBLE_DEVICES=... lambda=... slurm_job=... timed=yes|no
@@ -31,6 +32,9 @@
 # FAKE_SLEEP=S: sleeps S seconds first (a run its kernels are a small part of).
 # FAKE_BANNER=1: prints a line before the figure of merit (a pattern's ^ must
 # match at a line that is not the first).
+# FAKE_STAGES=1: prints the time of each of three stages instead, "stage N
+# time_ms=X", X = time_ms N/3 (timers a pattern names one of).
+# FAKE_HOST=1: prints "on host hNNNN", another at each run.
 # FAKE_TRIPS=1: a timed build's run also prints the trip counts of multi's
 # three loops (loops.cu), "mpcc-trips KERNEL LAUNCHES LOOP HEADS ENTRIES" at
 # launches 1 and 2: 64, 1.5 and 0 trips per entry.
@@ -128,6 +132,10 @@ if [ $timed = yes ]; then
 	fi
 fi
 [ -n "$FAKE_BANNER" ] && echo 'fake program, one run'
+[ -n "$FAKE_HOST" ] && echo "on host h$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')"
+if [ "${FAKE_FAIL:-}" = words ]; then
+	if [ "$lambda" -ge 48 ] || [ "$sets" -ge 3 ]; then echo 'check: FAIL'; else echo 'check: PASS'; fi
+fi
 # FAKE_TIMEDX=N: a timed build's time_ms is N times the plain build's (its
 # instrumentation's cost); FAKE_NONUM=1: the run prints time_ms and no number
 [ $timed = yes ] && [ -n "${FAKE_TIMEDX:-}" ] && sx=$(awk -v a="$sx" -v b="$FAKE_TIMEDX" 'BEGIN { print a * b }')
@@ -151,12 +159,15 @@ fi
 seed=$(od -An -N4 -tu4 /dev/urandom)
 awk -v l="$lambda" -v s="$sets" -v f="${FAKE_FAIL:-}" -v noise="${FAKE_NOISE:-}" -v sx="$sx" \
     -v jitter="${FAKE_JITTER:-0}" -v slow="$slow" -v tf="$tf" -v bn="${FAKE_BASENAN:-}" \
-    -v seed="$seed" -v kt="${FAKE_KTIME:-}" -v nonum="${FAKE_NONUM:-}" 'BEGIN {
+    -v seed="$seed" -v kt="${FAKE_KTIME:-}" -v nonum="${FAKE_NONUM:-}" -v stages="${FAKE_STAGES:-}" 'BEGIN {
 	e = 1e-3 * (l / 64) ^ 2 + 1e-6 * s
 	srand(seed)
 	t = noise != "" ? 10 * (1 + noise / 100 * (2 * rand() - 1)) : 10 * (1 - l / 128) * (kt == "slow" ? 1 + 0.12 * s : 1 - 0.12 * s)
 	t *= sx * slow * (1 + jitter / 100 * (2 * rand() - 1))
-	printf "time_ms=%.6f\n", t
+	for (i = 1; i <= 3 && stages != ""; i++)
+		printf "stage %d time_ms=%.6f\n", i, t * i / 3
+	if (stages == "")
+		printf "time_ms=%.6f\n", t
 	if (tf != "")
 		printf "%.6f\n", t >>tf
 	n = (f == "count" && l >= 48) ? 9 : nonum != "" ? 0 : 8
