@@ -245,13 +245,20 @@ unchoose(struct fs *a, uchar *ch, const char *why)
 	}
 }
 
+/* a measured speed-up in words: 0 is a run the program rejected */
+static const char *
+mx(struct fs *a, double x)
+{
+	return x > 0 ? arena_fmt(a->a, "%.2fx", x) : "a run the program rejected";
+}
+
 /* auto where a run measured its candidates (fact measured, [auto, all,
  * noise]: the kernel's speed-up with auto's own choice and with sets=all,
- * and the noise of its time): all where it ran faster beyond the noise and
- * no slower than auto's choice, else auto's choice where that ran faster
- * beyond the noise, else nothing; never a candidate measured slower. The
- * model's own choice is what "auto" was measured as: the same facts give
- * the same choice */
+ * 0 where the program rejected its run, and the noise of its time): all
+ * where it ran faster beyond the noise and no slower than auto's choice,
+ * else auto's choice where that ran faster beyond the noise, else nothing;
+ * never a candidate measured slower. The model's own choice is what "auto"
+ * was measured as: the same facts give the same choice */
 static void
 measured(struct fs *a, const struct params *p, uchar *ch)
 {
@@ -265,14 +272,15 @@ measured(struct fs *a, const struct params *p, uchar *ch)
 	if (all > 1 + noise && all >= au) {
 		unchoose(a, ch, NULL);
 		picklist(a, p, ch, S_ALL);
-		a->decided = arena_fmt(a->a, "measured %.2fx with all sets (auto's choice %.2fx, noise "
-		                       "%.0f%%): all sets", all, au, 100 * noise);
+		a->decided = arena_fmt(a->a, "measured %.2fx with all sets (auto's choice %s, noise "
+		                       "%.0f%%): all sets", all, mx(a, au), 100 * noise);
 	} else if (au > 1 + noise)
-		a->decided = arena_fmt(a->a, "measured %.2fx with auto's choice (all sets %.2fx, noise "
-		                       "%.0f%%): auto's choice", au, all, 100 * noise);
+		a->decided = arena_fmt(a->a, "measured %.2fx with auto's choice (all sets %s, noise "
+		                       "%.0f%%): auto's choice", au, mx(a, all), 100 * noise);
 	else {
-		a->decided = arena_fmt(a->a, "measured %.2fx with auto's choice, %.2fx with all sets: "
-		                       "neither beyond the noise (%.0f%%): no set", au, all, 100 * noise);
+		a->decided = arena_fmt(a->a, "measured %s with auto's choice, %s with all sets: "
+		                       "neither beyond the noise (%.0f%%): no set", mx(a, au), mx(a, all),
+		                       100 * noise);
 		unchoose(a, ch, a->decided);
 	}
 }
@@ -887,8 +895,9 @@ static const struct param params[] = {
 	 "loops' headers come in the kernel's PTX (--mpcc-explain lists them; "
 	 "mpcc-tune --measure writes them); []: trip counts are counted or guessed"},
 	{"measured", PNUMS, PFACT, 0, 1e6, NULL, NULL, "[]",
-	 "the kernel's speed-ups a run measured with sets=auto's own choice and with sets=all, "
-	 "and the noise of its time: [auto, all, noise] (mpcc-tune --measure writes it); "
+	 "the kernel's speed-ups a run measured with sets=auto's own choice and with sets=all "
+	 "(0: the program rejected its run), and the noise of its time: [auto, all, noise] "
+	 "(mpcc-tune --measure writes it); "
 	 "auto then takes the faster beyond the noise and never one measured slower; []: "
 	 "the model decides"},
 	{"ptx", PSTR, PFACT, 0, 0, NULL, NULL, "",

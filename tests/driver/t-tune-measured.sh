@@ -132,6 +132,23 @@ else
 	passed
 fi
 
+# HeCBench's kalman prints PASS or FAIL (its own check, exit status 0):
+# sets=all ran 1.96x and printed FAIL, and fiset: {} took it by the fact.
+# RSBench exits 1 where its checksum changes: every candidate did
+testing "a candidate whose output says FAIL where the baseline's says PASS is measured 0x, and fiset: {} lowers nothing"
+FAKE_FAIL=words measure words fast
+build words
+if [ "$(cat "$T/words/rc")" != 0 ]; then
+	fail "mpcc-tune failed: $(tail -5 "$T/words/err")"
+elif ! grep -q 'fiset: {warps: 16, trips: \[64, 1.5, 0\], measured: \[1, 0, 0\], ptx: ' "$T/words/.mpcc.yaml" ||
+     ! grep -q "^  multi(int, double const\*, double const\*, double const\*, double\*): 1.00x with sets=auto, 0x with sets=all (its run failed, other words in the output: its output says 'check: FAIL' where the baseline's says 'check: PASS'), noise 0%$" "$T/words/err"; then
+	fail "$(grep -A3 'candidates measured' "$T/words/err"); $(grep fiset "$T/words/.mpcc.yaml")"
+elif ! grep -q '"applied":false.*"decided":"measured 1.00x with auto.s choice, a run the program rejected with all sets: neither beyond the noise (0%): no set"' "$T/words/multi.json"; then
+	fail "$(cut -c1-600 "$T/words/multi.json")"
+else
+	passed
+fi
+
 testing "a stale PTX hash drops the measured speed-ups with the other facts, with the note"
 sed 's/ptx: [0-9a-f]\{8\}/ptx: 12345678/' "$T/fast/.mpcc.yaml" >"$T/fast/y" && mv "$T/fast/y" "$T/fast/.mpcc.yaml"
 build fast

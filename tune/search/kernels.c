@@ -456,9 +456,27 @@ measuredpass(void)
 	return -1;
 }
 
+/* the program rejected t's run: it exited non-zero, said other words than
+ * the baseline (FAIL for PASS) or printed NaN */
+static int
+rejected(const struct trial *t)
+{
+	return t->verdict == V_CRASH || t->verdict == V_WORDS || t->verdict == V_NAN;
+}
+
+/* t changed kernel i, and the program rejected its run: why, else NULL */
+static char *
+failed(const struct tuner *tu, const struct trial *t, int pass, int i)
+{
+	int applied = 0;
+	free(report_stats(t->report, pass, tu->k[i].mangled, &applied));
+	return applied && rejected(t) ? fmt("%s: %s", verdictname[t->verdict], t->why) : NULL;
+}
+
 /* the speed-up of kernel i in candidate t (where the pass did not change
  * it, or t built what the plain timing build did, it is the plain build's
- * kernel: 1); 0 where not known (*why) */
+ * kernel: 1; where the program rejected a run that changed it, 0: a
+ * candidate never taken); 0 where not known (*why) */
 static double
 candup(const struct tuner *tu, const struct trial *t, int pass, int i, double plain,
        const double *ns, int *changed, const char **why)
@@ -469,6 +487,8 @@ candup(const struct tuner *tu, const struct trial *t, int pass, int i, double pl
 	if (t->verdict == V_NOAPPLY)
 		return 1;
 	*changed += applied;
+	if (applied && rejected(t))
+		return 0;
 	if (t->verdict != V_OK)
 		*why = "a candidate's build or run failed";
 	else if (!applied)
@@ -546,17 +566,28 @@ measure_candidates(struct tuner *tu, const struct trial *timed)
 			noise = fabs(k->ns - ns[2][i]) / plain;
 			noise = ceil(100 * (noise > tu->noise ? noise : tu->noise) - 1e-9);
 			noise = noise > 0 ? noise / 100 : 0;
-			char *how[2] = {NULL, NULL};
-			for (int c = 0; c < 2; c++)
-				x[c] = plainly(tu, t[3 + c], k, x[c], noise, &how[c]);
+			char *how[2] = {NULL, NULL}, *fail[2];
+			for (int c = 0; c < 2; c++) {
+				/* a run the program rejected, timed or plain: 0, never taken */
+				fail[c] = failed(tu, t[c], pass, i);
+				if (!fail[c])
+					fail[c] = failed(tu, t[3 + c], pass, i);
+				x[c] = fail[c] ? 0 : plainly(tu, t[3 + c], k, x[c], noise, &how[c]);
+			}
 			struct fact *f = &k->facts.f[F_MEASURED];
 			f->xs = xrealloc(f->xs, 3 * sizeof *f->xs);
 			f->xs[0] = x[0], f->xs[1] = x[1], f->xs[2] = noise, f->n = 3;
 			n++;
-			fprintf(stderr, "  %s: %.2fx with %s%s, %.2fx with %s%s, noise %.0f%%\n", k->demangled,
-			        x[0], def, how[0] ? how[0] : "", x[1], passes[pass]->tune->strongest,
-			        how[1] ? how[1] : "", 100 * noise);
-			free(how[0]), free(how[1]);
+			fprintf(stderr, "  %s:", k->demangled);
+			for (int c = 0; c < 2; c++) {
+				const char *name = c ? passes[pass]->tune->strongest : def;
+				if (fail[c])
+					fprintf(stderr, " 0x with %s (its run failed, %s),", name, fail[c]);
+				else
+					fprintf(stderr, " %.2fx with %s%s,", x[c], name, how[c] ? how[c] : "");
+				free(how[c]), free(fail[c]);
+			}
+			fprintf(stderr, " noise %.0f%%\n", 100 * noise);
 		} else
 			fprintf(stderr, "  %s: not measured: %s\n", k->demangled, why);
 	}
