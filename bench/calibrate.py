@@ -13,6 +13,10 @@ not in the repository: a SPEC file names them.
   calibrate.py run SPEC OUT       run them: ROUNDS interleaved rounds of the
                                   plain builds, TROUNDS of the timing builds
   calibrate.py table SPEC OUT     the tables (markdown) from OUT/runs.tsv
+  calibrate.py tune SPEC OUT      mpcc-tune --transform fiset on each program
+                                  (BUDGET, 90s; QOS, 1e-3; METRIC,
+                                  mean-rel): the setting it confirms is the
+                                  variant "tuned"
 
 SPEC: one program a line, tab-separated: NAME, DIR (its sources, copied),
 BUILD (a shell command run in the copy; $CC is the compiler: nvcc or mpcc),
@@ -25,6 +29,8 @@ for per-kernel times from %globaltimer):
   guess   fiset: {} on every kernel (the model's guesses)
   facts   fiset: {} on every kernel, with each measured kernel's facts
   all     fiset: {sets: all} on every kernel
+  tuned   the profile mpcc-tune wrote (built where `tune` ran: the best
+          fiset setting it confirms, against which facts is judged)
 
 Per-kernel speed-up: the kernel's time a launch (mpcc-time lines) in base+t
 over that in VARIANT+t, median over the timing rounds (a launch: a program
@@ -53,7 +59,7 @@ import time
 
 ARCH = os.environ.get("ARCH", "sm_90")
 MPCC = os.environ.get("MPCC", "mpcc")
-VARIANTS = ["base", "guess", "facts", "all"]
+VARIANTS = ["base", "guess", "facts", "all", "tuned"]
 
 
 def spec(path):
@@ -87,6 +93,8 @@ def build(p, out, variant, count=False):
         rules += [r for r in open(os.path.join(out, p["name"], "facts.rules")).read().split("\n") if r]
     if v == "all":
         rules.append('{kernels: ["*"], fiset: {sets: all}}')
+    if v == "tuned":
+        rules += [r for r in open(os.path.join(out, p["name"], "tuned.rules")).read().split("\n") if r]
     if timed:
         # kernel times alone in the variants; the measure build counts trips
         trips = count or (variant == "base+t" and not os.environ.get("NOTRIPS") and not os.environ.get("MPCC_TUNE"))
@@ -170,23 +178,8 @@ def beside(text):
     return out
 
 
-def tunefacts(p, out):
-    """MPCC_TUNE set: the facts of p as mpcc-tune --measure writes them
-    (warps, trips, ptx and fiset's candidates timed per kernel, measured),
-    its rules copied into NAME/facts.rules; its log in NAME/measure/tune.log"""
-    d = os.path.join(out, p["name"], "measure")
-    shutil.rmtree(d, ignore_errors=True)
-    shutil.copytree(p["dir"], d, symlinks=True)
-    pol = os.path.join(d, ".mpcc.yaml")
-    with open(pol, "w") as f:
-        f.write("version: 1\nroot: true\n")
-    cmd = [os.environ["MPCC_TUNE"], "--measure", "--build", re.sub(r"^make ", "make -B ", p["build"]),
-           "--run", p["run"], "--policy", pol, "--workdir", os.path.join(d, "work")]
-    if p["time"] != "wall":   # mpcc-tune's regex is POSIX's and takes the last match
-        cmd += ["--time", re.sub(r"^\(\?s\)\.\*", "", p["time"])]
-    t = time.time()
-    r = subprocess.run(cmd, cwd=d, env=dict(os.environ, CC=MPCC), capture_output=True, text=True)
-    open(os.path.join(d, "tune.log"), "w").write(r.stdout + r.stderr)
+def fisetrules(pol):
+    """the fiset rules of a policy mpcc-tune wrote, one a line"""
     rules, k = [], None
     for line in open(pol):
         m = re.match(r'\s*- kernels: \["(\S+)"\]$', line)
@@ -196,9 +189,55 @@ def tunefacts(p, out):
         if m and k:
             rules.append('{kernels: ["%s"], fiset: %s}' % (k, m.group(1)))
             k = None
-    open(os.path.join(out, p["name"], "facts.rules"), "w").write("".join(r + "\n" for r in rules))
-    print("%s: mpcc-tune --measure rc %d in %.0f s, %d rules" % (p["name"], r.returncode, time.time() - t,
-                                                                len(rules)), flush=True)
+    return "".join(r + "\n" for r in rules)
+
+
+def mpcctune(p, out, what, args):
+    """mpcc-tune ARGS on a copy of p in NAME/WHAT (its log tune.log there),
+    with an empty root policy; the fiset rules it wrote, its rc and seconds"""
+    d = os.path.join(out, p["name"], what)
+    shutil.rmtree(d, ignore_errors=True)
+    shutil.copytree(p["dir"], d, symlinks=True)
+    pol = os.path.join(d, ".mpcc.yaml")
+    with open(pol, "w") as f:
+        f.write("version: 1\nroot: true\n")
+    cmd = [os.environ["MPCC_TUNE"]] + args + ["--build", re.sub(r"^make ", "make -B ", p["build"]),
+           "--run", p["run"], "--policy", pol, "--workdir", os.path.join(d, "work")]
+    if p["time"] != "wall":   # mpcc-tune's regex is POSIX's and takes the last match
+        cmd += ["--time", re.sub(r"^\(\?s\)\.\*", "", p["time"])]
+    t = time.time()
+    r = subprocess.run(cmd, cwd=d, env=dict(os.environ, CC=MPCC), capture_output=True, text=True)
+    open(os.path.join(d, "tune.log"), "w").write(" ".join(cmd) + "\n" + r.stdout + r.stderr)
+    return fisetrules(pol), r.returncode, time.time() - t
+
+
+def tunefacts(p, out):
+    """MPCC_TUNE set: the facts of p as mpcc-tune --measure writes them
+    (warps, trips, ptx and fiset's candidates timed per kernel, measured),
+    its rules copied into NAME/facts.rules; its log in NAME/measure/tune.log"""
+    rules, rc, s = mpcctune(p, out, "measure", ["--measure"])
+    open(os.path.join(out, p["name"], "facts.rules"), "w").write(rules)
+    print("%s: mpcc-tune --measure rc %d in %.0f s, %d rules" % (p["name"], rc, s, rules.count("\n")),
+          flush=True)
+
+
+def tune(progs, out):
+    """mpcc-tune --transform fiset on each program: the rules of the profile
+    it wrote in NAME/tuned.rules (none: no variant tuned); log NAME/tune/tune.log"""
+    for p in progs:
+        rules, rc, s = mpcctune(p, out, "tune", [
+            "--transform", "fiset", "--qos", os.environ.get("QOS", "1e-3"),
+            "--metric", os.environ.get("METRIC", "mean-rel"),
+            "--budget", os.environ.get("BUDGET", "90s"), "--runs", "3"])
+        log = open(os.path.join(out, p["name"], "tune", "tune.log")).read()
+        f = os.path.join(out, p["name"], "tuned.rules")
+        if os.path.exists(f):
+            os.remove(f)
+        if rules:
+            open(f, "w").write(rules)
+        end = [l for l in log.splitlines() if re.match(r"mpcc-tune: (model within|winner|no )", l)]
+        print("%s: mpcc-tune --transform fiset rc %d in %.0f s, %d rules%s" % (
+            p["name"], rc, s, rules.count("\n"), "".join("\n  " + l for l in end)), flush=True)
 
 
 def measure(progs, out):
@@ -232,14 +271,16 @@ def measure(progs, out):
         print("%s: measure run rc %d, time %.4g" % (p["name"], rc, tm), flush=True)
 
 
-def only(v):
-    """the variants ONLY (a regex, default all) names"""
-    return re.fullmatch(os.environ.get("ONLY", ".*"), v)
+def only(v, p=None, out=None):
+    """the variants ONLY (a regex, default all) names; tuned where tune
+    wrote rules for p"""
+    return re.fullmatch(os.environ.get("ONLY", ".*"), v) and (
+        not v.startswith("tuned") or os.path.exists(os.path.join(out, p["name"], "tuned.rules")))
 
 
 def buildall(progs, out):
     jobs = [(p, v + s) for p in progs for v in VARIANTS for s in ("", "+t")
-            if only(v + s) and ((v + s) != "base+t" or os.environ.get("NOTRIPS") or os.environ.get("MPCC_TUNE"))]
+            if only(v + s, p, out) and ((v + s) != "base+t" or os.environ.get("NOTRIPS") or os.environ.get("MPCC_TUNE"))]
     with cf.ThreadPoolExecutor(int(os.environ.get("JOBS", "8"))) as ex:
         for (p, _), (v, rc, s) in zip(jobs, ex.map(lambda j: build(j[0], out, j[1]), jobs)):
             print("%s: %s built rc %d in %.0f s" % (p["name"], v, rc, s), flush=True)
@@ -252,7 +293,7 @@ def runall(progs, out):
             for r in range(max(rounds, trounds)):
                 for v in VARIANTS:
                     for s in ("", "+t"):
-                        if (s and r >= trounds) or (not s and r >= rounds) or not only(v + s):
+                        if (s and r >= trounds) or (not s and r >= rounds) or not only(v + s, p, out):
                             continue
                         d = os.path.join(out, p["name"], v + s)
                         tm, text, rc = run1(p, d)
@@ -272,13 +313,39 @@ def numbers(text, tre):
     return [float(x) for x in re.findall(r"[-+]?\d+\.?\d*(?:[eE][-+]?\d+)?", "\n".join(keep))]
 
 
+def words(text, tre):
+    """what a run says besides its numbers and times (PASS, FAIL), a line
+    each, numbers as #: a program's own check that exits 0 either way"""
+    timer = re.compile(r"(?i)time|elapsed|\bms\b|\(ms\)|\bsec|\bs\)|/s\b|throughput|gflop|bandwidth")
+    num = r"[-+]?\d+\.?\d*(?:[eE][-+]?\d+)?"
+    return [" ".join(re.sub(num, "#", l).split()) for l in text.splitlines() if not l.startswith("mpcc-")
+            and not timer.search(l) and not (tre != "wall" and re.search(tre, l))]
+
+
+def verdict(out, n, v, x, rcs, tre):
+    """'ok', or how the variant's runs failed: exit status, other words"""
+    bad = [r for r in x if rcs.get(r)]
+    if bad:
+        return "exit status %d in %d of %d rounds" % (rcs[bad[0]], len(bad), len(x))
+    for r in x:
+        a = words(open(os.path.join(out, n, "base", "run%d.out" % r)).read(), tre)
+        c = words(open(os.path.join(out, n, v, "run%d.out" % r)).read(), tre)
+        for i, (la, lc) in enumerate(zip(a, c)):
+            if la != lc:
+                return "says '%s' where nvcc's build says '%s'" % (lc[:40], la[:40])
+        if len(a) != len(c):
+            return "%d lines of words, nvcc's build %d" % (len(c), len(a))
+    return "ok"
+
+
 def table(progs, out):
-    runs = {}
+    runs, rcs = {}, {}
     for line in open(os.path.join(out, "runs.tsv")):
         n, v, r, rc, tm = line.rstrip("\n").split("\t")
         runs.setdefault((n, v), {})[int(r)] = float(tm)
-    print("| program | variant | x vs nvcc, median [min-max] | outputs: worst relF against nvcc's of the round |")
-    print("|---|---|---|---|")
+        rcs.setdefault((n, v), {})[int(r)] = int(rc)
+    print("| program | variant | x vs nvcc, median [min-max] | outputs: worst relF against nvcc's of the round | its run |")
+    print("|---|---|---|---|---|")
     for p in progs:
         n = p["name"]
         for v in VARIANTS[1:]:
@@ -295,8 +362,9 @@ def table(progs, out):
                 worst = max(worst, (num / den) ** 0.5 if den > 0 else 0.0 if num == 0 else float("inf"))
                 if len(a) != len(c):
                     worst = float("inf")
-            print("| %s | %s | %.3f [%.3f-%.3f] | %.2e |" % (n, v, statistics.median(ratios),
-                                                         min(ratios), max(ratios), worst))
+            print("| %s | %s | %.3f [%.3f-%.3f] | %.2e | %s |" % (
+                n, v, statistics.median(ratios), min(ratios), max(ratios), worst,
+                verdict(out, n, v, x, rcs.get((n, v), {}), p["time"])))
     print()
     print("| program | kernel | % kernel time | warps | trips | variant | predicted | measured | within 20% |")
     print("|---|---|---:|---:|---|---|---:|---:|---|")
@@ -341,11 +409,11 @@ def table(progs, out):
 
 
 def main():
-    if len(sys.argv) != 4 or sys.argv[1] not in ("measure", "build", "run", "table"):
+    if len(sys.argv) != 4 or sys.argv[1] not in ("measure", "build", "run", "table", "tune"):
         sys.exit(__doc__)
     progs, out = spec(sys.argv[2]), os.path.abspath(sys.argv[3])
     os.makedirs(out, exist_ok=True)
-    {"measure": measure, "build": buildall, "run": runall, "table": table}[sys.argv[1]](progs, out)
+    {"measure": measure, "build": buildall, "run": runall, "table": table, "tune": tune}[sys.argv[1]](progs, out)
 
 
 if __name__ == "__main__":
