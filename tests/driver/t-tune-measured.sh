@@ -149,6 +149,19 @@ else
 	passed
 fi
 
+# a program that prints its host's name, another at each run: the measure
+# run's baseline runs twice, and its words are not compared
+testing "words that differ between the baseline's two runs are said once and not compared"
+FAKE_HOST=1 measure host fast
+if [ "$(cat "$T/host/rc")" != 0 ]; then
+	fail "mpcc-tune failed: $(tail -5 "$T/host/err")"
+elif ! grep -A1 '^      - kernels: \["_Z5multiiPKdS0_S0_Pd"\]$' "$T/host/.mpcc.yaml" | grep -q "$RULE" ||
+     [ "$(grep -c "the baseline's output says other words from run to run (run 2 says 'on host h[0-9]*'" "$T/host/err")" != 1 ]; then
+	fail "$(grep -e words -A3 'candidates measured' "$T/host/err"); $(grep fiset "$T/host/.mpcc.yaml")"
+else
+	passed
+fi
+
 testing "a stale PTX hash drops the measured speed-ups with the other facts, with the note"
 sed 's/ptx: [0-9a-f]\{8\}/ptx: 12345678/' "$T/fast/.mpcc.yaml" >"$T/fast/y" && mv "$T/fast/y" "$T/fast/.mpcc.yaml"
 build fast

@@ -132,10 +132,14 @@ trial_ran(struct tuner *tu, struct trial *t, int run, int st, double wall)
 
 /* runs of t: --runs, at least 5 of the baseline, whose spread is the
  * session's noise, and one of an instrumented build (the timing or shadow
- * build: what it prints counts, not its time); --measure runs each once */
+ * build: what it prints counts, not its time); --measure runs each once,
+ * but the baseline twice: words it says other from run to run (a date)
+ * are not compared */
 int
 trial_runs(const struct tuner *tu, const struct trial *t)
 {
+	if (tu->o->measure && t == tu->base)
+		return 2;
 	if (instrumented(t) || tu->o->measure)
 		return 1;
 	return t == tu->base && tu->o->runs < 5 ? 5 : tu->o->runs;
