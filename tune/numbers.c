@@ -209,22 +209,25 @@ outnumbers(const char *text, size_t len, const regex_t *re, long *n, char **word
 	*n = 0;
 	for (int pass = 0; pass < 2; pass++)
 		for (const char *s = text, *end = text + len; s < end;) {
+			/* pass 0: the shapes of re's lines; pass 1: every other line */
 			const char *nl = memchr(s, '\n', end - s), *e = nl ? nl : end;
-			char *line = xstrndup(s, e - s), *sh = shape(s, e);
-			int matched = re && !regexec(re, line, 0, NULL, 0), timer = timerline(s, e);
-			for (int i = 0; i < nfom && !timer; i++)
-				timer = !strcmp(fom[i], sh);
+			char *line = xstrndup(s, e - s);
+			int matched = re && !regexec(re, line, 0, NULL, 0);
 			if (!pass && matched) {
 				fom = xrealloc(fom, (nfom + 1) * sizeof *fom);
-				fom[nfom++] = sh, sh = NULL;
+				fom[nfom++] = shape(s, e);
 			} else if (pass && !matched && !startswith(line, "mpcc-")) {
-				struct buf *to = timer ? &tm : &w;
+				char *sh = shape(s, e);
+				int timer = timerline(s, e);
+				for (int i = 0; i < nfom && !timer; i++)
+					timer = !strcmp(fom[i], sh);
 				if (!timer)
 					textnums(s, e, &v, n, &cap, NULL);
-				buf_puts(to, sh);
-				buf_put(to, "\n", 1);
+				buf_puts(timer ? &tm : &w, sh);
+				buf_put(timer ? &tm : &w, "\n", 1);
+				free(sh);
 			}
-			free(line), free(sh);
+			free(line);
 			s = nl ? nl + 1 : end;
 		}
 	for (int i = 0; i < nfom; i++)

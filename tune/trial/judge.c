@@ -59,13 +59,14 @@ wordy(const char *words)
 static void
 checkbase(const struct tuner *tu, const struct trial *t)
 {
+	const char *said = wordy(t->words);
 	if (!t->nnum && tu->o->measure)
 		note("the baseline's output holds no number besides its time: the measure run's output "
 		     "is not checked against it");
-	else if (!t->nnum && tu->o->timepat && wordy(t->words))
+	else if (!t->nnum && tu->o->timepat && said)
 		note("the baseline's output holds no number besides its times: a setting's must say the "
 		     "same words (%.*s), and the QoS holds nothing (--output FILE: a file of its results)",
-		     (int)strcspn(wordy(t->words), "\n"), wordy(t->words));
+		     (int)strcspn(said, "\n"), said);
 	else if (!t->nnum)
 		badoutput(t, "the baseline's output holds no number (did the program run?): nothing to "
 		             "compare the settings' outputs with");
