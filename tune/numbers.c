@@ -257,14 +257,18 @@ wordsdiffer(const char *a, const char *b)
 }
 
 int
-compare(const double *b, long nb, const double *x, long nx, struct errors *e)
+compare(const double *b, long nb, const double *x, long nx, const char *skip, struct errors *e)
 {
 	double sum = 0, mx = 0, d2 = 0, b2 = 0;
+	long n = 0;
 	*e = (struct errors){.n = nx};
 	if (nb != nx)
 		return V_COUNT;
 	for (long i = 0; i < nb; i++) {
 		double r;
+		if (skip && skip[i])
+			continue;
+		n++;
 		if (!isfinite(b[i])) {   /* the baseline's own NaN/Inf must come back */
 			if (!(isnan(b[i]) ? isnan(x[i]) : x[i] == b[i]))
 				return V_NAN;
@@ -281,7 +285,7 @@ compare(const double *b, long nb, const double *x, long nx, struct errors *e)
 		d2 += (x[i] - b[i]) * (x[i] - b[i]);
 		b2 += b[i] * b[i];
 	}
-	e->mean = nb ? sum / nb : 0;
+	e->mean = n ? sum / n : 0;
 	e->max = mx;
 	e->fro = b2 > 0 ? sqrt(d2) / sqrt(b2) : d2 > 0;
 	e->digits = mx > 0 ? fmin(17, -log10(mx)) : 17;
@@ -300,6 +304,15 @@ metric(const struct errors *e, int m)
 		return e->fro;
 	}
 	return e->digits;
+}
+
+/* the most one number of the baseline may differ between its runs (as a
+ * relative difference) and be held to the QoS: the QoS's bound, for digits
+ * 10^-digits. One that differs more is noise to every setting */
+double
+qos_one(const struct tuner *tu)
+{
+	return tu->o->metric == M_DIGITS ? pow(10, -tu->o->qos) : tu->o->qos;
 }
 
 int

@@ -205,6 +205,10 @@ struct tuner {
 	int outlier;            /* the baseline's run left out (-1: none) */
 	char *wordsvary;        /* where the baseline's words differ between its runs
 	                         * (then no trial's are compared); NULL: they agree */
+	char *vary;             /* per number of the baseline's output: 1 where its runs
+	                         * differ by more than the QoS allows one number (a rate
+	                         * printed alone): left out of every comparison */
+	char *varysaid;         /* the first such number, in words; NULL: none */
 	int warm;               /* the step cache held steps when the session began (a
 	                         * build made before through mpcc, MPCC_STEP_CACHE set) */
 	struct trial **t;       /* every trial, the cache of settings */
@@ -340,8 +344,11 @@ double *outnumbers(const char *text, size_t len, const regex_t *re, long *n, cha
                    char **timers);
 /* where words b differ from the baseline's a, in words; NULL: nowhere */
 char *wordsdiffer(const char *a, const char *b);
-/* compare x with the baseline b: 0, or V_NAN / V_COUNT */
-int compare(const double *b, long nb, const double *x, long nx, struct errors *e);
+/* compare x with the baseline b, but the numbers skip marks (NULL: none):
+ * 0, or V_NAN / V_COUNT */
+int compare(const double *b, long nb, const double *x, long nx, const char *skip, struct errors *e);
+/* the largest relative difference one number may have within the QoS */
+double qos_one(const struct tuner *tu);
 double metric(const struct errors *e, int m);
 int qos_met(const struct tuner *tu, const struct errors *e);   /* within --qos? */
 double median(double *v, int n);

@@ -101,6 +101,28 @@ else
 	passed
 fi
 
+testing "a rate on a line of its own, other at each run: left out of the output, said once, and lambda 32 found"
+FAKE_RATE=1 tune rate k.cu --qos 2.55e-4 --min-share 1 --time 'time_ms=([0-9.]+)' --dry-run
+if [ "$(cat "$T/rate/rc")" != 0 ]; then
+	fail "mpcc-tune failed: $(tail -5 "$T/rate/err")"
+elif [ "$(grep -c "note: 1 of the baseline's 9 numbers differ between its runs by more than the QoS allows (number 9 of 9: [0-9.]* in run 1, [0-9.]* in run [2-5]): they are left out of every comparison" "$T/rate/err")" != 1 ] ||
+     ! grep -q '        sfu: {lambda: 32,' "$T/rate/out"; then
+	fail "$(grep -e numbers -e winner -e 'no rule' "$T/rate/err"; grep sfu "$T/rate/out")"
+else
+	passed
+fi
+
+testing "a rate the only number: the QoS holds nothing, a setting is held to the words, said"
+FAKE_RATE=1 FAKE_NONUM=1 tune rateonly k.cu --qos 2.55e-4 --min-share 1 --time 'time_ms=([0-9.]+)' --dry-run
+if [ "$(cat "$T/rateonly/rc")" != 0 ]; then
+	fail "mpcc-tune failed: $(tail -5 "$T/rateonly/err")"
+elif ! grep -q "note: 1 of the baseline's 1 numbers differ between its runs" "$T/rateonly/err" ||
+     ! grep -q "a setting's must say the same words (Performance: MLUPS), and the QoS holds nothing" "$T/rateonly/err"; then
+	fail "$(grep -e note -e winner -e 'no rule' "$T/rateonly/err")"
+else
+	passed
+fi
+
 testing "times and PASS alone: a setting is held to the words, FAIL is not kept"
 FAKE_STAGES=1 FAKE_NONUM=1 FAKE_FAIL=words tune words k.cu --qos 2.55e-4 --min-share 1 \
 	--time 'stage 3 time_ms=([0-9.]+)' --dry-run

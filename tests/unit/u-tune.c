@@ -104,7 +104,7 @@ TEST(metrics_are_the_papers)
 {
 	double b[4] = {1, 2, -4, 0}, x[4] = {1.1, 2, -4.4, 0};
 	struct errors e;
-	CHECK(compare(b, 4, x, 4, &e) == V_OK);
+	CHECK(compare(b, 4, x, 4, NULL, &e) == V_OK);
 	CHECK(fabs(e.mean - 0.05) < 1e-12);   /* (0.1 + 0 + 0.1 + 0) / 4 */
 	CHECK(fabs(e.max - 0.1) < 1e-12);
 	/* ||x - b|| / ||b|| = sqrt(0.01 + 0.16) / sqrt(21) */
@@ -117,12 +117,24 @@ TEST(compare_fails_nan_inf_and_counts)
 {
 	double b[3] = {1, 2, NAN}, x[3] = {1, INFINITY, NAN}, y[3] = {1, 2, NAN}, z[3] = {1, 2, 3};
 	struct errors e;
-	CHECK(compare(b, 3, x, 3, &e) == V_NAN);
-	CHECK(compare(b, 3, y, 3, &e) == V_OK && e.max == 0 && e.digits == 17);
-	CHECK(compare(b, 3, z, 3, &e) == V_NAN);   /* the baseline's NaN must come back */
-	CHECK(compare(b, 3, y, 2, &e) == V_COUNT);
+	CHECK(compare(b, 3, x, 3, NULL, &e) == V_NAN);
+	CHECK(compare(b, 3, y, 3, NULL, &e) == V_OK && e.max == 0 && e.digits == 17);
+	CHECK(compare(b, 3, z, 3, NULL, &e) == V_NAN);   /* the baseline's NaN must come back */
+	CHECK(compare(b, 3, y, 2, NULL, &e) == V_COUNT);
 	double zb[1] = {0}, zx[1] = {1e-9};
-	CHECK(compare(zb, 1, zx, 1, &e) == V_OK && e.max == 1);
+	CHECK(compare(zb, 1, zx, 1, NULL, &e) == V_OK && e.max == 1);
+}
+
+TEST(compare_leaves_out_what_skip_marks)
+{
+	/* the third number is a rate the baseline's runs do not repeat */
+	double b[3] = {1, 2, 6600}, x[3] = {1.1, 2, 6500};
+	char skip[3] = {0, 0, 1};
+	struct errors e;
+	CHECK(compare(b, 3, x, 3, skip, &e) == V_OK);
+	CHECK(fabs(e.mean - 0.05) < 1e-12 && fabs(e.max - 0.1) < 1e-12);   /* of two numbers */
+	CHECK(fabs(e.fro - sqrt(0.01 / 5)) < 1e-12);
+	CHECK(compare(b, 3, x, 3, NULL, &e) == V_OK && e.max > 0.1);
 }
 
 TEST(median_of_odd_and_even)
@@ -908,6 +920,7 @@ main(void)
 	RUN(words_differ_where_a_line_does);
 	RUN(metrics_are_the_papers);
 	RUN(compare_fails_nan_inf_and_counts);
+	RUN(compare_leaves_out_what_skip_marks);
 	RUN(median_of_odd_and_even);
 	RUN(jget_reads_report_fields);
 	RUN(jset_replaces_one_top_level_value);

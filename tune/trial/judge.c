@@ -55,19 +55,31 @@ wordy(const char *words)
 /* the baseline's output must hold numbers, and finite ones, or beside its
  * figure of merit words that a setting's must repeat (a program that
  * prints its times and PASS); --measure compares no setting's output, and
- * without numbers checks only that the instrumentation changed none */
+ * without numbers checks only that the instrumentation changed none.
+ * Numbers its runs do not repeat within the QoS do not count */
 static void
 checkbase(const struct tuner *tu, const struct trial *t)
 {
 	const char *said = wordy(t->words);
-	if (!t->nnum && tu->o->measure)
-		note("the baseline's output holds no number besides its time: the measure run's output "
-		     "is not checked against it");
-	else if (!t->nnum && tu->o->timepat && said)
-		note("the baseline's output holds no number besides its times: a setting's must say the "
+	long kept = t->nnum;
+	for (long i = 0; tu->vary && i < t->nnum; i++)
+		kept -= tu->vary[i];
+	if (kept < t->nnum)
+		note("%ld of the baseline's %ld numbers differ between its runs by more than the QoS "
+		     "allows (%s): they are left out of every comparison", t->nnum - kept, t->nnum,
+		     tu->varysaid);
+	const char *but = kept < t->nnum ? " and those its runs do not repeat" : "";
+	if (!kept && tu->o->measure)
+		note("the baseline's output holds no number besides its time%s: the measure run's output "
+		     "is not checked against it", but);
+	else if (!kept && tu->o->timepat && said)
+		note("the baseline's output holds no number besides its times%s: a setting's must say the "
 		     "same words (%.*s), and the QoS holds nothing (--output FILE: a file of its results)",
-		     (int)strcspn(said, "\n"), said);
-	else if (!t->nnum)
+		     but, (int)strcspn(said, "\n"), said);
+	else if (!kept && t->nnum)
+		badoutput(t, "the baseline's runs repeat none of its numbers within the QoS: nothing to "
+		             "hold the settings' outputs to (--output FILE: a file of its results)");
+	else if (!kept)
 		badoutput(t, "the baseline's output holds no number (did the program run?): nothing to "
 		             "compare the settings' outputs with");
 	for (long i = 0; i < t->nnum && !tu->o->nonfinite; i++)
@@ -91,7 +103,7 @@ trial_judge(struct tuner *tu, struct trial *t)
 		return;
 	}
 	double t0 = now();
-	int c = compare(tu->base->num, tu->base->nnum, t->num, t->nnum, &t->e);
+	int c = compare(tu->base->num, tu->base->nnum, t->num, t->nnum, tu->vary, &t->e);
 	t->judged = now() - t0;
 	if (c == V_COUNT) {
 		trial_fail(t, c, fmt("%ld %s in the output, the baseline has %ld", t->nnum,

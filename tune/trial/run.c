@@ -6,6 +6,7 @@
  * judge.c. */
 #include "tune/trial/trial.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -80,21 +81,34 @@ output(struct tuner *tu, struct trial *t, const char *stdouttext, size_t n)
 	return r;
 }
 
-/* the baseline's words in a run after its first: where they differ from
- * the first's (a date, a host's name), no trial's words are compared */
+/* the baseline's output in a run after its first: where its words differ
+ * from the first's (a date, a host's name), no trial's words are compared;
+ * where a number differs by more than the QoS allows (a rate printed on a
+ * line of its own), it is left out of every comparison */
 static void
-basewords(struct tuner *tu, const struct trial *t, const char *text, size_t n, int run)
+baseagain(struct tuner *tu, const struct trial *t, const char *text, size_t n, int run)
 {
 	long nn;
 	char *w;
-	free(outnumbers(text, n, tu->o->timepat ? &tu->o->re : NULL, &nn, &w, NULL));
-	char *d = wordsdiffer(t->words, w);
+	double *x = outnumbers(text, n, tu->o->timepat ? &tu->o->re : NULL, &nn, &w, NULL);
+	char *d = t->words && !tu->wordsvary ? wordsdiffer(t->words, w) : NULL;
 	if (d) {
 		tu->wordsvary = fmt("run %d says %s", run + 1, d);
 		note("the baseline's output says other words from run to run (%s): the settings' "
 		     "outputs are compared by their numbers alone", tu->wordsvary);
 	}
-	free(d), free(w);
+	for (long i = 0; nn == t->nnum && i < nn; i++) {
+		double b = t->num[i];
+		if (!isfinite(b) || !isfinite(x[i]) || fabs(x[i] - b) <= qos_one(tu) * fabs(b))
+			continue;
+		if (!tu->vary)
+			tu->vary = xcalloc(nn, 1);
+		if (!tu->varysaid)
+			tu->varysaid = fmt("number %ld of %ld: %.6g in run 1, %.6g in run %d", i + 1, nn, b,
+			                   x[i], run + 1);
+		tu->vary[i] = 1;
+	}
+	free(d), free(w), free(x);
 }
 
 /* after one run: its time, and for the first its output */
@@ -124,8 +138,8 @@ trial_ran(struct tuner *tu, struct trial *t, int run, int st, double wall)
 	}
 	if (!r && run == 0)
 		r = output(tu, t, text ? text : "", n);
-	else if (!r && t == tu->base && t->words && !tu->wordsvary)
-		basewords(tu, t, text ? text : "", n, run);
+	else if (!r && t == tu->base && t->words)
+		baseagain(tu, t, text ? text : "", n, run);
 	free(text), free(etext), free(out), free(err);
 	return r;
 }

@@ -35,6 +35,9 @@
 # FAKE_STAGES=1: prints the time of each of three stages instead, "stage N
 # time_ms=X", X = time_ms N/3 (timers a pattern names one of).
 # FAKE_HOST=1: prints "on host hNNNN", another at each run.
+# FAKE_RATE=1: prints "Performance: MLUPS" and, on a line of its own, a rate
+# that varies +-3% at random from run to run whatever the setting (as
+# HeCBench's d3q19-bgk does).
 # FAKE_TRIPS=1: a timed build's run also prints the trip counts of multi's
 # three loops (loops.cu), "mpcc-trips KERNEL LAUNCHES LOOP HEADS ENTRIES" at
 # launches 1 and 2: 64, 1.5 and 0 trips per entry.
@@ -183,3 +186,7 @@ awk -v l="$lambda" -v s="$sets" -v f="${FAKE_FAIL:-}" -v noise="${FAKE_NOISE:-}"
 			printf "%.17g\n", v
 	}
 }'
+if [ -n "${FAKE_RATE:-}" ]; then
+	echo 'Performance: MLUPS'
+	awk -v seed="$seed" 'BEGIN { srand(seed + 1); printf "%.4f\n", 6600 * (1 + 0.03 * (2 * rand() - 1)) }'
+fi
