@@ -266,8 +266,11 @@ compare(const double *b, long nb, const double *x, long nx, const char *skip, st
 		return V_COUNT;
 	for (long i = 0; i < nb; i++) {
 		double r;
-		if (skip && skip[i])
+		if (skip && skip[i]) {   /* noise, but not a NaN or Inf where it had a number */
+			if (isfinite(b[i]) && !isfinite(x[i]))
+				return V_NAN;
 			continue;
+		}
 		n++;
 		if (!isfinite(b[i])) {   /* the baseline's own NaN/Inf must come back */
 			if (!(isnan(b[i]) ? isnan(x[i]) : x[i] == b[i]))

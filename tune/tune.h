@@ -344,8 +344,8 @@ double *outnumbers(const char *text, size_t len, const regex_t *re, long *n, cha
                    char **timers);
 /* where words b differ from the baseline's a, in words; NULL: nowhere */
 char *wordsdiffer(const char *a, const char *b);
-/* compare x with the baseline b, but the numbers skip marks (NULL: none):
- * 0, or V_NAN / V_COUNT */
+/* compare x with the baseline b, but the numbers skip marks (NULL: none;
+ * a NaN or Inf there still fails): 0, or V_NAN / V_COUNT */
 int compare(const double *b, long nb, const double *x, long nx, const char *skip, struct errors *e);
 /* the largest relative difference one number may have within the QoS */
 double qos_one(const struct tuner *tu);

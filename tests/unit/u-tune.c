@@ -135,6 +135,8 @@ TEST(compare_leaves_out_what_skip_marks)
 	CHECK(fabs(e.mean - 0.05) < 1e-12 && fabs(e.max - 0.1) < 1e-12);   /* of two numbers */
 	CHECK(fabs(e.fro - sqrt(0.01 / 5)) < 1e-12);
 	CHECK(compare(b, 3, x, 3, NULL, &e) == V_OK && e.max > 0.1);
+	double y[3] = {1.1, 2, NAN};   /* left out, but never a NaN */
+	CHECK(compare(b, 3, y, 3, skip, &e) == V_NAN);
 }
 
 TEST(median_of_odd_and_even)
