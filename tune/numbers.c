@@ -266,10 +266,15 @@ compare(const double *b, long nb, const double *x, long nx, const char *skip, st
 		return V_COUNT;
 	for (long i = 0; i < nb; i++) {
 		double r;
-		if (skip && skip[i]) {   /* noise, but not a NaN or Inf where it had a number */
-			if (isfinite(b[i]) && !isfinite(x[i]))
+		if (skip && skip[i] && isfinite(b[i])) {
+			/* noise, but never NaN or Inf where it had a number, and of its
+			 * sign and within 10x of it (a rate: two settings' rates differ
+			 * by their speed-up), else counted as any other */
+			if (!isfinite(x[i]))
 				return V_NAN;
-			continue;
+			double q = x[i] / b[i];
+			if (q >= 0.1 && q <= 10)
+				continue;
 		}
 		n++;
 		if (!isfinite(b[i])) {   /* the baseline's own NaN/Inf must come back */
@@ -310,12 +315,14 @@ metric(const struct errors *e, int m)
 }
 
 /* the most one number of the baseline may differ between its runs (as a
- * relative difference) and be held to the QoS: the QoS's bound, for digits
- * 10^-digits. One that differs more is noise to every setting */
+ * relative difference) and be compared: the QoS's bound (for digits
+ * 10^-digits), and at least 0.1%. One that differs more is noise to every
+ * setting (a rate); one below 0.1% a result (a sum in another order),
+ * which a QoS tighter than its noise fails as before */
 double
 qos_one(const struct tuner *tu)
 {
-	return tu->o->metric == M_DIGITS ? pow(10, -tu->o->qos) : tu->o->qos;
+	return fmax(tu->o->metric == M_DIGITS ? pow(10, -tu->o->qos) : tu->o->qos, 1e-3);
 }
 
 int

@@ -205,10 +205,13 @@ struct tuner {
 	int outlier;            /* the baseline's run left out (-1: none) */
 	char *wordsvary;        /* where the baseline's words differ between its runs
 	                         * (then no trial's are compared); NULL: they agree */
-	char *vary;             /* per number of the baseline's output: 1 where its runs
-	                         * differ by more than the QoS allows one number (a rate
-	                         * printed alone): left out of every comparison */
-	char *varysaid;         /* the first such number, in words; NULL: none */
+	char *vary;             /* per number of the baseline's output (nvary of them): 1
+	                         * where its runs differ by more than the QoS allows one
+	                         * number and 0.1% (a rate printed alone): left out of
+	                         * the comparisons (compare()); NULL: none */
+	long nvary;
+	char *varysaid;         /* the first such number's values, in words */
+	long varyat;            /* its index */
 	int warm;               /* the step cache held steps when the session began (a
 	                         * build made before through mpcc, MPCC_STEP_CACHE set) */
 	struct trial **t;       /* every trial, the cache of settings */
@@ -344,10 +347,12 @@ double *outnumbers(const char *text, size_t len, const regex_t *re, long *n, cha
                    char **timers);
 /* where words b differ from the baseline's a, in words; NULL: nowhere */
 char *wordsdiffer(const char *a, const char *b);
-/* compare x with the baseline b, but the numbers skip marks (NULL: none;
- * a NaN or Inf there still fails): 0, or V_NAN / V_COUNT */
+/* compare x with the baseline b, but the numbers skip marks (NULL: none),
+ * unless x's is NaN or Inf (V_NAN), or of another sign or 10x off (then
+ * counted): 0, or V_NAN / V_COUNT */
 int compare(const double *b, long nb, const double *x, long nx, const char *skip, struct errors *e);
-/* the largest relative difference one number may have within the QoS */
+/* the most the baseline's runs may differ in one number, relatively, for
+ * it to be compared */
 double qos_one(const struct tuner *tu);
 double metric(const struct errors *e, int m);
 int qos_met(const struct tuner *tu, const struct errors *e);   /* within --qos? */

@@ -128,15 +128,18 @@ TEST(compare_fails_nan_inf_and_counts)
 TEST(compare_leaves_out_what_skip_marks)
 {
 	/* the third number is a rate the baseline's runs do not repeat */
-	double b[3] = {1, 2, 6600}, x[3] = {1.1, 2, 6500};
+	double b[3] = {1, 2, 6600}, x[3] = {1.1, 2, 9900};
 	char skip[3] = {0, 0, 1};
 	struct errors e;
 	CHECK(compare(b, 3, x, 3, skip, &e) == V_OK);
 	CHECK(fabs(e.mean - 0.05) < 1e-12 && fabs(e.max - 0.1) < 1e-12);   /* of two numbers */
 	CHECK(fabs(e.fro - sqrt(0.01 / 5)) < 1e-12);
-	CHECK(compare(b, 3, x, 3, NULL, &e) == V_OK && e.max > 0.1);
-	double y[3] = {1.1, 2, NAN};   /* left out, but never a NaN */
+	CHECK(compare(b, 3, x, 3, NULL, &e) == V_OK && fabs(e.max - 0.5) < 1e-12);
+	/* left out, but never NaN, of another sign or 10x off */
+	double y[3] = {1.1, 2, NAN}, z[3] = {1.1, 2, -6600}, w[3] = {1.1, 2, 66001};
 	CHECK(compare(b, 3, y, 3, skip, &e) == V_NAN);
+	CHECK(compare(b, 3, z, 3, skip, &e) == V_OK && fabs(e.max - 2) < 1e-12);
+	CHECK(compare(b, 3, w, 3, skip, &e) == V_OK && e.max > 9);
 }
 
 TEST(median_of_odd_and_even)

@@ -52,33 +52,56 @@ wordy(const char *words)
 	return NULL;
 }
 
+/* the numbers mask marks, from 1: "3, 51-60" */
+static char *
+ranges(const char *mask, long n)
+{
+	struct buf b = BUF_INIT;
+	for (long i = 0; i < n; i++) {
+		if (!mask[i])
+			continue;
+		long j = i;
+		while (j + 1 < n && mask[j + 1])
+			j++;
+		buf_printf(&b, j > i ? "%s%ld-%ld" : "%s%ld", b.n ? ", " : "", i + 1, j + 1);
+		i = j;
+	}
+	return buf_take(&b);
+}
+
 /* the baseline's output must hold numbers, and finite ones, or beside its
  * figure of merit words that a setting's must repeat (a program that
  * prints its times and PASS); --measure compares no setting's output, and
  * without numbers checks only that the instrumentation changed none.
- * Numbers its runs do not repeat within the QoS do not count */
+ * Numbers its runs do not repeat (tu->vary) do not count */
 static void
 checkbase(const struct tuner *tu, const struct trial *t)
 {
-	const char *said = wordy(t->words);
+	const char *said = wordy(t->words), *vary = tu->nvary == t->nnum ? tu->vary : NULL;
 	long kept = t->nnum;
-	for (long i = 0; tu->vary && i < t->nnum; i++)
-		kept -= tu->vary[i];
-	if (kept < t->nnum)
+	for (long i = 0; vary && i < t->nnum; i++)
+		kept -= vary[i];
+	if (kept < t->nnum) {
+		char *which = t->nnum - kept > 1 ? ranges(vary, t->nnum) : NULL;
+		char *first = fmt("number %ld: %s", tu->varyat + 1, tu->varysaid);
 		note("%ld of the baseline's %ld numbers differ between its runs by more than the QoS "
-		     "allows (%s): they are left out of every comparison", t->nnum - kept, t->nnum,
-		     tu->varysaid);
+		     "allows and 0.1%% (%s%s%s%s): left out of the comparisons, but a setting's must be "
+		     "finite there, of the same sign and within 10x", t->nnum - kept, t->nnum,
+		     which ? "numbers " : "", which ? which : "", which ? "; " : "", first);
+		free(which), free(first);
+	}
 	const char *but = kept < t->nnum ? " and those its runs do not repeat" : "";
 	if (!kept && tu->o->measure)
 		note("the baseline's output holds no number besides its time%s: the measure run's output "
 		     "is not checked against it", but);
-	else if (!kept && tu->o->timepat && said)
+	else if (!kept && tu->o->timepat && said && !tu->wordsvary)
 		note("the baseline's output holds no number besides its times%s: a setting's must say the "
 		     "same words (%.*s), and the QoS holds nothing (--output FILE: a file of its results)",
 		     but, (int)strcspn(said, "\n"), said);
 	else if (!kept && t->nnum)
-		badoutput(t, "the baseline's runs repeat none of its numbers within the QoS: nothing to "
-		             "hold the settings' outputs to (--output FILE: a file of its results)");
+		badoutput(t, fmt("the baseline's runs repeat none of its numbers within the QoS%s: nothing "
+		                 "to hold the settings' outputs to (--output FILE: a file of its results)",
+		                 tu->wordsvary ? ", nor its words" : ""));
 	else if (!kept)
 		badoutput(t, "the baseline's output holds no number (did the program run?): nothing to "
 		             "compare the settings' outputs with");
@@ -103,7 +126,8 @@ trial_judge(struct tuner *tu, struct trial *t)
 		return;
 	}
 	double t0 = now();
-	int c = compare(tu->base->num, tu->base->nnum, t->num, t->nnum, tu->vary, &t->e);
+	int c = compare(tu->base->num, tu->base->nnum, t->num, t->nnum,
+	                tu->nvary == tu->base->nnum ? tu->vary : NULL, &t->e);
 	t->judged = now() - t0;
 	if (c == V_COUNT) {
 		trial_fail(t, c, fmt("%ld %s in the output, the baseline has %ld", t->nnum,

@@ -3,7 +3,8 @@
  * The program runs --runs times, `sh -c RUN` (after the --launcher prefix
  * if one is given); each run's time is its wall time or the figure of
  * merit --time finds in its output; the first run's output is kept for
- * judge.c. */
+ * judge.c, and the baseline's later runs say which of its words and
+ * numbers do not repeat (baseagain()). */
 #include "tune/trial/trial.h"
 
 #include <math.h>
@@ -83,29 +84,34 @@ output(struct tuner *tu, struct trial *t, const char *stdouttext, size_t n)
 
 /* the baseline's output in a run after its first: where its words differ
  * from the first's (a date, a host's name), no trial's words are compared;
- * where a number differs by more than the QoS allows (a rate printed on a
- * line of its own), it is left out of every comparison */
+ * where a number differs by more than qos_one() (a rate printed on a line
+ * of its own), it is left out of the comparisons */
 static void
 baseagain(struct tuner *tu, const struct trial *t, const char *text, size_t n, int run)
 {
 	long nn;
 	char *w;
 	double *x = outnumbers(text, n, tu->o->timepat ? &tu->o->re : NULL, &nn, &w, NULL);
-	char *d = t->words && !tu->wordsvary ? wordsdiffer(t->words, w) : NULL;
+	char *d = !tu->wordsvary ? wordsdiffer(t->words, w) : NULL;
 	if (d) {
 		tu->wordsvary = fmt("run %d says %s", run + 1, d);
 		note("the baseline's output says other words from run to run (%s): the settings' "
 		     "outputs are compared by their numbers alone", tu->wordsvary);
 	}
+	if (nn != t->nnum)
+		note("the baseline's run %d printed %ld %s, its run 1 %ld", run + 1, nn,
+		     plural(nn, "number", "numbers"), t->nnum);
 	for (long i = 0; nn == t->nnum && i < nn; i++) {
 		double b = t->num[i];
 		if (!isfinite(b) || !isfinite(x[i]) || fabs(x[i] - b) <= qos_one(tu) * fabs(b))
 			continue;
 		if (!tu->vary)
-			tu->vary = xcalloc(nn, 1);
-		if (!tu->varysaid)
-			tu->varysaid = fmt("number %ld of %ld: %.6g in run 1, %.6g in run %d", i + 1, nn, b,
-			                   x[i], run + 1);
+			tu->vary = xcalloc(nn, 1), tu->nvary = nn;
+		if (!tu->varysaid || i < tu->varyat) {
+			free(tu->varysaid);
+			tu->varysaid = fmt("%.6g in run 1, %.6g in run %d", b, x[i], run + 1);
+			tu->varyat = i;
+		}
 		tu->vary[i] = 1;
 	}
 	free(d), free(w), free(x);
@@ -138,7 +144,7 @@ trial_ran(struct tuner *tu, struct trial *t, int run, int st, double wall)
 	}
 	if (!r && run == 0)
 		r = output(tu, t, text ? text : "", n);
-	else if (!r && t == tu->base && t->words)
+	else if (!r && t == tu->base && t->words && !strcmp(tu->o->output, "stdout"))
 		baseagain(tu, t, text ? text : "", n, run);
 	free(text), free(etext), free(out), free(err);
 	return r;
@@ -148,7 +154,7 @@ trial_ran(struct tuner *tu, struct trial *t, int run, int st, double wall)
  * session's noise, and one of an instrumented build (the timing or shadow
  * build: what it prints counts, not its time); --measure runs each once,
  * but the baseline twice: words it says other from run to run (a date)
- * are not compared */
+ * and numbers it does not repeat (a rate) are not compared */
 int
 trial_runs(const struct tuner *tu, const struct trial *t)
 {
