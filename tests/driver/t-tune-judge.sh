@@ -135,6 +135,16 @@ else
 	passed
 fi
 
+testing "times and words alone, other at each run: nothing to hold a setting to, the session ends"
+FAKE_HOST=1 FAKE_NONUM=1 FAKE_FAIL=words tune wordshost k.cu --qos 2.55e-4 --min-share 1 \
+	--time 'time_ms=([0-9.]+)' --dry-run
+if [ "$(cat "$T/wordshost/rc")" = 0 ] || [ -e "$T/wordshost/.mpcc.yaml" ] ||
+   ! grep -q "the baseline's runs print no number, and other words from run to run: nothing to hold the settings' outputs to" "$T/wordshost/err"; then
+	fail "rc $(cat "$T/wordshost/rc"): $(grep -e note -e error -e winner "$T/wordshost/err" | tail -5)"
+else
+	passed
+fi
+
 testing "times and PASS alone: a setting is held to the words, FAIL is not kept"
 FAKE_STAGES=1 FAKE_NONUM=1 FAKE_FAIL=words tune words k.cu --qos 2.55e-4 --min-share 1 \
 	--time 'stage 3 time_ms=([0-9.]+)' --dry-run

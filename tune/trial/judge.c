@@ -98,10 +98,12 @@ checkbase(const struct tuner *tu, const struct trial *t)
 		note("the baseline's output holds no number besides its times%s: a setting's must say the "
 		     "same words (%.*s), and the QoS holds nothing (--output FILE: a file of its results)",
 		     but, (int)strcspn(said, "\n"), said);
-	else if (!kept && t->nnum)
-		badoutput(t, fmt("the baseline's runs repeat none of its numbers within the QoS%s: nothing "
-		                 "to hold the settings' outputs to (--output FILE: a file of its results)",
-		                 tu->wordsvary ? ", nor its words" : ""));
+	else if (!kept && (t->nnum || tu->wordsvary))
+		badoutput(t, fmt("the baseline's runs %s%s: nothing to hold the settings' outputs to "
+		                 "(--output FILE: a file of its results)", t->nnum ?
+		                 "repeat none of its numbers within the QoS" : "print no number",
+		                 !tu->wordsvary ? "" : t->nnum ? ", nor its words" : ", and other words "
+		                 "from run to run"));
 	else if (!kept)
 		badoutput(t, "the baseline's output holds no number (did the program run?): nothing to "
 		             "compare the settings' outputs with");
