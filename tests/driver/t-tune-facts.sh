@@ -32,10 +32,14 @@ tune() {
 # the rule of multi's facts, as --measure writes them (the fake's timed
 # time of multi stays as sets are lowered, and its program runs 1.92x with
 # sets=all built plainly: the plain build decides, t-tune-measured.sh)
+# MRUN: a run of over 100 ms, so that multi's 20 ms are under 0.48 of it
+# and the plain run's 1.92x is taken whole; at 20 to 42 ms (a loaded
+# machine) they would say 2.25x to 5.23x of multi
+MRUN="sleep 0.1; sh fake.sh k.ptx | $SHAPE"
 FACTS='warps: 16, trips: \[64, 1.5, 0\], measured: \[1, 1.92, 0\], ptx: [0-9a-f]\{8\}'
 
 testing "--measure writes warps, trips and the PTX hash for the f64 kernel, and prints the run's cost"
-tune m --measure --run "sh fake.sh k.ptx | $SHAPE"
+tune m --measure --run "$MRUN"
 y=$T/m/.mpcc.yaml
 if [ "$(cat "$T/m/rc")" != 0 ]; then
 	fail "mpcc-tune failed: $(tail -5 "$T/m/err")"
@@ -57,7 +61,7 @@ else
 fi
 
 testing "--measure ignores the search's options, with one note"
-tune m2 --measure --run "sh fake.sh k.ptx | $SHAPE" --qos 1e-4 --runs 3
+tune m2 --measure --run "$MRUN" --qos 1e-4 --runs 3
 if [ "$(cat "$T/m2/rc")" != 0 ] ||
    ! grep -q '^mpcc-tune: note: --measure searches nothing: it ignores --qos, --runs$' "$T/m2/err"; then
 	fail "$(head -3 "$T/m2/err")"
@@ -87,7 +91,7 @@ profiles:
     rules: []
 EOF
 testing "--measure merges the facts into the kernel's own rule, which keeps its other parameters"
-tune own --measure --run "sh fake.sh k.ptx | $SHAPE"
+tune own --measure --run "$MRUN"
 y=$T/own/.mpcc.yaml
 sed "s/^        fiset: {sets: all, min_ratio: 1.25, $FACTS}$/FACTS/" "$y" >"$T/own.got"
 sed '/^        fiset:$/,/^          warps: 8$/c\
@@ -113,7 +117,7 @@ profiles:
         fiset: {sets: 2}
 EOF
 testing "a kernel whose pass comes from a rule of every kernel gets a rule of its own, with that rule's parameters"
-tune glob --measure --run "sh fake.sh k.ptx | $SHAPE"
+tune glob --measure --run "$MRUN"
 y=$T/glob/.mpcc.yaml
 if [ "$(cat "$T/glob/rc")" != 0 ]; then
 	fail "mpcc-tune failed: $(tail -5 "$T/glob/err")"

@@ -18,12 +18,13 @@ SHAPE="sed 's/^mpcc-time .*/& 67584 256 132/'"
 # measure DIR KTIME [STREAMS]: mpcc-tune --measure in a fresh copy of the
 # fake program in $T/DIR, multi's time as FAKE_KTIME=KTIME makes it (and
 # FAKE_STREAMS=STREAMS); stdout in DIR/out, stderr in DIR/err, status in
-# DIR/rc
+# DIR/rc. Each run takes over 100 ms, so that multi's 20 ms are under 0.48
+# of it and a plain run's speed-up is taken whole (t-tune-facts.sh's MRUN)
 measure() {
 	d=$T/$1
 	rm -rf "$d" && mkdir -p "$d" && cp "$FAKE/loops.cu" "$FAKE/fake.sh" "$d/"
 	(cd "$d" && FAKE_TRIPS=1 FAKE_KTIME=$2 FAKE_STREAMS=${3:-} "$MPCC_TUNE" --measure \
-		--build "$MPCC -arch=sm_90 -ptx loops.cu -o k.ptx" --run "sh fake.sh k.ptx | $SHAPE" \
+		--build "$MPCC -arch=sm_90 -ptx loops.cu -o k.ptx" --run "sleep 0.1; sh fake.sh k.ptx | $SHAPE" \
 		--time 'time_ms=([0-9.]+)' --workdir "$d/work" >out 2>err)
 	echo $? >"$d/rc"
 }
