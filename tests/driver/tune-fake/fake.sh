@@ -163,7 +163,8 @@ if [ -n "$FAKE_OUTLIER" ] && [ "$lambda$sets$timed" = 00no ]; then
 	tf=$FAKE_OUTLIER
 	[ "$(cat "$tf" 2>/dev/null | wc -l)" = 2 ] && slow=3
 fi
-seed=$(od -An -N4 -tu4 /dev/urandom)
+# mawk's srand() takes seeds of 2^31 and over as one: below it
+seed=$(($(od -An -N4 -tu4 /dev/urandom) % 2147483647))
 awk -v l="$lambda" -v s="$sets" -v f="${FAKE_FAIL:-}" -v noise="${FAKE_NOISE:-}" -v sx="$sx" \
     -v jitter="${FAKE_JITTER:-0}" -v slow="$slow" -v tf="$tf" -v bn="${FAKE_BASENAN:-}" \
     -v seed="$seed" -v kt="${FAKE_KTIME:-}" -v nonum="${FAKE_NONUM:-}" -v stages="${FAKE_STAGES:-}" 'BEGIN {
