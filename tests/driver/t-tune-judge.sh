@@ -125,25 +125,24 @@ else
 	passed
 fi
 
+# ends DIR WHY: the session in $T/DIR failed, wrote no profile and said WHY
+ends() {
+	if [ "$(cat "$T/$1/rc")" = 0 ] || [ -e "$T/$1/.mpcc.yaml" ] || ! grep -q "$2" "$T/$1/err"; then
+		fail "rc $(cat "$T/$1/rc"): $(grep -e note -e error -e winner "$T/$1/err" | tail -5)"
+	else
+		passed
+	fi
+}
+
 testing "a rate the only number, and words other at each run: nothing to hold a setting to, the session ends"
 FAKE_HOST=1 FAKE_RATE=1 FAKE_NONUM=1 FAKE_FAIL=words tune ratehost k.cu --qos 2.55e-4 --min-share 1 \
 	--time 'time_ms=([0-9.]+)' --dry-run
-if [ "$(cat "$T/ratehost/rc")" = 0 ] || [ -e "$T/ratehost/.mpcc.yaml" ] ||
-   ! grep -q "the baseline's runs repeat none of its numbers within the QoS, nor its words: nothing to hold the settings' outputs to" "$T/ratehost/err"; then
-	fail "rc $(cat "$T/ratehost/rc"): $(grep -e note -e error -e winner "$T/ratehost/err" | tail -5)"
-else
-	passed
-fi
+ends ratehost "the baseline's runs repeat none of its numbers within the QoS, nor its words: nothing to hold the settings' outputs to"
 
 testing "times and words alone, other at each run: nothing to hold a setting to, the session ends"
 FAKE_HOST=1 FAKE_NONUM=1 FAKE_FAIL=words tune wordshost k.cu --qos 2.55e-4 --min-share 1 \
 	--time 'time_ms=([0-9.]+)' --dry-run
-if [ "$(cat "$T/wordshost/rc")" = 0 ] || [ -e "$T/wordshost/.mpcc.yaml" ] ||
-   ! grep -q "the baseline's runs print no number, and other words from run to run: nothing to hold the settings' outputs to" "$T/wordshost/err"; then
-	fail "rc $(cat "$T/wordshost/rc"): $(grep -e note -e error -e winner "$T/wordshost/err" | tail -5)"
-else
-	passed
-fi
+ends wordshost "the baseline's runs print no number, and other words from run to run: nothing to hold the settings' outputs to"
 
 testing "times and PASS alone: a setting is held to the words, FAIL is not kept"
 FAKE_STAGES=1 FAKE_NONUM=1 FAKE_FAIL=words tune words k.cu --qos 2.55e-4 --min-share 1 \

@@ -69,6 +69,13 @@ ranges(const char *mask, long n)
 	return buf_take(&b);
 }
 
+/* the baseline's numbers its runs do not repeat (baseagain()); NULL: none */
+static const char *
+varying(const struct tuner *tu)
+{
+	return tu->nvary == tu->base->nnum ? tu->vary : NULL;
+}
+
 /* the baseline's output must hold numbers, and finite ones, or beside its
  * figure of merit words that a setting's must repeat (a program that
  * prints its times and PASS); --measure compares no setting's output, and
@@ -77,7 +84,7 @@ ranges(const char *mask, long n)
 static void
 checkbase(const struct tuner *tu, const struct trial *t)
 {
-	const char *said = wordy(t->words), *vary = tu->nvary == t->nnum ? tu->vary : NULL;
+	const char *said = wordy(t->words), *vary = varying(tu);
 	long kept = t->nnum;
 	for (long i = 0; vary && i < t->nnum; i++)
 		kept -= vary[i];
@@ -98,12 +105,13 @@ checkbase(const struct tuner *tu, const struct trial *t)
 		note("the baseline's output holds no number besides its times%s: a setting's must say the "
 		     "same words (%.*s), and the QoS holds nothing (--output FILE: a file of its results)",
 		     but, (int)strcspn(said, "\n"), said);
-	else if (!kept && (t->nnum || tu->wordsvary))
-		badoutput(t, fmt("the baseline's runs %s%s: nothing to hold the settings' outputs to "
-		                 "(--output FILE: a file of its results)", t->nnum ?
-		                 "repeat none of its numbers within the QoS" : "print no number",
-		                 !tu->wordsvary ? "" : t->nnum ? ", nor its words" : ", and other words "
-		                 "from run to run"));
+	else if (!kept && t->nnum)
+		badoutput(t, fmt("the baseline's runs repeat none of its numbers within the QoS%s: nothing "
+		                 "to hold the settings' outputs to (--output FILE: a file of its results)",
+		                 tu->wordsvary ? ", nor its words" : ""));
+	else if (!kept && tu->wordsvary)
+		badoutput(t, "the baseline's runs print no number, and other words from run to run: "
+		             "nothing to hold the settings' outputs to (--output FILE: a file of its results)");
 	else if (!kept)
 		badoutput(t, "the baseline's output holds no number (did the program run?): nothing to "
 		             "compare the settings' outputs with");
@@ -128,8 +136,7 @@ trial_judge(struct tuner *tu, struct trial *t)
 		return;
 	}
 	double t0 = now();
-	int c = compare(tu->base->num, tu->base->nnum, t->num, t->nnum,
-	                tu->nvary == tu->base->nnum ? tu->vary : NULL, &t->e);
+	int c = compare(tu->base->num, tu->base->nnum, t->num, t->nnum, varying(tu), &t->e);
 	t->judged = now() - t0;
 	if (c == V_COUNT) {
 		trial_fail(t, c, fmt("%ld %s in the output, the baseline has %ld", t->nnum,
